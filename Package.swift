@@ -1,0 +1,76 @@
+// swift-tools-version: 6.1
+// Settee: a CouchDB-compatible database server. Module graph and the rules
+// behind it: ../shared/DESIGN.md and ../shared/LAYOUT.md.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Settee",
+    products: [
+        .executable(name: "settee", targets: ["settee"]),
+        .library(name: "SetteeStore", targets: ["SetteeStore"]),
+        .library(name: "SetteeHTTP", targets: ["SetteeHTTP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // C system libraries: a module map and a shim for what Swift cannot import.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd",
+                       providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+
+        .target(name: "SetteeJSON", swiftSettings: swiftSettings),
+        .target(
+            name: "SetteeStore",
+            dependencies: [
+                "SetteeJSON", "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "SetteeHTTP",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "SetteeServer",
+            dependencies: [
+                "SetteeHTTP", "SetteeStore", "SetteeJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "settee",
+            dependencies: [
+                "SetteeServer", "SetteeHTTP", "SetteeStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
+        .target(name: "SetteeTestSupport", dependencies: ["SetteeJSON"], path: "Tests/SetteeTestSupport",
+                swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeJSONTests", dependencies: ["SetteeJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeStoreTests", dependencies: ["SetteeStore", "SetteeJSON", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeHTTPTests", dependencies: ["SetteeHTTP", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeServerTests",
+                    dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: ["SetteeJSON", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,20 @@
+/// Errors of the HTTP layer. The server answers the framing errors itself
+/// (400/413/431) and closes the connection; handlers see them when reading a body.
+public enum HTTPError: Error, Sendable, Equatable {
+    /// The request line or headers are malformed (RFC 9112 §2.2, §5).
+    case malformedRequest(String)
+    /// The request line and headers exceed the limit (RFC 6585 §5: 431).
+    case headersTooLarge(limit: Int)
+    /// The body exceeds the limit (RFC 9110 §15.5.14: 413).
+    case bodyTooLarge(limit: Int)
+    /// The body ended before its declared length or its last chunk.
+    case truncatedBody
+    /// Bad chunked framing (RFC 9112 §7.1).
+    case malformedChunk(String)
+    /// The peer closed the connection or reset it.
+    case connectionClosed
+    /// No complete request or body arrived in time.
+    case timedOut
+    /// A socket call failed.
+    case socket(call: String, errno: Int32)
+}

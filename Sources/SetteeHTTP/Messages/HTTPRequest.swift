@@ -1,0 +1,73 @@
+public import Logging
+
+/// One parsed HTTP/1.1 request. The target is kept raw (still percent-encoded)
+/// so that a server can split the path before decoding: CouchDB keeps `%2F`
+/// inside a document id as part of the id.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The request target as sent, e.g. `/db/doc%2F1?rev=1-abc`.
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    public var body: RequestBody
+    /// The peer's address as text (`127.0.0.1:53122`, `[::1]:5112`).
+    public var remoteAddress: String
+    /// Carries connection and request metadata.
+    public var logger: Logger
+
+    public init(
+        method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:],
+        body: RequestBody = .empty, remoteAddress: String = "", logger: Logger = Logger(label: "settee.http")
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.logger = logger
+    }
+
+    /// The path part of the target, still percent-encoded.
+    public var rawPath: Substring {
+        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        return target[...]
+    }
+
+    /// The query part of the target without `?`, still encoded; nil if absent.
+    public var rawQuery: Substring? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: q)...]
+    }
+
+    /// Path segments, each percent-decoded on its own (so `a%2Fb` stays one segment `a/b`).
+    /// Nil when a segment is not valid percent-encoded UTF-8.
+    public var pathSegments: [String]? {
+        var segments: [String] = []
+        for raw in rawPath.split(separator: "/", omittingEmptySubsequences: true) {
+            guard let decoded = PercentDecoding.decode(raw, plusAsSpace: false) else { return nil }
+            segments.append(decoded)
+        }
+        return segments
+    }
+
+    /// Decoded query parameters in order (`+` decodes to a space, as in HTML forms and CouchDB).
+    /// Nil when a name or value is not valid percent-encoded UTF-8.
+    public var queryItems: [(name: String, value: String)]? {
+        guard let rawQuery else { return [] }
+        var items: [(name: String, value: String)] = []
+        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentDecoding.decode(parts[0], plusAsSpace: true),
+                  let value = PercentDecoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true)
+            else { return nil }
+            items.append((name: name, value: value))
+        }
+        return items
+    }
+}
+
+public enum HTTPVersion: Sendable, Equatable {
+    case http10, http11
+    public var text: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
+}

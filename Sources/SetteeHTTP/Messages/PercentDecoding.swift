@@ -1,0 +1,45 @@
+/// RFC 3986 §2.1 percent-decoding into UTF-8 text.
+public enum PercentDecoding {
+    /// Decodes `text`; nil on a bad `%XX` or bytes that are not UTF-8.
+    public static func decode(_ text: some StringProtocol, plusAsSpace: Bool) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var it = text.utf8.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                bytes.append(h << 4 | l)
+            } else if b == UInt8(ascii: "+") && plusAsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Encodes everything but RFC 3986 unreserved characters.
+    public static func encode(_ text: String) -> String {
+        var out = ""
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// How the HTTP server listens and what it accepts. Defaults follow CouchDB's
+/// `[chttpd]` and `[httpd]` defaults where CouchDB has one.
+public struct ServerConfiguration: Sendable {
+    /// Addresses to listen on, e.g. `127.0.0.1`, `::1`, `0.0.0.0`, `::`.
+    public var bindAddresses: [String] = ["127.0.0.1"]
+    /// TCP port; 0 picks a free one (see `HTTPServer.boundPorts`).
+    public var port: Int = 5984
+    public var limits = Limits()
+    /// A keep-alive connection with no request for this long is closed.
+    public var idleTimeout: Duration = .seconds(300)
+    /// A request whose line and headers take longer than this gets 408 and a close.
+    public var headerTimeout: Duration = .seconds(60)
+    /// A body that makes no progress for this long ends the connection.
+    public var bodyTimeout: Duration = .seconds(60)
+    /// Connections beyond this are accepted and closed at once.
+    public var maxConnections: Int = 10_000
+
+    public init() {}
+}
+
+/// Size limits, answered with RFC 6585/9110 statuses.
+public struct Limits: Sendable {
+    /// Request line plus headers (431 past it). CouchDB's mochiweb: 64 KiB.
+    public var maxHeaderBytes: Int = 64 * 1024
+    /// Bodies (413 past it): CouchDB's `[chttpd] max_http_request_size`, 4 GiB.
+    public var maxBodyBytes: Int = 4 * 1024 * 1024 * 1024
+    /// Header fields in one request.
+    public var maxHeaderCount: Int = 100
+
+    public init() {}
+}

@@ -1,0 +1,27 @@
+/// The store's one error enum. The server maps each case to CouchDB's
+/// `{status, error, reason}` in one table (SetteeServer `CouchError+Mapping`).
+public enum StoreError: Error, Sendable, Equatable {
+    case databaseNotFound(String)
+    case databaseExists(String)
+    case invalidDatabaseName(String)
+    /// `reason` is CouchDB's: "missing" (never existed) or "deleted".
+    case documentNotFound(reason: String)
+    /// A write whose base revision is not a leaf, or no base on a live document.
+    case conflict
+    /// A malformed revision id, or a history that does not fit it.
+    case invalidRevision(String)
+    /// An illegal document id (reason as CouchDB words it).
+    case invalidDocumentID(String)
+    /// A document body that breaks CouchDB's rules.
+    case invalidDocument(String)
+    /// A stub naming an attachment the base revision does not have.
+    case missingStub(String)
+    /// An attachment's bytes do not match its declared length or digest.
+    case attachmentMismatch(String)
+    case attachmentNotFound(String)
+    case documentTooLarge(limit: Int)
+    /// A SQLite call failed: its result code, message and the statement.
+    case sqlite(code: Int32, message: String, sql: String)
+    /// A file operation failed.
+    case io(operation: String, path: String, errno: Int32)
+}

@@ -1,0 +1,4 @@
+@main
+struct Settee {
+    static func main() {}
+}
