@@ -1,1 +1,51 @@
-enum SetteeServerPlaceholder {}
+public import Logging
+public import SetteeHTTP
+public import SetteeStore
+
+/// Everything a Settee node needs to run, filled in by the executable from `settee.ini`.
+public struct NodeConfiguration: Sendable {
+    public var http: ServerConfiguration
+    public var store: StoreConfiguration
+    /// The server's stable uuid (`GET /`), 32 lowercase hex.
+    public var uuid: String
+    /// Admin name → CouchDB password hash as stored in `[admins]` (`-pbkdf2-...`).
+    public var admins: [String: String] = [:]
+    /// `[couchdb] max_document_size`: bytes of a document's JSON (413 past it).
+    public var maxDocumentSize: Int = 8_000_000
+    /// Deepest JSON nesting accepted in a request body (400 past it).
+    public var maxJSONDepth: Int = 512
+
+    public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
+        self.http = http
+        self.store = store
+        self.uuid = uuid
+    }
+}
+
+/// A running Settee: the store, the CouchDB router and the HTTP server, wired together.
+///
+///     let node = try SetteeNode(configuration: config, logger: logger)
+///     let ports = try node.start()
+///     await node.run()                 // until shutdown()
+public final class SetteeNode: Sendable {
+    public let configuration: NodeConfiguration
+    let directory: DatabaseDirectory
+    let server: HTTPServer
+
+    /// - Throws: `StoreError` when the data directory cannot be opened.
+    public init(configuration: NodeConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        directory = try DatabaseDirectory(configuration: configuration.store, logger: logger)
+        let router = CouchRouter(configuration: configuration, directory: directory)
+        server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+    }
+
+    /// Starts listening. - Returns: the bound ports.
+    public func start() throws -> [Int] { try server.start() }
+
+    /// Suspends until `shutdown()` has finished.
+    public func run() async { await server.run() }
+
+    /// Finishes in-flight requests, then stops.
+    public func shutdown() async { await server.shutdown() }
+}
