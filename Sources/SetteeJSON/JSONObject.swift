@@ -48,3 +48,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         try members.removeAll(where: shouldRemove)
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
+}

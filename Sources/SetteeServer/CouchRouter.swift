@@ -1,9 +1,61 @@
+import Foundation
+import Logging
 public import SetteeHTTP
 import SetteeStore
 
-/// Placeholder until the routing table lands.
+/// The CouchDB REST API as an `HTTPResponder`: authenticates, finds the route,
+/// runs its handler and turns every thrown error into CouchDB's error body.
+/// It can be driven in-process (tests) exactly as the HTTP server drives it.
 struct CouchRouter: HTTPResponder {
-    let configuration: NodeConfiguration
-    let directory: DatabaseDirectory
-    func respond(to request: HTTPRequest) async -> HTTPResponse { HTTPResponse(status: 404) }
+    let state: NodeState
+    let router: Router
+    let authenticator: Authenticator
+
+    init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
+        state = NodeState(configuration: configuration, directory: directory,
+                          startTime: String(Int(Date().timeIntervalSince1970)))
+        router = Router(routes: Routes.table)
+        authenticator = Authenticator(admins: configuration.admins)
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var response: HTTPResponse
+        do {
+            response = try await dispatch(request)
+        } catch {
+            let couchError = CouchError(mapping: error)
+            if couchError.isServerFault {
+                request.logger.error("\(request.method) \(request.rawPath) failed: \(String(describing: error))")
+            }
+            response = couchError.response
+        }
+        response.headers.add("Server", "Settee/\(SetteeVersion.version) (CouchDB/\(SetteeVersion.couchDBVersion))")
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let segments = request.pathSegments, let items = request.queryItems else {
+            throw CouchError.badRequest("Invalid percent-encoding in the request URL")
+        }
+        let user = try authenticator.user(for: request)
+        guard let match = router.match(segments) else {
+            throw CouchError.notFound("Database does not exist.")
+        }
+        let method = request.method
+        let handler = match.route.handlers[method] ?? (method == "HEAD" ? match.route.handlers["GET"] : nil)
+        guard let handler else {
+            throw CouchError(405, "method_not_allowed", "Only \(match.route.allowedMethods.joined(separator: ",")) allowed",
+                             headers: [("Allow", match.route.allowedMethods.joined(separator: ","))])
+        }
+        let context = RequestContext(request: request, user: user, node: state, parameters: match.parameters,
+                                     query: QueryOptions(items: items))
+        return try await handler(context)
+    }
+}
+
+/// Versions reported by `GET /`.
+enum SetteeVersion {
+    static let version = "0.1.0"
+    /// The CouchDB API version Settee matches; clients check it.
+    static let couchDBVersion = "3.4.3"
 }

@@ -1,0 +1,96 @@
+import SetteeJSON
+import SetteeStore
+
+/// Turns a document as a client sends it (a JSON object with `_` special
+/// fields) into a `DocumentUpdate` for the store, validating everything
+/// before anything is written (CouchDB `couch_doc:from_json_obj_validate`).
+struct DocumentParser {
+    /// Special fields accepted on input; the read-only ones are dropped.
+    static let specialFields: Set<String> = [
+        "_id", "_rev", "_attachments", "_deleted", "_revisions", "_revs_info", "_conflicts",
+        "_deleted_conflicts", "_local_seq",
+    ]
+
+    let maxDocumentSize: Int
+
+    /// What was in the special fields, besides the body.
+    struct Parsed {
+        var update: DocumentUpdate
+        /// `_attachments`, if any (handled by the attachment layer).
+        var attachments: JSONObject?
+        /// `_rev` as given.
+        var rev: RevisionID?
+    }
+
+    /// Parses `object` as document `id` (nil: take `_id` from the object).
+    /// - Throws: `CouchError` 400 for bad special members, revs and ids; 413 for size.
+    func parse(_ object: JSONObject, id pathID: String?, newEdits: Bool) throws -> Parsed {
+        var body = JSONObject()
+        for member in object where !member.key.hasPrefix("_") { body.append(member.key, member.value) }
+        for member in object where member.key.hasPrefix("_") && !Self.specialFields.contains(member.key) {
+            throw CouchError(400, "doc_validation", "Bad special document member: \(member.key)")
+        }
+        let id = try pathID ?? object["_id"].map(Self.idString) ?? UUIDs.random()
+        try Self.validate(id: id)
+        let rev = try object["_rev"].map(Self.revision)
+        let isDeleted = object["_deleted"]?.boolValue ?? false
+        let bytes = JSONWriter.serialize(.object(body))
+        guard bytes.count <= maxDocumentSize else { throw CouchError(413, "document_too_large", id) }
+
+        var update = DocumentUpdate(id: id, body: bytes, isDeleted: isDeleted)
+        if newEdits {
+            update.baseRevision = rev
+        } else {
+            guard let rev else { throw CouchError.badRequest("When new_edits is false, a document must have a _rev") }
+            update.history = try object["_revisions"].map { try Self.history($0, rev: rev) } ?? [rev]
+        }
+        let attachments = try object["_attachments"].map { value -> JSONObject in
+            guard let attachments = value.objectValue else {
+                throw CouchError(400, "doc_validation", "_attachments is not an object")
+            }
+            return attachments
+        }
+        return Parsed(update: update, attachments: attachments, rev: rev)
+    }
+
+    static func idString(_ value: JSONValue) throws -> String {
+        guard let id = value.stringValue else { throw CouchError(400, "illegal_docid", "Document id must be a string") }
+        return id
+    }
+
+    /// CouchDB's id rules (`couch_doc:validate_docid`).
+    static func validate(id: String) throws {
+        guard !id.isEmpty else { throw CouchError(400, "illegal_docid", "Document id must not be empty") }
+        if id.hasPrefix("_") && !id.hasPrefix("_design/") && !id.hasPrefix("_local/") {
+            throw CouchError(400, "illegal_docid", "Only reserved document ids may start with underscore.")
+        }
+        if id == "_design/" || id == "_local/" {
+            throw CouchError(400, "illegal_docid", "Illegal document id `\(id)`")
+        }
+    }
+
+    static func revision(_ value: JSONValue) throws -> RevisionID {
+        guard let text = value.stringValue, let rev = RevisionID(text) else {
+            throw CouchError.badRequest("Invalid rev format")
+        }
+        return rev
+    }
+
+    /// `_revisions: {"start": N, "ids": [sig_N, sig_N-1, ...]}` → revisions, newest first.
+    static func history(_ value: JSONValue, rev: RevisionID) throws -> [RevisionID] {
+        guard let start = value["start"]?.intValue, let ids = value["ids"]?.arrayValue, !ids.isEmpty,
+              start >= ids.count
+        else { throw CouchError(400, "doc_validation", "_revisions member is invalid") }
+        var history: [RevisionID] = []
+        for (i, id) in ids.enumerated() {
+            guard let suffix = id.stringValue, let parsed = RevisionID("\(start - i)-\(suffix)") else {
+                throw CouchError.badRequest("Invalid rev format")
+            }
+            history.append(parsed)
+        }
+        guard history[0] == rev else {
+            throw CouchError.badRequest("_rev does not match the newest revision in _revisions")
+        }
+        return history
+    }
+}

@@ -1,0 +1,56 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// THE table from every lower layer's error to CouchDB's `{status, error, reason}`
+/// (as CouchDB's `chttpd:error_info/1`). Anything unmapped is a 500 and a log line.
+extension CouchError {
+    init(mapping error: any Error) {
+        switch error {
+        case let couch as CouchError: self = couch
+        case let store as StoreError: self = CouchError(store: store)
+        case let http as HTTPError: self = CouchError(http: http)
+        case is JSONError: self = .invalidJSON
+        default: self = CouchError(500, "unknown_error", "\(type(of: error))")
+        }
+    }
+
+    init(store: StoreError) {
+        switch store {
+        case .databaseNotFound: self = .databaseNotFound
+        case .databaseExists:
+            self = CouchError(412, "file_exists", "The database could not be created, the file already exists.")
+        case .invalidDatabaseName(let name):
+            self = CouchError(400, "illegal_database_name", Self.illegalDatabaseNameReason(name))
+        case .documentNotFound(let reason): self = .notFound(reason)
+        case .conflict: self = .conflict
+        case .invalidRevision(let text): self = .badRequest("Invalid rev format: \(text)")
+        case .invalidDocumentID(let reason): self = CouchError(400, "illegal_docid", reason)
+        case .invalidDocument(let reason): self = CouchError(400, "doc_validation", reason)
+        case .missingStub(let reason): self = CouchError(412, "missing_stub", reason)
+        case .attachmentMismatch(let reason): self = .badRequest(reason)
+        case .attachmentNotFound: self = .notFound("Document is missing attachment")
+        case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
+        case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
+        }
+    }
+
+    init(http: HTTPError) {
+        switch http {
+        case .bodyTooLarge: self = CouchError(413, "too_large", "the request entity is too large")
+        case .headersTooLarge: self = CouchError(431, "bad_request", "Request header fields too large")
+        case .malformedRequest(let why), .malformedChunk(let why): self = .badRequest(why)
+        case .truncatedBody: self = .badRequest("Incomplete request body")
+        case .timedOut: self = CouchError(408, "request_timeout", "The request took too long")
+        case .connectionClosed, .socket: self = CouchError(400, "bad_request", "Connection lost")
+        }
+    }
+
+    /// The name rule's text, as CouchDB words it.
+    static func illegalDatabaseNameReason(_ name: String) -> String {
+        "Name: '\(name)'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter."
+    }
+
+    /// Whether this error deserves a log line of its own (server faults).
+    var isServerFault: Bool { status >= 500 }
+}

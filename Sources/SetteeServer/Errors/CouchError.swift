@@ -1,0 +1,41 @@
+import SetteeHTTP
+import SetteeJSON
+
+/// An error as CouchDB answers it: a status and `{"error":..,"reason":..}`.
+/// Handlers throw these (or lower layers' errors, mapped in `CouchError+Mapping`).
+struct CouchError: Error, Sendable, Equatable {
+    let status: Int
+    let error: String
+    let reason: String
+    /// Extra response headers (e.g. `WWW-Authenticate` on 401, `Allow` on 405).
+    var headers: [(String, String)] = []
+
+    init(_ status: Int, _ error: String, _ reason: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.error = error
+        self.reason = reason
+        self.headers = headers
+    }
+
+    static func == (a: CouchError, b: CouchError) -> Bool {
+        a.status == b.status && a.error == b.error && a.reason == b.reason
+    }
+
+    var response: HTTPResponse {
+        var response = JSONResponse.make(status: status, ["error": .string(error), "reason": .string(reason)])
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
+    }
+
+    static func badRequest(_ reason: String) -> CouchError { CouchError(400, "bad_request", reason) }
+    static func queryParseError(_ reason: String) -> CouchError { CouchError(400, "query_parse_error", reason) }
+    static func notFound(_ reason: String = "missing") -> CouchError { CouchError(404, "not_found", reason) }
+    static let conflict = CouchError(409, "conflict", "Document update conflict.")
+    static let databaseNotFound = CouchError(404, "not_found", "Database does not exist.")
+    static let invalidJSON = CouchError(400, "bad_request", "invalid UTF-8 JSON")
+    static func unauthorized(_ reason: String) -> CouchError {
+        CouchError(401, "unauthorized", reason, headers: [("WWW-Authenticate", "Basic realm=\"settee\"")])
+    }
+    static let notImplemented = CouchError(
+        501, "not_implemented", "Settee stores design documents but does not run JavaScript (views, shows, lists, updates).")
+}

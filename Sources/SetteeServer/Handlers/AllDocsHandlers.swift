@@ -1,0 +1,110 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `GET`/`POST /{db}/_all_docs` and `/{db}/_design_docs`
+/// (CouchDB API Reference › Databases › /{db}/_all_docs).
+enum AllDocsHandlers {
+    static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try await respond(context, database, query: parseQuery(context.query))
+    }
+
+    static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        var query = try parseQuery(context.query)
+        if let keys = try await postedKeys(context) { query.keys = keys }
+        return try await respond(context, database, query: query)
+    }
+
+    /// `_design_docs`: `_all_docs` restricted to the `_design/` id range.
+    static func designDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        var query = try parseQuery(context.query)
+        if query.keys == nil {
+            let low = max(query.startKey ?? "_design/", "_design/")
+            let high = min(query.endKey ?? "_design0", "_design0")
+            (query.startKey, query.endKey) = query.descending ? (high, low) : (low, high)
+        }
+        return try await respond(context, database, query: query)
+    }
+
+    /// `{"keys": [...]}` from a POST body, nil when the body has none.
+    static func postedKeys(_ context: RequestContext) async throws -> [String]? {
+        let body = try await context.jsonBody().object()
+        guard let keys = body["keys"] else { return nil }
+        guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
+        return list.map { $0.stringValue ?? JSONWriter.string($0) }
+    }
+
+    static func parseQuery(_ q: QueryOptions) throws -> AllDocsQuery {
+        var query = AllDocsQuery()
+        query.descending = try q.bool("descending")
+        query.inclusiveEnd = try q.bool("inclusive_end", default: true)
+        query.limit = try q.nonNegativeInt("limit")
+        query.skip = try q.nonNegativeInt("skip") ?? 0
+        query.includeBodies = try q.bool("include_docs")
+        _ = try q.bool("conflicts")
+        _ = try q.bool("update_seq")
+        query.startKey = try q.jsonString("startkey") ?? q.jsonString("start_key")
+            ?? q["startkey_docid"] ?? q["start_key_doc_id"]
+        query.endKey = try q.jsonString("endkey") ?? q.jsonString("end_key") ?? q["endkey_docid"] ?? q["end_key_doc_id"]
+        if let key = try q.json("key") {
+            let text = key.stringValue ?? JSONWriter.string(key)
+            (query.startKey, query.endKey, query.inclusiveEnd) = (text, text, true)
+        }
+        if let keys = try q.json("keys") {
+            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` member must be an array.") }
+            query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
+        }
+        return query
+    }
+
+    static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery) async throws -> HTTPResponse {
+        let conflicts = try context.query.bool("conflicts")
+        let result = try await database.allDocs(query)
+        var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
+        out.append(contentsOf: String(result.totalRows).utf8)
+        out.append(contentsOf: #","offset":"#.utf8)
+        out.append(contentsOf: (query.keys == nil ? String(result.offset) : "null").utf8)
+        if try context.query.bool("update_seq") {
+            out.append(contentsOf: #","update_seq":"#.utf8)
+            out.append(contentsOf: String(result.updateSeq).utf8)
+        }
+        out.append(contentsOf: #","rows":["#.utf8)
+        for (i, row) in result.rows.enumerated() {
+            out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
+            try await writeRow(row, to: &out, includeDocs: query.includeBodies, conflicts: conflicts, database: database)
+        }
+        out.append(contentsOf: "\r\n]}\n".utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, conflicts: Bool,
+                                 database: Database) async throws {
+        guard let rev = row.rev else {
+            out.append(contentsOf: #"{"key":"#.utf8)
+            JSONWriter.writeString(row.id, to: &out)
+            out.append(contentsOf: #","error":"not_found"}"#.utf8)
+            return
+        }
+        out.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(row.id, to: &out)
+        out.append(contentsOf: #","key":"#.utf8)
+        JSONWriter.writeString(row.id, to: &out)
+        out.append(contentsOf: #","value":{"rev":"#.utf8)
+        JSONWriter.writeString(rev.description, to: &out)
+        out.append(contentsOf: (row.isDeleted ? #","deleted":true}"# : "}").utf8)
+        if includeDocs {
+            out.append(contentsOf: #","doc":"#.utf8)
+            if row.isDeleted || row.body == nil {
+                out.append(contentsOf: "null".utf8)
+            } else {
+                var writer = DocumentWriter(id: row.id, rev: rev.description, body: row.body ?? [])
+                if conflicts, let document = try await database.document(id: row.id, revisions: .none),
+                   !document.tree.conflicts.isEmpty {
+                    writer.append("_conflicts", .array(document.tree.conflicts.map { .string($0.description) }))
+                }
+                writer.write(to: &out)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}

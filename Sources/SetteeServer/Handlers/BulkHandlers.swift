@@ -1,0 +1,104 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `POST /{db}/_bulk_docs` and `POST /{db}/_bulk_get`
+/// (CouchDB API Reference › Databases › /{db}/_bulk_docs, /{db}/_bulk_get).
+enum BulkHandlers {
+    /// Every document is validated before anything is written (a malformed one
+    /// fails the request with 400, as CouchDB's `from_json_obj_validate` does);
+    /// conflicts are per document. `new_edits:false` answers only the failures.
+    static func bulkDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let body = try await context.jsonBody().object()
+        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        let newEdits: Bool
+        switch body["new_edits"] {
+        case nil: newEdits = true
+        case .bool(let b)?: newEdits = b
+        default: throw CouchError.badRequest("`new_edits` parameter must be a boolean.")
+        }
+        let parser = DocumentHandlers.parser(context)
+        let parsed = try docs.map { doc -> DocumentParser.Parsed in
+            guard let object = doc.objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
+            let p = try parser.parse(object, id: nil, newEdits: newEdits)
+            if p.attachments.map({ !$0.isEmpty }) == true {
+                throw CouchError(501, "not_implemented", "Attachments are not supported yet")
+            }
+            return p
+        }
+        let results = try await database.update(parsed.map(\.update), newEdits: newEdits)
+        var rows: [JSONValue] = []
+        for (p, result) in zip(parsed, results) {
+            switch result {
+            case .success(let rev) where newEdits:
+                rows.append(["ok": true, "id": .string(p.update.id), "rev": .string(rev.description)])
+            case .success:
+                continue
+            case .failure(let error):
+                let couch = CouchError(store: error)
+                var row: JSONObject = ["id": .string(p.update.id)]
+                if let rev = p.rev { row["rev"] = .string(rev.description) }
+                row["error"] = .string(couch.error)
+                row["reason"] = .string(couch.reason)
+                rows.append(.object(row))
+            }
+        }
+        return JSONResponse.make(status: 201, .array(rows))
+    }
+
+    static func bulkGet(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let body = try await context.jsonBody().object()
+        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("Missing JSON list of 'docs'.") }
+        var options = DocumentOptions(query: context.query)
+        options.revs = try context.query.bool("revs")
+        let latest = try context.query.bool("latest")
+        var out: [UInt8] = Array(#"{"results":["#.utf8)
+        for (i, item) in docs.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            guard let id = item["id"]?.stringValue else {
+                out.append(contentsOf: JSONWriter.serialize(["id": item["id"] ?? .null, "docs": [["error": [
+                    "id": item["id"] ?? .null, "rev": item["rev"] ?? .null, "error": "illegal_docid",
+                    "reason": "Document id must be a string"]]]]))
+                continue
+            }
+            out.append(contentsOf: #"{"id":"#.utf8)
+            JSONWriter.writeString(id, to: &out)
+            out.append(contentsOf: #","docs":["#.utf8)
+            try await writeDocs(id: id, rev: item["rev"]?.stringValue, latest: latest, options: options,
+                                database: database, to: &out)
+            out.append(contentsOf: "]}".utf8)
+        }
+        out.append(contentsOf: "]}\n".utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    private static func writeDocs(id: String, rev revText: String?, latest: Bool, options: DocumentOptions,
+                                  database: Database, to out: inout [UInt8]) async throws {
+        let requested = revText.flatMap(RevisionID.init)
+        var found: [(StoredDocument, StoredRevision)] = []
+        if let document = try await database.document(id: id, revisions: requested.map { .revision($0) } ?? .winner) {
+            if let requested, latest, !document.tree.isLeaf(requested) {
+                let leaves = document.tree.latest(from: requested)
+                if let withLeaves = try await database.document(id: id, revs: leaves) {
+                    found = withLeaves.revisions.filter { $0.body != nil }.map { (withLeaves, $0) }
+                }
+            } else {
+                found = document.revisions.filter { $0.body != nil }.map { (document, $0) }
+            }
+        }
+        if found.isEmpty {
+            var error: JSONObject = ["id": .string(id)]
+            if let revText { error["rev"] = .string(revText) }
+            error["error"] = "not_found"
+            error["reason"] = "missing"
+            out.append(contentsOf: JSONWriter.serialize(["error": .object(error)]))
+            return
+        }
+        for (i, (document, revision)) in found.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"ok":"#.utf8)
+            DocumentHandlers.render(document, revision, options: options).write(to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+}

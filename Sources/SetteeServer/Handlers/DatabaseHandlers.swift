@@ -1,0 +1,50 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `PUT`/`GET`/`DELETE /{db}` (CouchDB API Reference › Databases › /{db}).
+enum DatabaseHandlers {
+    static func info(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        JSONResponse.ok(try await infoJSON(database, context: context))
+    }
+
+    static func infoJSON(_ database: Database, context: RequestContext) async throws -> JSONValue {
+        let info = try await database.info()
+        return [
+            "db_name": .string(info.name),
+            "purge_seq": .string(String(info.purgeSeq)),
+            "update_seq": .string(String(info.updateSeq)),
+            "sizes": ["file": .number(JSONNumber(info.fileSize)), "active": .number(JSONNumber(info.activeSize)),
+                      "external": .number(JSONNumber(info.externalSize))],
+            "props": [:],
+            "doc_del_count": .int(info.deletedDocCount),
+            "doc_count": .int(info.docCount),
+            "disk_format_version": 8,
+            "compact_running": .bool(info.isCompacting),
+            "cluster": ["q": 1, "n": 1, "w": 1, "r": 1],
+            "instance_start_time": "0",
+        ]
+    }
+
+    static func create(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let name = context.parameters.db ?? ""
+        guard DatabaseDirectory.isValidName(name) else {
+            throw CouchError(400, "illegal_database_name", CouchError.illegalDatabaseNameReason(name))
+        }
+        _ = try context.node.directory.create(name)
+        return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": "/\(PercentDecoding.encode(name))"])
+    }
+
+    static func delete(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let name = context.parameters.db ?? ""
+        if context.query.contains("rev") {
+            // CouchDB refuses a doc-style delete aimed at the database itself.
+            throw CouchError.badRequest(
+                "You tried to DELETE a database with a ?=rev parameter. Did you mean to DELETE a document instead?")
+        }
+        try context.node.directory.delete(name)
+        return JSONResponse.ok()
+    }
+}

@@ -1,0 +1,77 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `GET /{db}/{docid}` with `rev`, `revs`, `revs_info`, `conflicts`,
+/// `deleted_conflicts`, `open_revs`, `latest`, `local_seq`, `meta`
+/// (CouchDB API Reference › Documents › GET /{db}/{docid}).
+extension DocumentHandlers {
+    static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let id = context.parameters.docID ?? ""
+        if id.hasPrefix("_local/") { return try await LocalDocHandlers.get(context, database) }
+        try DocumentParser.validate(id: id)
+        if context.query.contains("open_revs") { return try await OpenRevsHandler.get(context, database, id: id) }
+        var revText = context.query["rev"]
+        if try context.query.bool("latest"), let text = revText, let document = try await database.document(
+            id: id, revisions: .none), let rev = RevisionID(text) {
+            revText = document.tree.latest(from: rev).first?.description ?? text
+        }
+        let read = try await DocumentReader.read(database, id: id, rev: revText)
+        let etag = "\"\(read.revision.rev)\""
+        if let ifNoneMatch = context.headers["If-None-Match"], ifNoneMatch == etag {
+            return HTTPResponse(status: 304, headers: ["ETag": etag])
+        }
+        let options = DocumentOptions(query: context.query)
+        let bytes = render(read.document, read.revision, options: options).serialize()
+        return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
+    }
+
+    /// The JSON of one revision with the meta fields `options` ask for.
+    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions) -> DocumentWriter {
+        var writer = DocumentWriter(id: document.id, rev: revision.rev.description, body: revision.body ?? Array("{}".utf8))
+        writer.isDeleted = revision.isDeleted
+        let tree = document.tree
+        if options.revs {
+            let history = tree.history(of: revision.rev)
+            writer.append("_revisions", ["start": .int(revision.rev.generation),
+                                         "ids": .array(history.map { .string($0.suffix) })])
+        }
+        if options.revsInfo {
+            let info = tree.history(of: revision.rev).map { rev -> JSONValue in
+                let node = tree.node(rev)
+                let status = node.map { $0.isDeleted ? "deleted" : ($0.hasBody ? "available" : "missing") } ?? "missing"
+                return ["rev": .string(rev.description), "status": .string(status)]
+            }
+            writer.append("_revs_info", .array(info))
+        }
+        if options.conflicts, !tree.conflicts.isEmpty {
+            writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
+        }
+        if options.deletedConflicts, !tree.deletedConflicts.isEmpty {
+            writer.append("_deleted_conflicts", .array(tree.deletedConflicts.map { .string($0.description) }))
+        }
+        if options.localSeq { writer.append("_local_seq", .number(JSONNumber(revision.sequence))) }
+        return writer
+    }
+}
+
+/// The read flags of a document request. CouchDB turns a flag on only for
+/// exactly `true`; `meta=true` means conflicts, deleted_conflicts, revs_info and local_seq.
+struct DocumentOptions {
+    var revs = false
+    var revsInfo = false
+    var conflicts = false
+    var deletedConflicts = false
+    var localSeq = false
+
+    init() {}
+
+    init(query: QueryOptions) {
+        let meta = query.flag("meta")
+        revs = query.flag("revs")
+        revsInfo = query.flag("revs_info") || meta
+        conflicts = query.flag("conflicts") || meta
+        deletedConflicts = query.flag("deleted_conflicts") || meta
+        localSeq = query.flag("local_seq") || meta
+    }
+}

@@ -1,0 +1,120 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `/{db}/{docid}` writes: PUT, POST /{db}, DELETE, COPY
+/// (CouchDB API Reference › Documents). Reads are in `DocumentHandlers+Read`.
+enum DocumentHandlers {
+    static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let id = context.parameters.docID ?? ""
+        if id.hasPrefix("_local/") { return try await LocalDocHandlers.put(context, database) }
+        var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
+        try mergeRevParameters(context, into: &object)
+        let newEdits = try context.query.bool("new_edits", default: true)
+        let parsed = try parser(context).parse(object, id: id, newEdits: newEdits)
+        let rev = try await write(parsed, to: database, newEdits: newEdits)
+        return created(context, id: id, rev: rev)
+    }
+
+    static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
+        let parsed = try parser(context).parse(object, id: nil, newEdits: true)
+        if parsed.update.id.hasPrefix("_local/") {
+            throw CouchError.badRequest("Use PUT to write _local documents")
+        }
+        let rev = try await write(parsed, to: database, newEdits: true)
+        return created(context, id: parsed.update.id, rev: rev)
+    }
+
+    static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let id = context.parameters.docID ?? ""
+        if id.hasPrefix("_local/") { return try await LocalDocHandlers.delete(context, database) }
+        try DocumentParser.validate(id: id)
+        guard let revText = context.query["rev"] ?? context.headers["If-Match"].map(unquote) else {
+            throw CouchError.conflict
+        }
+        let rev = try DocumentParser.revision(.string(revText))
+        let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: rev)
+        let newRev = try await single(update, database, newEdits: true)
+        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
+                                 headers: ["ETag": "\"\(newRev)\""])
+    }
+
+    /// `COPY /{db}/{docid}` with `Destination: newid` or `newid?rev=R` (to overwrite).
+    static func copy(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let id = context.parameters.docID ?? ""
+        guard let destination = context.headers["Destination"], !destination.isEmpty else {
+            throw CouchError.badRequest("Destination header is mandatory for COPY.")
+        }
+        let (rawTarget, targetRev) = splitDestination(destination)
+        guard let targetID = PercentDecoding.decode(rawTarget, plusAsSpace: false) else {
+            throw CouchError.badRequest("Invalid Destination header")
+        }
+        try DocumentParser.validate(id: targetID)
+        let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        guard let body = source.body else { throw CouchError.notFound("missing") }
+        let update = DocumentUpdate(id: targetID, body: body, baseRevision: try targetRev.map {
+            try DocumentParser.revision(.string($0))
+        })
+        let rev = try await single(update, database, newEdits: true)
+        return created(context, id: targetID, rev: rev)
+    }
+
+    // MARK: Shared
+
+    static func parser(_ context: RequestContext) -> DocumentParser {
+        DocumentParser(maxDocumentSize: context.node.configuration.maxDocumentSize)
+    }
+
+    /// `?rev=` and `If-Match` stand in for `_rev`; when both name one it must agree.
+    static func mergeRevParameters(_ context: RequestContext, into object: inout JSONObject) throws {
+        guard let given = context.query["rev"] ?? context.headers["If-Match"].map(unquote) else { return }
+        if let bodyRev = object["_rev"]?.stringValue, bodyRev != given {
+            throw CouchError.badRequest("Document rev from request body and query string have different values")
+        }
+        object["_rev"] = .string(given)
+    }
+
+    static func write(_ parsed: DocumentParser.Parsed, to database: Database, newEdits: Bool) async throws -> RevisionID {
+        if parsed.attachments.map({ !$0.isEmpty }) == true {
+            throw CouchError(501, "not_implemented", "Attachments are not supported yet")
+        }
+        return try await single(parsed.update, database, newEdits: newEdits)
+    }
+
+    static func single(_ update: DocumentUpdate, _ database: Database, newEdits: Bool) async throws -> RevisionID {
+        guard let result = try await database.update([update], newEdits: newEdits).first else {
+            throw CouchError(500, "internal_server_error", "The store returned no result")
+        }
+        switch result {
+        case .success(let rev): return rev
+        case .failure(let error): throw error
+        }
+    }
+
+    static func created(_ context: RequestContext, id: String, rev: RevisionID) -> HTTPResponse {
+        let db = context.parameters.db ?? ""
+        let location = "/\(PercentDecoding.encode(db))/\(encodeDocID(id))"
+        return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
+                                 headers: ["ETag": "\"\(rev)\"", "Location": location])
+    }
+
+    /// `_design/x` keeps its slash in URLs; other ids are fully encoded.
+    static func encodeDocID(_ id: String) -> String {
+        for prefix in ["_design/", "_local/"] where id.hasPrefix(prefix) {
+            return prefix + PercentDecoding.encode(String(id.dropFirst(prefix.count)))
+        }
+        return PercentDecoding.encode(id)
+    }
+
+    static func unquote(_ text: String) -> String {
+        text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"") ? String(text.dropFirst().dropLast()) : text
+    }
+
+    private static func splitDestination(_ header: String) -> (String, String?) {
+        guard let q = header.firstIndex(of: "?") else { return (header, nil) }
+        let query = header[header.index(after: q)...]
+        let rev = query.split(separator: "&").first { $0.hasPrefix("rev=") }.map { String($0.dropFirst(4)) }
+        return (String(header[..<q]), rev)
+    }
+}

@@ -1,0 +1,69 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `_revs_limit`, `_compact`, `_ensure_full_commit`, `_security`
+/// (CouchDB API Reference › Databases › Database Maintenance, Security).
+enum MaintenanceHandlers {
+    static func getRevsLimit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        JSONResponse.ok(.int(try await database.revsLimit()))
+    }
+
+    static func putRevsLimit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        guard let limit = try await context.jsonBody().value.intValue, limit > 0 else {
+            throw CouchError.badRequest("`revs_limit` must be a positive integer.")
+        }
+        try await database.setRevsLimit(limit)
+        return JSONResponse.ok()
+    }
+
+    /// CouchDB insists on a JSON content type here (415 otherwise) and answers 202.
+    static func compact(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        try requireJSONContentType(context)
+        try await database.startCompaction()
+        return JSONResponse.make(status: 202, ["ok": true])
+    }
+
+    /// Every write is already committed when answered; CouchDB's replicator still
+    /// calls this before each checkpoint and compares `instance_start_time` with `GET /{db}`.
+    static func ensureFullCommit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        JSONResponse.make(status: 201, ["ok": true, "instance_start_time": "0"])
+    }
+
+    static func getSecurity(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        JSONResponse.make(status: 200, bytes: try await database.security() + [0x0A])
+    }
+
+    static func putSecurity(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let body = try await context.jsonBody()
+        let object = try body.object()
+        for key in ["admins", "members"] {
+            guard let section = object[key] else { continue }
+            guard let fields = section.objectValue,
+                  fields.allSatisfy({ $0.value.arrayValue?.allSatisfy({ $0.stringValue != nil }) ?? false })
+            else { throw CouchError.badRequest("\(key) must be a JSON object of names and roles arrays of strings") }
+        }
+        try await database.setSecurity(JSONWriter.serialize(.object(object)))
+        return JSONResponse.ok()
+    }
+
+    static func requireJSONContentType(_ context: RequestContext) throws {
+        let type = context.headers["Content-Type"] ?? ""
+        guard type.lowercased().hasPrefix("application/json") else {
+            throw CouchError(415, "bad_content_type", "Content-Type must be application/json")
+        }
+    }
+}
+
+/// View, show, list and update functions need a JavaScript engine Settee does not have.
+enum DesignHandlers {
+    static func unsupported(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        guard (context.parameters.docID ?? "").hasPrefix("_design/"),
+              (context.parameters.attachment ?? "").hasPrefix("_")
+        else { throw CouchError(404, "not_found", "Document is missing attachment") }
+        throw CouchError.notImplemented
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// Server-wide endpoints: `/`, `/_up`, `/_uuids`, `/_all_dbs`, `/_dbs_info`.
+/// (CouchDB API Reference › Server.)
+enum ServerHandlers {
+    static func welcome(_ context: RequestContext) async throws -> HTTPResponse {
+        JSONResponse.ok([
+            "couchdb": "Welcome",
+            "version": .string(SetteeVersion.couchDBVersion),
+            "uuid": .string(context.node.configuration.uuid),
+            "features": ["local_docs"],
+            "vendor": ["name": "Settee", "version": .string(SetteeVersion.version)],
+        ])
+    }
+
+    static func up(_ context: RequestContext) async throws -> HTTPResponse {
+        JSONResponse.ok(["status": "ok"])
+    }
+
+    /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000).
+    static func uuids(_ context: RequestContext) async throws -> HTTPResponse {
+        let count = try context.query.nonNegativeInt("count") ?? 1
+        guard count <= 1000 else {
+            throw CouchError(400, "bad_request", "count parameter too large")
+        }
+        let uuids = (0..<count).map { _ in JSONValue.string(UUIDs.random()) }
+        return JSONResponse.make(status: 200, ["uuids": .array(uuids)],
+                                 headers: ["ETag": "\"\(UUIDs.random())\"", "Cache-Control": "no-cache",
+                                           "Pragma": "no-cache"])
+    }
+
+    /// `GET /_all_dbs` with `startkey`, `endkey`, `limit`, `skip`, `descending`.
+    static func allDatabases(_ context: RequestContext) async throws -> HTTPResponse {
+        let query = context.query
+        var names = try context.node.directory.names()
+        let descending = try query.bool("descending")
+        if descending { names.reverse() }
+        let start = try query.jsonString("startkey") ?? query.jsonString("start_key")
+        let end = try query.jsonString("endkey") ?? query.jsonString("end_key")
+        names = names.filter { name in
+            let afterStart = start.map { descending ? name <= $0 : name >= $0 } ?? true
+            let beforeEnd = end.map { descending ? name >= $0 : name <= $0 } ?? true
+            return afterStart && beforeEnd
+        }
+        let skip = try query.nonNegativeInt("skip") ?? 0
+        let limit = try query.nonNegativeInt("limit") ?? Int.max
+        let page = names.dropFirst(skip).prefix(limit)
+        return JSONResponse.ok(.array(page.map { .string($0) }))
+    }
+
+    /// `POST /_dbs_info` `{"keys":[...]}`: info per name, `{"key":..,"error":"not_found"}` for missing ones.
+    static func databasesInfo(_ context: RequestContext) async throws -> HTTPResponse {
+        let body = try await context.jsonBody().object()
+        guard let keys = body["keys"]?.arrayValue else {
+            throw CouchError.badRequest("`keys` member must exist.")
+        }
+        var rows: [JSONValue] = []
+        for key in keys {
+            guard let name = key.stringValue, let database = try context.node.directory.database(named: name) else {
+                rows.append(["key": key, "error": "not_found"])
+                continue
+            }
+            let info = try await DatabaseHandlers.infoJSON(database, context: context)
+            rows.append(["key": key, "info": info])
+        }
+        return JSONResponse.ok(.array(rows))
+    }
+}
+
+/// Random uuids as CouchDB's default `random` algorithm makes them: 32 lowercase hex.
+enum UUIDs {
+    static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for i in 0..<32 { bytes[i] = hex[Int(generator.next() % 16)] }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

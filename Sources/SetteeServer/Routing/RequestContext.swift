@@ -1,0 +1,56 @@
+import Logging
+import SetteeHTTP
+import SetteeStore
+
+/// Who is asking. Every request carries one, so authorization is a check
+/// wherever it is needed (and the security work only adds rules).
+struct UserContext: Sendable, Equatable {
+    /// Nil for an anonymous request.
+    let name: String?
+    let roles: [String]
+
+    static let anonymous = UserContext(name: nil, roles: [])
+    var isAdmin: Bool { roles.contains("_admin") }
+}
+
+/// What a handler gets: the request, who sent it, the path's parameters and
+/// the node's shared state.
+struct RequestContext: Sendable {
+    let request: HTTPRequest
+    let user: UserContext
+    let node: NodeState
+    /// Decoded `{db}`, `{docid}`, `{attname}` parameters.
+    let parameters: PathParameters
+    let query: QueryOptions
+
+    var logger: Logger { request.logger }
+    var headers: HTTPHeaders { request.headers }
+
+    /// The request body parsed as JSON, within the configured size and depth limits.
+    func jsonBody() async throws -> JSONValueBody {
+        let bytes = try await request.body.collect(upTo: node.configuration.http.limits.maxBodyBytes)
+        return try JSONValueBody(bytes: bytes, maxDepth: node.configuration.maxJSONDepth)
+    }
+
+    /// Throws 401 unless the request comes from an admin.
+    func requireAdmin() throws {
+        guard user.isAdmin else {
+            throw user.name == nil
+                ? CouchError.unauthorized("You are not a server admin.")
+                : CouchError(403, "forbidden", "You are not a server admin.")
+        }
+    }
+}
+
+/// The state every handler shares.
+struct NodeState: Sendable {
+    let configuration: NodeConfiguration
+    let directory: DatabaseDirectory
+    let startTime: String
+}
+
+struct PathParameters: Sendable {
+    var db: String?
+    var docID: String?
+    var attachment: String?
+}
