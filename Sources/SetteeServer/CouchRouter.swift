@@ -9,13 +9,12 @@ import SetteeStore
 struct CouchRouter: HTTPResponder {
     let state: NodeState
     let router: Router
-    let authenticator: Authenticator
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
+        let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout)
         state = NodeState(configuration: configuration, directory: directory,
-                          startTime: String(Int(Date().timeIntervalSince1970)))
+                          authenticator: Authenticator(admins: configuration.admins, sessions: sessions))
         router = Router(routes: Routes.table)
-        authenticator = Authenticator(admins: configuration.admins)
     }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -37,7 +36,7 @@ struct CouchRouter: HTTPResponder {
         guard let segments = request.pathSegments, let items = request.queryItems else {
             throw CouchError.badRequest("Invalid percent-encoding in the request URL")
         }
-        let user = try authenticator.user(for: request)
+        let user = try state.authenticator.user(for: request)
         guard let match = router.match(segments) else {
             throw CouchError.notFound("Database does not exist.")
         }

@@ -14,6 +14,11 @@ public struct NodeConfiguration: Sendable {
     public var maxDocumentSize: Int = 8_000_000
     /// Deepest JSON nesting accepted in a request body (400 past it).
     public var maxJSONDepth: Int = 512
+    /// `[chttpd_auth] secret`: signs `AuthSession` cookies. Persist it to keep
+    /// sessions valid across restarts; the default lasts one process.
+    public var secret: String = UUIDs.random()
+    /// `[chttpd_auth] timeout`: seconds an `AuthSession` cookie stays valid.
+    public var sessionTimeout: Int = 600
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http

@@ -46,7 +46,7 @@ struct RequestContext: Sendable {
 struct NodeState: Sendable {
     let configuration: NodeConfiguration
     let directory: DatabaseDirectory
-    let startTime: String
+    let authenticator: Authenticator
 }
 
 struct PathParameters: Sendable {

@@ -11,6 +11,9 @@ enum Routes {
         Route([.literal("_uuids")], ["GET": ServerHandlers.uuids]),
         Route([.literal("_all_dbs")], ["GET": ServerHandlers.allDatabases]),
         Route([.literal("_dbs_info")], ["POST": ServerHandlers.databasesInfo]),
+        Route([.literal("_session")], [
+            "GET": SessionHandlers.get, "POST": SessionHandlers.post, "DELETE": SessionHandlers.delete,
+        ]),
 
         Route([.db], [
             "GET": db(DatabaseHandlers.info), "PUT": DatabaseHandlers.create,

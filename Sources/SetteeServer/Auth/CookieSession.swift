@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+
+/// `AuthSession` cookies as CouchDB makes them (`couch_httpd_auth`): the value
+/// is base64url of `name:HEXTIME:MAC`, where MAC is an HMAC over `name:HEXTIME`
+/// keyed by the server secret plus the user's password hash, so changing a
+/// password ends that user's sessions. Clients treat the value as opaque.
+struct CookieSession: Sendable {
+    let secret: String
+    /// Seconds a cookie stays valid (`[chttpd_auth] timeout`).
+    let timeout: Int
+
+    /// A cookie value for `name`, issued at `now` (seconds since 1970).
+    func issue(name: String, passwordHash: String, now: Int) -> String {
+        let payload = "\(name):\(String(now, radix: 16, uppercase: true))"
+        var bytes = Array(payload.utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: mac(payload, passwordHash: passwordHash))
+        return Self.base64URL(bytes)
+    }
+
+    /// The user name of a valid, unexpired cookie; nil otherwise.
+    /// - Parameter passwordHash: looks up the current hash of a user name.
+    func verify(_ value: String, now: Int, passwordHash: (String) -> String?) -> String? {
+        guard let bytes = Self.decodeBase64URL(value) else { return nil }
+        // name may not contain ':'; the MAC may contain any byte, so split at the first two colons only.
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ":")),
+              let name = String(validating: bytes[..<first], as: UTF8.self),
+              let timeText = String(validating: bytes[(first + 1)..<second], as: UTF8.self),
+              let issued = Int(timeText, radix: 16), let hash = passwordHash(name)
+        else { return nil }
+        guard now - issued < timeout, issued <= now + 60 else { return nil }
+        let expected = mac("\(name):\(timeText)", passwordHash: hash)
+        let given = Array(bytes[(second + 1)...])
+        guard given.count == expected.count else { return nil }
+        // Constant-time comparison: no early exit on the first differing byte.
+        let difference = zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) }
+        return difference == 0 ? name : nil
+    }
+
+    private func mac(_ payload: String, passwordHash: String) -> [UInt8] {
+        let key = SymmetricKey(data: Array((secret + passwordHash).utf8))
+        return Array(HMAC<SHA256>.authenticationCode(for: Array(payload.utf8), using: key))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeBase64URL(_ text: String) -> [UInt8]? {
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        return Data(base64Encoded: s).map(Array.init)
+    }
+}
