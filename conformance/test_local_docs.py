@@ -74,9 +74,3 @@ def test_local_docs_listing(client, db):
     assert rows[0]["key"] == "_local/a"
     assert rows[0]["value"]["rev"] == "0-1"
 
-
-def test_local_docs_include_docs(client, db):
-    """API Reference › Databases › GET /{db}/_local_docs?include_docs=true."""
-    put_doc(db, "_local/a", {"x": 1})
-    rows = body_of(client.get(db.url("_local_docs"), params={"include_docs": "true"}))["rows"]
-    assert rows[0]["doc"]["x"] == 1 and rows[0]["doc"]["_id"] == "_local/a"
