@@ -1,7 +1,7 @@
 """POST /{db}/_bulk_docs. CouchDB docs: API Reference › Databases › POST
 /{db}/_bulk_docs; spec/couchdb.md › Revisions (new_edits=false)."""
 
-from couch import assert_error, assert_status, body_of, bulk_docs, get_doc, put_doc, rev_gen, sig
+from couch import assert_error, bulk_docs, get_doc, put_doc, rev_gen, sig
 
 
 def test_create_many(client, db):

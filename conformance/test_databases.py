@@ -5,7 +5,7 @@ import uuid
 import pytest
 
 from conftest import random_db_name
-from couch import JSON, assert_error, assert_status, body_of, delete_doc, put_doc
+from couch import assert_error, assert_status, body_of, delete_doc, put_doc
 
 
 def test_create_get_delete(client):

@@ -1,6 +1,5 @@
 """Document endpoints. CouchDB docs: API Reference › Documents › /{db}/{docid}."""
 
-import json
 import re
 
 from couch import (

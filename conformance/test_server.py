@@ -1,6 +1,5 @@
 """Server-level endpoints. CouchDB docs: API Reference › Server."""
 
-import uuid
 
 from conftest import random_db_name
 from couch import assert_error, assert_status, body_of, qjson
