@@ -1,0 +1,99 @@
+"""POST /{db}/_bulk_docs. CouchDB docs: API Reference › Databases › POST
+/{db}/_bulk_docs; spec/couchdb.md › Revisions (new_edits=false)."""
+
+from couch import assert_error, bulk_docs, get_doc, put_doc, rev_gen, sig
+
+
+def test_create_many(client, db):
+    """_bulk_docs: 201 with one {"ok":true,"id","rev"} per doc, in request order."""
+    out = bulk_docs(db, [{"_id": "b", "v": 1}, {"_id": "a", "v": 2}])
+    assert [o["id"] for o in out] == ["b", "a"]
+    assert all(o["ok"] is True and rev_gen(o["rev"]) == 1 for o in out)
+    assert get_doc(db, "a")["v"] == 2
+
+
+def test_generated_ids(client, db):
+    """_bulk_docs: docs without _id get a generated id."""
+    out = bulk_docs(db, [{"v": 1}, {"v": 2}])
+    ids = [o["id"] for o in out]
+    assert all(isinstance(i, str) and i for i in ids) and ids[0] != ids[1]
+    assert get_doc(db, ids[1])["v"] == 2
+
+
+def test_update_and_delete(client, db):
+    """_bulk_docs: _rev updates, _deleted: true deletes."""
+    r = {o["id"]: o["rev"] for o in bulk_docs(db, [{"_id": "a"}, {"_id": "b"}])}
+    out = bulk_docs(db, [{"_id": "a", "_rev": r["a"], "v": 2}, {"_id": "b", "_rev": r["b"], "_deleted": True}])
+    assert all(o.get("ok") is True and rev_gen(o["rev"]) == 2 for o in out)
+    assert get_doc(db, "a")["v"] == 2
+    assert_error(client.get(db.url("b")), 404, "not_found", "deleted")
+
+
+def test_per_doc_conflict(client, db):
+    """_bulk_docs: a conflicting doc gets {"id","error":"conflict","reason"} while the
+    others are written; the response is still 201."""
+    put_doc(db, "exists", {})
+    out = bulk_docs(db, [{"_id": "new1"}, {"_id": "exists"}, {"_id": "new2"}])
+    assert out[0]["ok"] is True and out[2]["ok"] is True
+    assert out[1]["id"] == "exists"
+    assert out[1]["error"] == "conflict"
+    assert isinstance(out[1]["reason"], str)
+    assert "ok" not in out[1]
+    get_doc(db, "new2")
+
+
+def test_duplicate_ids_in_one_request(client, db):
+    """_bulk_docs: the same new id twice - one write succeeds, the other conflicts."""
+    out = bulk_docs(db, [{"_id": "dup", "v": 1}, {"_id": "dup", "v": 2}])
+    assert sorted("ok" in o for o in out) == [False, True]
+    assert [o.get("error") for o in out if "ok" not in o] == ["conflict"]
+
+
+def test_new_edits_false_returns_empty_list(client, db):
+    """spec/couchdb.md › Revisions: new_edits=false answers 201 [] when every document
+    was stored; the revs are kept as given."""
+    docs = [
+        {"_id": "a", "_rev": "1-" + sig("a1"), "v": 1},
+        {"_id": "b", "_rev": "2-" + sig("b2"), "_revisions": {"start": 2, "ids": [sig("b2"), sig("b1")]}, "v": 2},
+    ]
+    assert bulk_docs(db, docs, new_edits=False) == []
+    assert get_doc(db, "a")["_rev"] == "1-" + sig("a1")
+    assert get_doc(db, "b")["_rev"] == "2-" + sig("b2")
+
+
+def test_new_edits_false_deleted(client, db):
+    """new_edits=false: a replicated tombstone makes the doc deleted."""
+    assert bulk_docs(db, [{"_id": "a", "_rev": "1-" + sig("a1")}], new_edits=False) == []
+    tomb = {"_id": "a", "_rev": "2-" + sig("a2"), "_deleted": True,
+            "_revisions": {"start": 2, "ids": [sig("a2"), sig("a1")]}}
+    assert bulk_docs(db, [tomb], new_edits=False) == []
+    assert_error(client.get(db.url("a")), 404, "not_found", "deleted")
+
+
+def test_new_edits_false_needs_rev(client, db):
+    """chttpd_db validate_revs: new_edits=false without _rev -> 400 bad_request."""
+    r = client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "a"}], "new_edits": False})
+    assert_error(r, 400, "bad_request")
+
+
+def test_missing_docs_member(client, db):
+    """chttpd_db: POST body must include `docs` -> 400 bad_request."""
+    assert_error(client.post(db.url("_bulk_docs"), json={}), 400, "bad_request")
+
+
+def test_docs_not_array(client, db):
+    """chttpd_db: `docs` must be an array -> 400 bad_request."""
+    assert_error(client.post(db.url("_bulk_docs"), json={"docs": {"a": 1}}), 400, "bad_request")
+
+
+def test_empty_docs(client, db):
+    """_bulk_docs: an empty docs array -> 201 []."""
+    assert bulk_docs(db, []) == []
+
+
+def test_invalid_doc_rejects_request(client, db):
+    """couch_doc transfer_fields: a doc with a bad special member fails the whole
+    request with 400 doc_validation before anything is written."""
+    r = client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "ok1"}, {"_id": "bad", "_foo": 1}]})
+    assert_error(r, 400, "doc_validation")
+    assert_error(client.get(db.url("ok1")), 404, "not_found")

@@ -1,0 +1,185 @@
+"""GET/POST /{db}/_changes, normal feed. CouchDB docs: API Reference › Databases ›
+/{db}/_changes; spec/couchdb.md › Sequences and _changes.
+
+Seqs are opaque: every `since` is taken from a previous response. Tests that depend on
+the order of results use a single-shard database (PUT /{db}?q=1, API Reference ›
+Databases › PUT /{db} `q`), since a sharded CouchDB merges shard feeds in no global
+order."""
+
+import pytest
+
+from couch import (
+    assert_error,
+    assert_status,
+    body_of,
+    changes,
+    delete_doc,
+    make_conflict,
+    put_doc,
+    qjson,
+    update_doc,
+)
+
+
+@pytest.fixture
+def db1(make_db):
+    return make_db(query={"q": "1"})
+
+
+def by_id(body):
+    return {r["id"]: r for r in body["results"]}
+
+
+def test_shape(client, db):
+    """_changes: {"results":[{"seq","id","changes":[{"rev"}]}],"last_seq","pending"}."""
+    ra = put_doc(db, "a", {})["rev"]
+    put_doc(db, "b", {})
+    b = changes(db)
+    assert set(by_id(b)) == {"a", "b"}
+    row = by_id(b)["a"]
+    assert row["changes"] == [{"rev": ra}]
+    assert "seq" in row and row["seq"] is not None
+    assert "deleted" not in row
+    assert "last_seq" in b and b["last_seq"] is not None
+    assert b["pending"] == 0
+
+
+def test_empty_db(client, db):
+    """_changes on an empty database: no results, a last_seq to start from."""
+    b = changes(db)
+    assert b["results"] == []
+    assert "last_seq" in b
+
+
+def test_since_from_previous_response(client, db):
+    """_changes?since=<last_seq of an earlier response>: only later changes."""
+    put_doc(db, "a", {})
+    since = changes(db)["last_seq"]
+    put_doc(db, "b", {})
+    b = changes(db, {"since": since})
+    assert [r["id"] for r in b["results"]] == ["b"]
+    assert b["last_seq"] != since
+    assert changes(db, {"since": b["last_seq"]})["results"] == []
+
+
+def test_since_now(client, db):
+    """_changes?since=now: starts at the current seq (spec/couchdb.md)."""
+    put_doc(db, "a", {})
+    assert changes(db, {"since": "now"})["results"] == []
+
+
+def test_one_row_per_doc_latest_rev(client, db):
+    """spec/couchdb.md: a document appears once, at its latest change."""
+    r1 = put_doc(db, "a", {})["rev"]
+    r2 = update_doc(db, "a", r1)["rev"]
+    r3 = update_doc(db, "a", r2)["rev"]
+    rows = changes(db)["results"]
+    assert len(rows) == 1 and rows[0]["changes"] == [{"rev": r3}]
+
+
+def test_deleted(client, db):
+    """_changes: a deleted document's row has "deleted": true."""
+    r1 = put_doc(db, "a", {})["rev"]
+    r2 = delete_doc(db, "a", r1)["rev"]
+    row = changes(db)["results"][0]
+    assert row["id"] == "a" and row["deleted"] is True
+    assert row["changes"] == [{"rev": r2}]
+
+
+def test_order_and_seqs(client, db1):
+    """_changes (single shard): results in update order."""
+    for i in ("c", "a", "b"):
+        put_doc(db1, i, {})
+    b = changes(db1)
+    assert [r["id"] for r in b["results"]] == ["c", "a", "b"]
+
+
+def test_update_moves_doc_to_end(client, db1):
+    """spec/couchdb.md: an updated doc moves to the seq of its latest change."""
+    ra = put_doc(db1, "a", {})["rev"]
+    put_doc(db1, "b", {})
+    update_doc(db1, "a", ra)
+    assert [r["id"] for r in changes(db1)["results"]] == ["b", "a"]
+
+
+def test_limit_and_pending(client, db1):
+    """_changes?limit=N: N rows; pending counts the rest; continue from last_seq."""
+    for i in ("a", "b", "c"):
+        put_doc(db1, i, {})
+    b = changes(db1, {"limit": 1})
+    assert [r["id"] for r in b["results"]] == ["a"]
+    assert b["pending"] == 2
+    b2 = changes(db1, {"since": b["last_seq"], "limit": 1})
+    assert [r["id"] for r in b2["results"]] == ["b"]
+    assert b2["pending"] == 1
+
+
+def test_descending(client, db1):
+    """_changes?descending=true: newest first."""
+    for i in ("a", "b", "c"):
+        put_doc(db1, i, {})
+    assert [r["id"] for r in changes(db1, {"descending": "true"})["results"]] == ["c", "b", "a"]
+    b = changes(db1, {"descending": "true", "limit": 1})
+    assert [r["id"] for r in b["results"]] == ["c"]
+
+
+def test_include_docs(client, db):
+    """_changes?include_docs=true: each row carries "doc"."""
+    rev = put_doc(db, "a", {"v": 1})["rev"]
+    row = changes(db, {"include_docs": "true"})["results"][0]
+    assert row["doc"] == {"_id": "a", "_rev": rev, "v": 1}
+    assert "doc" not in changes(db)["results"][0]
+
+
+def test_include_docs_deleted(client, db):
+    """_changes?include_docs=true: a deleted doc's "doc" is its tombstone."""
+    r1 = put_doc(db, "a", {"v": 1})["rev"]
+    r2 = delete_doc(db, "a", r1)["rev"]
+    doc = changes(db, {"include_docs": "true"})["results"][0]["doc"]
+    assert doc["_id"] == "a" and doc["_rev"] == r2 and doc["_deleted"] is True
+
+
+def test_conflicts(client, db):
+    """_changes?include_docs=true&conflicts=true: docs carry _conflicts."""
+    winner, loser, _ = make_conflict(db, "c")
+    row = changes(db, {"include_docs": "true", "conflicts": "true"})["results"][0]
+    assert row["doc"]["_rev"] == winner
+    assert row["doc"]["_conflicts"] == [loser]
+
+
+def test_style_all_docs(client, db):
+    """_changes?style=all_docs: "changes" lists every leaf; the default only the
+    winner (spec/couchdb.md)."""
+    winner, loser, _ = make_conflict(db, "c")
+    assert changes(db)["results"][0]["changes"] == [{"rev": winner}]
+    revs = [c["rev"] for c in changes(db, {"style": "all_docs"})["results"][0]["changes"]]
+    assert sorted(revs) == sorted([winner, loser])
+
+
+def test_filter_doc_ids_post(client, db):
+    """POST _changes?filter=_doc_ids with {"doc_ids":[..]} in the body."""
+    for i in ("a", "b", "c"):
+        put_doc(db, i, {})
+    r = client.post(db.url("_changes"), params={"filter": "_doc_ids"}, json={"doc_ids": ["c", "a"]})
+    b = body_of(assert_status(r, 200))
+    assert sorted(r["id"] for r in b["results"]) == ["a", "c"]
+
+
+def test_filter_doc_ids_query(client, db):
+    """GET _changes?filter=_doc_ids&doc_ids=["b"] (JSON array in the query)."""
+    for i in ("a", "b", "c"):
+        put_doc(db, i, {})
+    b = changes(db, {"filter": "_doc_ids", "doc_ids": qjson(["b"])})
+    assert [r["id"] for r in b["results"]] == ["b"]
+
+
+def test_missing_db(client, url):
+    """_changes on a missing database: 404 not_found."""
+    from conftest import random_db_name
+
+    assert_error(client.get(url(random_db_name(), "_changes")), 404, "not_found")
+
+
+def test_bad_feed(client, db):
+    """chttpd_db: an unknown feed type -> 400 bad_request."""
+    assert_error(client.get(db.url("_changes"), params={"feed": "bogus"}), 400, "bad_request")

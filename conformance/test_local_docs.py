@@ -1,0 +1,76 @@
+"""_local documents. CouchDB docs: API Reference › Local (non-replicating) Documents;
+spec/couchdb.md › Revisions (_local bullets, Checked on CouchDB 3.4.3)."""
+
+from couch import assert_error, assert_status, body_of, changes, put_doc
+
+
+def test_put_get_first_rev(client, db):
+    """Local Documents › PUT /{db}/_local/{docid}: 201, rev "0-1"; GET returns it."""
+    r = assert_status(client.put(db.url("_local/cp"), json={"seq": "x"}), 201)
+    assert body_of(r) == {"ok": True, "id": "_local/cp", "rev": "0-1"}
+    doc = body_of(assert_status(client.get(db.url("_local/cp")), 200))
+    assert doc == {"_id": "_local/cp", "_rev": "0-1", "seq": "x"}
+
+
+def test_rev_increments(client, db):
+    """spec/couchdb.md: PUT with the current rev gives 0-(N+1); "0-99" gives "0-100"."""
+    put_doc(db, "_local/cp", {})
+    assert put_doc(db, "_local/cp", {"_rev": "0-1"})["rev"] == "0-2"
+    assert put_doc(db, "_local/cp", {"_rev": "0-99"})["rev"] == "0-100"
+    assert body_of(client.get(db.url("_local/cp")))["_rev"] == "0-100"
+
+
+def test_no_rev_check(client, db):
+    """spec/couchdb.md: _local docs have no revision check - PUT without _rev on an
+    existing one is accepted (replication checkpoints rely on it)."""
+    put_doc(db, "_local/cp", {"v": 1})
+    put_doc(db, "_local/cp", {"_rev": "0-1", "v": 2})
+    r = client.put(db.url("_local/cp"), json={"v": 3})
+    assert_status(r, 201)
+    assert body_of(client.get(db.url("_local/cp")))["v"] == 3
+
+
+def test_revs_true(client, db):
+    """spec/couchdb.md › Checked on CouchDB 3.4.3: ?revs=true adds
+    _revisions {"start":0,"ids":["1"]}."""
+    put_doc(db, "_local/cp", {})
+    doc = body_of(client.get(db.url("_local/cp"), params={"revs": "true"}))
+    assert doc["_revisions"] == {"start": 0, "ids": ["1"]}
+
+
+def test_delete(client, db):
+    """Local Documents › DELETE /{db}/_local/{docid}: 200 {"ok":true}; then 404."""
+    put_doc(db, "_local/cp", {})
+    r = assert_status(client.delete(db.url("_local/cp"), params={"rev": "0-1"}), 200)
+    assert body_of(r)["ok"] is True
+    assert_error(client.get(db.url("_local/cp")), 404, "not_found")
+
+
+def test_missing(client, db):
+    """Local Documents › GET: a missing _local doc -> 404 not_found."""
+    assert_error(client.get(db.url("_local/nope")), 404, "not_found")
+
+
+def test_not_in_all_docs_or_changes(client, db):
+    """spec/couchdb.md: _local docs are not in _all_docs or _changes, and do not
+    count in doc_count."""
+    put_doc(db, "_local/cp", {})
+    put_doc(db, "regular", {})
+    ids = [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]]
+    assert ids == ["regular"]
+    assert [c["id"] for c in changes(db)["results"]] == ["regular"]
+    assert body_of(client.get(db.url()))["doc_count"] == 1
+
+
+def test_local_docs_listing(client, db):
+    """API Reference › Databases › GET /{db}/_local_docs: rows of id, key and
+    value.rev, sorted by id."""
+    put_doc(db, "_local/b", {})
+    put_doc(db, "_local/a", {})
+    put_doc(db, "regular", {})
+    b = body_of(assert_status(client.get(db.url("_local_docs")), 200))
+    rows = b["rows"]
+    assert [r["id"] for r in rows] == ["_local/a", "_local/b"]
+    assert rows[0]["key"] == "_local/a"
+    assert rows[0]["value"]["rev"] == "0-1"
+
