@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // epoll and eventfd, which Glibc's Swift module map does not export.
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
 
@@ -40,7 +42,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SetteeHTTP",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "SetteeServer",

@@ -28,6 +28,15 @@ public enum ResponseBody: Sendable {
 public protocol ResponseBodyWriter: Sendable {
     /// Sends `bytes` (as one chunk when chunked). Throws `HTTPError.connectionClosed` once the peer is gone.
     func write(_ bytes: [UInt8]) async throws
+
+    /// True once the client has closed its side of the connection, so an idle
+    /// stream (a `_changes` feed between heartbeats) can stop without writing.
+    var isPeerClosed: Bool { get }
+}
+
+extension ResponseBodyWriter {
+    /// Writers that cannot tell (test doubles) report an open peer.
+    public var isPeerClosed: Bool { false }
 }
 
 /// Reason phrases for the status codes Settee sends (RFC 9110 §15).

@@ -1,28 +1,152 @@
 public import Logging
+internal import Glibc
+internal import Synchronization
 
 /// An HTTP/1.1 server over non-blocking POSIX sockets and epoll.
 ///
-/// API CONTRACT — implementation to be completed by the HTTP work.
+/// One event-loop thread waits in epoll_wait; each connection is a task that
+/// serves its requests in a loop and suspends only when a socket would block.
 ///
 ///     let server = HTTPServer(configuration: config, responder: router, logger: logger)
 ///     let ports = try server.start()      // listening now
-///     try await server.run()              // returns after shutdown()
+///     await server.run()                  // returns after shutdown()
 public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
+    private let responder: any HTTPResponder
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let stopping = Atomic<Bool>(false)
+
+    private struct State {
+        var loop: EventLoop?
+        var listeners: [AsyncSocket] = []
+        var acceptTasks: [Task<Void, Never>] = []
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        var runWaiters: [CheckedContinuation<Void, Never>] = []
+        var isFinished = false
+    }
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
     }
 
     /// Binds every configured address and starts accepting.
-    /// - Returns: the bound port of each listener (useful with port 0).
-    /// - Throws: `HTTPError.socket` when an address cannot be bound.
-    public func start() throws -> [Int] { [] }
+    /// - Returns: the bound port of each listener, in `bindAddresses` order (useful with port 0).
+    /// - Throws: `HTTPError.socket` when an address cannot be bound; nothing stays open then.
+    public func start() throws -> [Int] {
+        // MSG_NOSIGNAL covers our sends; this covers any other write to a dead socket.
+        signal(SIGPIPE, SIG_IGN)
+        let loop = try EventLoop()
+        try loop.start()
+        var listeners: [AsyncSocket] = []
+        var ports: [Int] = []
+        do {
+            for address in configuration.bindAddresses {
+                let socket = try Socket.listen(address: address, port: configuration.port)
+                let listener = try AsyncSocket(socket, peer: address, loop: loop)
+                listeners.append(listener)
+                ports.append(try socket.localPort())
+            }
+        } catch {
+            listeners.forEach { $0.close() }
+            loop.stop()
+            throw error
+        }
+        let tasks = listeners.map { listener in Task { await self.acceptLoop(listener, loop: loop) } }
+        state.withLock { s in
+            s.loop = loop
+            s.listeners = listeners
+            s.acceptTasks = tasks
+        }
+        logger.info("listening", metadata: ["addresses": "\(configuration.bindAddresses)", "ports": "\(ports)"])
+        return ports
+    }
 
     /// Suspends until the server has shut down.
-    public func run() async {}
+    public func run() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if !s.isFinished { s.runWaiters.append(c) }
+                return s.isFinished
+            }
+            if done { c.resume() }
+        }
+    }
 
-    /// Stops accepting, lets in-flight requests finish (streams are ended),
-    /// closes idle connections, and returns when all connections are closed.
-    public func shutdown() async {}
+    /// Stops accepting, lets in-flight requests finish (streams are ended on their
+    /// next write), closes idle connections, and returns when all connections are closed.
+    public func shutdown() async {
+        if stopping.exchange(true, ordering: .acquiringAndReleasing) {
+            await run()
+            return
+        }
+        let (listeners, tasks) = state.withLock { s in (s.listeners, s.acceptTasks) }
+        listeners.forEach { $0.close() }
+        for task in tasks { await task.value }
+        state.withLock { s in Array(s.connections.values) }.forEach { $0.closeIfIdle() }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let empty = state.withLock { s in
+                if !s.connections.isEmpty { s.drainWaiters.append(c) }
+                return s.connections.isEmpty
+            }
+            if empty { c.resume() }
+        }
+        let (loop, waiters) = state.withLock { s in
+            s.isFinished = true
+            defer { s.runWaiters = [] }
+            return (s.loop, s.runWaiters)
+        }
+        loop?.stop()
+        waiters.forEach { $0.resume() }
+        logger.info("stopped")
+    }
+
+    private func acceptLoop(_ listener: AsyncSocket, loop: EventLoop) async {
+        while !stopping.load(ordering: .acquiring) {
+            do {
+                let (socket, peer) = try await listener.accept()
+                admit(socket, peer: peer, loop: loop)
+            } catch HTTPError.socket(let call, let code) where code == EMFILE || code == ENFILE {
+                // Out of descriptors: back off instead of spinning; existing connections free some.
+                logger.error("\(call) failed: errno \(code)")
+                try? await Task.sleep(for: .milliseconds(100))
+            } catch {
+                if !stopping.load(ordering: .acquiring) { logger.error("accept stopped: \(error)") }
+                return
+            }
+        }
+    }
+
+    /// Starts a connection task, or closes the socket at once when stopping or full.
+    private func admit(_ socket: Socket, peer: String, loop: EventLoop) {
+        let full = state.withLock { $0.connections.count >= configuration.maxConnections }
+        guard !full, !stopping.load(ordering: .acquiring) else {
+            socket.close()
+            return
+        }
+        guard let asyncSocket = try? AsyncSocket(socket, peer: peer, loop: loop) else { return }
+        let connection = Connection(socket: asyncSocket, configuration: configuration, responder: responder,
+                                    logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) })
+        let id = ObjectIdentifier(connection)
+        state.withLock { $0.connections[id] = connection }
+        // A shutdown that listed connections before this insert must still close it if idle.
+        if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
+        Task {
+            await connection.run()
+            self.remove(id)
+        }
+    }
+
+    private func remove(_ id: ObjectIdentifier) {
+        let waiters = state.withLock { s in
+            s.connections[id] = nil
+            guard s.connections.isEmpty else { return [CheckedContinuation<Void, Never>]() }
+            defer { s.drainWaiters = [] }
+            return s.drainWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
 }

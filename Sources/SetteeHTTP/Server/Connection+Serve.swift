@@ -1,0 +1,145 @@
+internal import Logging
+
+extension Connection {
+    /// Serves one request. - Returns: whether the connection may read another.
+    func serve(_ head: RequestHead) async -> Bool {
+        let started = ContinuousClock.now
+        body = BodyState(framing: head.framing, expectsContinue: head.expectsContinue,
+                         maxBodyBytes: configuration.limits.maxBodyBytes,
+                         maxTrailerBytes: configuration.limits.maxHeaderBytes)
+        let request = HTTPRequest(
+            method: head.method, target: head.target, version: head.version, headers: head.headers,
+            body: RequestBody(declaredLength: head.framing.declaredLength) { [self] in try await nextBodyPiece() },
+            remoteAddress: socket.peer, logger: logger)
+        let response = await responder.respond(to: request)
+        let reusable = await settleBody() && head.isKeepAlive && !isServerStopping()
+        let responseHead = ResponseHead(response: response, requestMethod: head.method, version: head.version,
+                                        closing: !reusable)
+        let sent = await send(response, head: responseHead)
+        let millis = (ContinuousClock.now - started).milliseconds
+        logger.info("\(head.method) \(request.rawPath) \(response.status) \(millis) ms")
+        guard sent, !responseHead.closing else {
+            if sent { await lingeringClose() }
+            return false
+        }
+        return true
+    }
+
+    /// Writes the head and body. - Returns: false if the connection must close.
+    private func send(_ response: HTTPResponse, head: ResponseHead) async -> Bool {
+        let deadline = ContinuousClock.now + configuration.bodyTimeout
+        do {
+            guard case .stream(let produce) = response.body, head.mode != .none else {
+                try await socket.write(head.bytes + head.fixedBody, deadline: deadline)
+                return true
+            }
+            try await socket.write(head.bytes, deadline: deadline)
+            let writer = StreamWriter(socket: socket, mode: head.mode, timeout: configuration.bodyTimeout,
+                                      isServerStopping: isServerStopping)
+            try await produce(writer)
+            return try await writer.finish()
+        } catch {
+            logger.debug("response not completed: \(error)")
+            return false
+        }
+    }
+
+    /// The next piece of the request body, for `RequestBody`.
+    func nextBodyPiece() async throws -> [UInt8]? {
+        if body.isComplete { return nil }
+        if body.isBroken { throw HTTPError.truncatedBody }
+        do {
+            if body.expectsContinue && !body.isContinueSent {
+                body.isContinueSent = true
+                // RFC 9110 §10.1.1: the interim response tells the client to send the content.
+                try await socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8),
+                                       deadline: .now + configuration.bodyTimeout)
+            }
+            while true {
+                if let piece = try takeBufferedBody() { return piece }
+                if body.isComplete { return nil }
+                let bytes = try await socket.read(deadline: .now + configuration.bodyTimeout)
+                guard !bytes.isEmpty else { throw HTTPError.truncatedBody }
+                compact()
+                buffer.append(contentsOf: bytes)
+            }
+        } catch {
+            body.isBroken = true
+            throw error
+        }
+    }
+
+    /// Body bytes already received, consumed from the buffer; nil when none are buffered.
+    private func takeBufferedBody() throws(HTTPError) -> [UInt8]? {
+        switch body.framing {
+        case .none:
+            body.isComplete = true
+            return nil
+        case .length:
+            let n = min(body.remaining, buffer.count - start)
+            guard n > 0 else { return nil }
+            defer { start += n }
+            body.remaining -= n
+            body.isComplete = body.remaining == 0
+            return Array(buffer[start..<(start + n)])
+        case .chunked:
+            var piece: [UInt8] = []
+            start = try body.decoder.decode(buffer, from: start, into: &piece)
+            body.isComplete = body.decoder.isComplete
+            return piece.isEmpty ? nil : piece
+        }
+    }
+
+    /// Reads and discards what the handler left unread, if that is cheap.
+    /// - Returns: whether the connection is positioned at the next request.
+    private func settleBody() async -> Bool {
+        if body.isComplete { return true }
+        if body.isBroken { return false }
+        // The client waits for 100 Continue we never sent: it may or may not send the
+        // body, so the stream position is unknown; close (RFC 9110 §10.1.1).
+        if body.expectsContinue && !body.isContinueSent { return false }
+        if case .length(let n) = body.framing, body.remaining > Self.drainLimit || n < 0 { return false }
+        var drained = 0
+        while drained <= Self.drainLimit {
+            guard let piece = try? await nextBodyPiece() else { return body.isComplete }
+            drained += piece.count
+        }
+        return false
+    }
+
+    /// Unread body bytes worth discarding to keep a connection (more is cheaper to close).
+    static var drainLimit: Int { 1 << 20 }
+}
+
+/// Where the connection stands in the current request body.
+struct BodyState {
+    let framing: BodyFraming
+    var remaining: Int
+    var decoder: ChunkedDecoder
+    let expectsContinue: Bool
+    var isContinueSent = false
+    var isComplete: Bool
+    var isBroken = false
+
+    init(framing: BodyFraming, expectsContinue: Bool, maxBodyBytes: Int, maxTrailerBytes: Int) {
+        self.framing = framing
+        self.remaining = framing.declaredLength ?? 0
+        self.decoder = ChunkedDecoder(maxBodyBytes: maxBodyBytes, maxTrailerBytes: maxTrailerBytes)
+        self.expectsContinue = expectsContinue
+        self.isComplete = framing == .none || framing == .length(0)
+    }
+}
+
+extension BodyFraming {
+    var declaredLength: Int? {
+        switch self {
+        case .none: 0
+        case .length(let n): n
+        case .chunked: nil
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

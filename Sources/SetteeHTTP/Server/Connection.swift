@@ -1,0 +1,170 @@
+internal import Logging
+internal import Synchronization
+
+/*
+ Connection: one TCP connection, served by one task as a loop over requests
+ (RFC 9112 §9.3 persistence, §9.3.2 pipelining).
+
+   idle ──bytes──► reading head ──head──► serving ──response──► idle (keep-alive)
+    │ idleTimeout       │ headerTimeout → 408, close          │ close needed → lingering close
+    ▼                   │ bad framing → 400/413/431, close    ▼
+   close                ▼                                   close
+
+ Invariants:
+ - `buffer[start...]` holds received bytes not yet consumed; after a request its
+   leftovers are the start of the next (pipelined) request.
+ - The body is pulled on demand from the handler (`RequestBody`), sending
+   `100 Continue` first when asked (RFC 9110 §10.1.1). While the responder runs,
+   this task waits for it, so the handler has the read side to itself.
+ - Before the response, an unread body is drained if small; otherwise, or when
+   the client awaits 100 Continue we never sent, the response says
+   `Connection: close` (RFC 9110 §10.1.1: the server MAY close instead of reading).
+ - `phase` lets `HTTPServer.shutdown()` close idle connections without racing
+   a request that just arrived: it only interrupts a connection marked idle,
+   and a connection only goes idle if the server is not shutting down.
+ */
+
+/// Serves the requests of one connection. Mutable state is touched by one task at a time.
+final class Connection: @unchecked Sendable {
+    enum Phase { case busy, idle, closing }
+
+    let socket: AsyncSocket
+    let configuration: ServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let isServerStopping: @Sendable () -> Bool
+    private let phase = Mutex(Phase.busy)
+
+    var buffer: [UInt8] = []
+    var start = 0
+    var body = BodyState(framing: .none, expectsContinue: false, maxBodyBytes: 0, maxTrailerBytes: 0)
+
+    init(socket: AsyncSocket, configuration: ServerConfiguration, responder: any HTTPResponder,
+         logger: Logger, isServerStopping: @escaping @Sendable () -> Bool) {
+        self.socket = socket
+        self.configuration = configuration
+        self.responder = responder
+        var logger = logger
+        logger[metadataKey: "peer"] = "\(socket.peer)"
+        self.logger = logger
+        self.isServerStopping = isServerStopping
+    }
+
+    /// Serves requests until the connection must close, then closes it.
+    func run() async {
+        while let head = await nextHead() {
+            guard await serve(head) else { break }
+        }
+        socket.close()
+    }
+
+    /// Closes the connection now if it waits for a request; otherwise the
+    /// connection closes itself after the response in flight.
+    func closeIfIdle() {
+        let wasIdle = phase.withLock { p in
+            defer { if p == .idle { p = .closing } }
+            return p == .idle
+        }
+        if wasIdle { socket.interrupt(.connectionClosed) }
+    }
+
+    private func enterIdle() -> Bool {
+        phase.withLock { p in
+            guard p != .closing, !isServerStopping() else { return false }
+            p = .idle
+            return true
+        }
+    }
+
+    private func leaveIdle() -> Bool {
+        phase.withLock { p in
+            guard p != .closing else { return false }
+            p = .busy
+            return true
+        }
+    }
+
+    /// Reads until a head parses. Nil when the connection should close (after any error answer).
+    private func nextHead() async -> RequestHead? {
+        let parser = RequestParser(limits: configuration.limits)
+        var headerDeadline: ContinuousClock.Instant?
+        while true {
+            if start < buffer.count {
+                if headerDeadline == nil {
+                    guard leaveIdle() else { return nil }
+                    headerDeadline = .now + configuration.headerTimeout
+                }
+                do {
+                    if let (head, end) = try parser.parse(buffer, from: start) {
+                        start = end
+                        return head
+                    }
+                } catch {
+                    await reject(error, version: .http11)
+                    return nil
+                }
+            } else if headerDeadline == nil {
+                guard enterIdle() else { return nil }
+            }
+            guard await receiveHeadBytes(headerDeadline: headerDeadline) else { return nil }
+        }
+    }
+
+    /// One read for the head. False on end of stream, error or timeout (408 if a request had begun).
+    private func receiveHeadBytes(headerDeadline: ContinuousClock.Instant?) async -> Bool {
+        do {
+            let bytes = try await socket.read(deadline: headerDeadline ?? .now + configuration.idleTimeout)
+            if bytes.isEmpty { return false }
+            compact()
+            buffer.append(contentsOf: bytes)
+            return true
+        } catch let error as HTTPError where error == HTTPError.timedOut {
+            // RFC 9110 §15.5.9: 408 for a request that did not complete in time.
+            if headerDeadline != nil { await reject(HTTPError.timedOut, version: .http11) }
+            return false
+        } catch {
+            return false
+        }
+    }
+
+    /// Drops consumed bytes so an idle connection holds no buffer.
+    func compact() {
+        if start >= buffer.count {
+            buffer = []
+            start = 0
+        } else if start > 64 * 1024 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+    }
+
+    /// Answers a framing error (STYLE rule 13: never a silent close) and closes.
+    func reject(_ error: any Error, version: HTTPVersion) async {
+        let status: Int
+        switch error as? HTTPError {
+        case .headersTooLarge: status = 431  // RFC 6585 §5
+        case .bodyTooLarge: status = 413  // RFC 9110 §15.5.14
+        case .timedOut: status = 408  // RFC 9110 §15.5.9
+        case .connectionClosed, .socket: return
+        default: status = 400  // RFC 9112 §2.2, §5, §6.3
+        }
+        logger.info("rejected request: \(error)", metadata: ["status": "\(status)"])
+        let response = HTTPResponse(status: status, headers: ["Content-Type": "text/plain"],
+                                    body: .bytes(Array("\(HTTPStatus.reasonPhrase(status))\n".utf8)))
+        let head = ResponseHead(response: response, requestMethod: "GET", version: version, closing: true)
+        try? await socket.write(head.bytes + head.fixedBody, deadline: .now + configuration.bodyTimeout)
+        await lingeringClose()
+    }
+
+    /// Sends FIN, then discards what the client still sends for a moment, so that
+    /// closing with unread input does not reset the connection before the client
+    /// has read our answer (RFC 9112 §9.6 "tear-down").
+    func lingeringClose() async {
+        socket.socket.shutdownWrite()
+        let deadline = ContinuousClock.now + .seconds(2)
+        var discarded = 0
+        while discarded < 1 << 20, let bytes = try? await socket.read(deadline: deadline), !bytes.isEmpty {
+            discarded += bytes.count
+        }
+    }
+}

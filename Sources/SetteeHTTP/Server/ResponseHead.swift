@@ -1,0 +1,84 @@
+/// The serialized status line and header section of a response, plus how its
+/// body is framed. The HTTP layer adds only framing and connection headers;
+/// everything else (Server, Date, Content-Type) is the responder's.
+struct ResponseHead: Sendable {
+    enum BodyMode: Sendable, Equatable {
+        /// No body bytes follow (HEAD, 1xx/204/304, or an empty body).
+        case none
+        /// These bytes follow, as declared in Content-Length.
+        case fixed([UInt8])
+        /// A stream framed as chunks (RFC 9112 §7.1).
+        case chunked
+        /// A stream of exactly this many bytes, declared by the handler.
+        case length(Int)
+        /// A stream delimited by closing the connection (HTTP/1.0 clients, RFC 9112 §6.3 rule 8).
+        case untilClose
+    }
+
+    let bytes: [UInt8]
+    let mode: BodyMode
+    /// Whether the connection closes after this response.
+    let closing: Bool
+
+    var fixedBody: [UInt8] { if case .fixed(let b) = mode { b } else { [] } }
+
+    init(response: HTTPResponse, requestMethod: String, version: HTTPVersion, closing: Bool) {
+        var headers = response.headers
+        let status = response.status
+        // RFC 9110 §6.4.1: 1xx, 204 and 304 responses have no content; RFC 9110 §9.3.2:
+        // HEAD gets the headers a GET would get, without the content.
+        let hasNoContent = (100..<200).contains(status) || status == 204 || status == 304
+        let isHead = requestMethod == "HEAD"
+        var closing = closing
+        headers.remove("Transfer-Encoding")
+        var mode: BodyMode
+        switch response.body {
+        case .empty, .bytes:
+            var payload: [UInt8] = []
+            if case .bytes(let b) = response.body { payload = b }
+            if hasNoContent {
+                headers.remove("Content-Length")  // RFC 9110 §8.6: none in 1xx/204
+            } else if !(isHead && payload.isEmpty && headers.contains("Content-Length")) {
+                headers.set("Content-Length", String(payload.count))
+            }
+            mode = isHead || hasNoContent || payload.isEmpty ? .none : .fixed(payload)
+        case .stream:
+            if let declared = headers["Content-Length"].flatMap(RequestParser.parseLength) {
+                mode = .length(declared)
+            } else if version == .http11 {
+                headers.remove("Content-Length")
+                headers.set("Transfer-Encoding", "chunked")
+                mode = .chunked
+            } else {
+                headers.remove("Content-Length")
+                mode = .untilClose
+                closing = true
+            }
+            if isHead || hasNoContent { mode = .none }
+        }
+        headers.remove("Connection")
+        if closing {
+            headers.add("Connection", "close")
+        } else if version == .http10 {
+            headers.add("Connection", "keep-alive")  // RFC 9112 §9.3: 1.0 persistence is opt-in
+        }
+        self.mode = mode
+        self.closing = closing
+        self.bytes = Self.serialize(status: status, headers: headers)
+    }
+
+    /// Always `HTTP/1.1` (RFC 9110 §2.5: a server sends its highest conformant version).
+    private static func serialize(status: Int, headers: HTTPHeaders) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
+        for (name, value) in headers {
+            // A CR or LF from a handler would split the response (RFC 9110 §5.5).
+            text += "\(name): \(value.contains(where: \.isNewline) ? Self.flatten(value) : value)\r\n"
+        }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+
+    private static func flatten(_ value: String) -> String {
+        String(value.map { $0.isNewline ? " " : $0 })
+    }
+}

@@ -1,0 +1,75 @@
+internal import Synchronization
+
+/// A registered non-blocking socket whose calls suspend only on EAGAIN.
+///
+/// At most one task reads and one task writes at a time (the connection's task,
+/// or a handler it lent the body or the stream writer to while it awaits).
+final class AsyncSocket: Sendable {
+    let socket: Socket
+    let peer: String
+    private let waiter: IOWaiter
+    private let loop: EventLoop
+    private let isClosed = Atomic<Bool>(false)
+
+    /// Registers `socket` with `loop`; on failure the socket is closed.
+    init(_ socket: Socket, peer: String, loop: EventLoop) throws(HTTPError) {
+        do {
+            waiter = try loop.register(fd: socket.fd)
+        } catch {
+            socket.close()
+            throw error
+        }
+        self.socket = socket
+        self.peer = peer
+        self.loop = loop
+    }
+
+    /// True once the peer shut down its side; lets an idle stream notice a gone client.
+    var isPeerClosed: Bool { waiter.isPeerClosed }
+
+    /// Up to `maxBytes` bytes; empty at end of stream.
+    /// - Throws: `HTTPError.timedOut` past `deadline`, `.connectionClosed`, `.socket`.
+    func read(maxBytes: Int = 64 * 1024, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        while true {
+            switch try socket.receive(maxBytes: maxBytes) {
+            case .done(let bytes): return bytes
+            case .wouldBlock: try await waiter.wait(for: .read, deadline: deadline)
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, suspending while the socket buffer is full.
+    /// - Throws: `HTTPError.connectionClosed` once the peer is gone, `.timedOut` past `deadline`.
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            let outcome = try bytes.withUnsafeBytes { raw throws(HTTPError) in
+                try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+            }
+            switch outcome {
+            case .done(let n): offset += n
+            case .wouldBlock: try await waiter.wait(for: .write, deadline: deadline)
+            }
+        }
+    }
+
+    /// The next connection on a listening socket.
+    func accept() async throws -> (Socket, String) {
+        while true {
+            switch try socket.accept() {
+            case .done(let client): return client
+            case .wouldBlock: try await waiter.wait(for: .read, deadline: nil)
+            }
+        }
+    }
+
+    /// Makes pending and future waits throw `error` (used to stop idle connections and listeners).
+    func interrupt(_ error: HTTPError) { waiter.fail(error) }
+
+    /// Deregisters and closes the fd; idempotent.
+    func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        loop.deregister(waiter)
+        socket.close()
+    }
+}

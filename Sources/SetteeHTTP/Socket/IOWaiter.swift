@@ -1,0 +1,92 @@
+internal import Synchronization
+
+/// The readiness of one file descriptor and the (at most one) task waiting to
+/// read and the (at most one) task waiting to write it.
+///
+/// Registration is edge-triggered (see `EventLoop`), so an event that arrives
+/// while nobody waits is remembered in `readReady`/`writeReady`; a waiter that
+/// finds the flag set consumes it and retries its syscall at once. A stale flag
+/// costs one extra EAGAIN and never a lost wake-up.
+final class IOWaiter: Sendable {
+    enum Direction: Sendable { case read, write }
+
+    private struct State {
+        var readReady = false
+        var writeReady = false
+        var reader: CheckedContinuation<Void, any Error>?
+        var writer: CheckedContinuation<Void, any Error>?
+        var readDeadline: ContinuousClock.Instant?
+        var writeDeadline: ContinuousClock.Instant?
+        /// Once set, every pending and future wait throws it (socket closed, server stopping).
+        var failure: HTTPError?
+        var isPeerClosed = false
+    }
+
+    let fd: Int32
+    private let state = Mutex(State())
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// True once the peer has shut down its sending side (EPOLLRDHUP) or reset.
+    var isPeerClosed: Bool { state.withLock { $0.isPeerClosed } }
+
+    /// Suspends until `direction` may make progress.
+    /// - Throws: `HTTPError.timedOut` past `deadline`, or the failure set by `fail(_:)`.
+    func wait(for direction: Direction, deadline: ContinuousClock.Instant?) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let immediate: Result<Void, HTTPError>? = state.withLock { s in
+                if let failure = s.failure { return .failure(failure) }
+                switch direction {
+                case .read:
+                    if s.readReady { s.readReady = false; return .success(()) }
+                    precondition(s.reader == nil, "two tasks read one socket")
+                    s.reader = continuation
+                    s.readDeadline = deadline
+                case .write:
+                    if s.writeReady { s.writeReady = false; return .success(()) }
+                    precondition(s.writer == nil, "two tasks write one socket")
+                    s.writer = continuation
+                    s.writeDeadline = deadline
+                }
+                return nil
+            }
+            if let immediate { continuation.resume(with: immediate) }
+        }
+    }
+
+    /// Called by the event-loop thread with the epoll event mask.
+    func signal(readable: Bool, writable: Bool, peerClosed: Bool) {
+        let (reader, writer) = state.withLock { s in
+            if peerClosed { s.isPeerClosed = true }
+            var r: CheckedContinuation<Void, any Error>?, w: CheckedContinuation<Void, any Error>?
+            if readable { if let c = s.reader { r = c; s.reader = nil } else { s.readReady = true } }
+            if writable { if let c = s.writer { w = c; s.writer = nil } else { s.writeReady = true } }
+            return (r, w)
+        }
+        reader?.resume()
+        writer?.resume()
+    }
+
+    /// Resumes waiters whose deadline has passed with `HTTPError.timedOut`.
+    func expire(now: ContinuousClock.Instant) {
+        let (reader, writer) = state.withLock { s in
+            var r: CheckedContinuation<Void, any Error>?, w: CheckedContinuation<Void, any Error>?
+            if let d = s.readDeadline, d <= now, let c = s.reader { r = c; s.reader = nil; s.readDeadline = nil }
+            if let d = s.writeDeadline, d <= now, let c = s.writer { w = c; s.writer = nil; s.writeDeadline = nil }
+            return (r, w)
+        }
+        reader?.resume(throwing: HTTPError.timedOut)
+        writer?.resume(throwing: HTTPError.timedOut)
+    }
+
+    /// Makes every pending and future wait throw `error`.
+    func fail(_ error: HTTPError) {
+        let (reader, writer) = state.withLock { s in
+            if s.failure == nil { s.failure = error }
+            defer { s.reader = nil; s.writer = nil }
+            return (s.reader, s.writer)
+        }
+        reader?.resume(throwing: error)
+        writer?.resume(throwing: error)
+    }
+}
