@@ -2,34 +2,68 @@ import SetteeHTTP
 import SetteeJSON
 import SetteeStore
 
-/// `GET`/`POST /{db}/_changes` (CouchDB API Reference › Databases › /{db}/_changes).
+/// `GET`/`POST /{db}/_changes` in every feed mode
+/// (CouchDB API Reference › Databases › /{db}/_changes). The normal feed is
+/// answered at once; the others stream (`ChangesFeed`).
 enum ChangesHandlers {
     static func changes(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let query = try await ChangesQuery(context)
-        guard query.feed == "normal" else {
-            throw CouchError.badRequest("Supported `feed` types: normal")
+        switch query.feed {
+        case "continuous", "eventsource", "longpoll":
+            return ChangesFeed(database: database, query: query).response()
+        default:
+            let updateSeq = try await database.updateSequence()
+            let since = query.since ?? updateSeq
+            let batch = try await ChangesBatch.read(database, query: query, since: since, limit: query.limit)
+            return JSONResponse.make(status: 200, bytes: try await batch.normalBody(query: query, updateSeq: updateSeq))
         }
-        let updateSeq = try await database.updateSequence()
-        let since = query.since ?? updateSeq
-        let changes = try await database.changes(since: since, limit: query.limit, descending: query.descending,
-                                                 docIDs: query.docIDs)
+    }
+}
+
+/// One read of the changes after `since`, filtered as the query asks.
+struct ChangesBatch {
+    var changes: [Change]
+    /// The seq scanned up to (filters may hide changes, so not always the last row's).
+    var scannedTo: Int64
+    var limited: Bool
+    let database: Database
+    let since: Int64
+
+    static func read(_ database: Database, query: ChangesQuery, since: Int64, limit: Int?) async throws -> ChangesBatch {
+        var rows = try await database.changes(since: since, limit: query.filter.needsDocuments ? nil : limit,
+                                              descending: query.descending, docIDs: query.docIDs)
+        let scannedTo = rows.last?.sequence ?? since
+        if query.filter.needsDocuments {
+            var kept: [Change] = []
+            for change in rows where try await query.filter.accepts(change, database: database) {
+                kept.append(change)
+                if let limit, kept.count >= limit { break }
+            }
+            rows = kept
+        }
+        let limited = limit.map { rows.count >= $0 } ?? false
+        return ChangesBatch(changes: rows, scannedTo: limited ? (rows.last?.sequence ?? scannedTo) : scannedTo,
+                            limited: limited, database: database, since: since)
+    }
+
+    /// `{"results":[...],"last_seq":N,"pending":P}` as the normal and longpoll feeds answer.
+    func normalBody(query: ChangesQuery, updateSeq: Int64) async throws -> [UInt8] {
         var out: [UInt8] = Array(#"{"results":["#.utf8)
         for (i, change) in changes.enumerated() {
             out.append(contentsOf: (i == 0 ? "\n" : ",\n").utf8)
-            try await write(change, query: query, database: database, to: &out)
+            try await ChangesBatch.write(change, query: query, database: database, to: &out)
         }
-        let limited = query.limit.map { changes.count >= $0 } ?? false
-        let lastSeq = (limited || query.descending) ? (changes.last?.sequence ?? since) : max(updateSeq, since)
+        let lastSeq = (limited || query.descending) ? (changes.last?.sequence ?? since) : max(updateSeq, scannedTo, since)
         var pending = 0
         if limited && !query.descending, let last = changes.last {
             pending = try await database.changes(since: last.sequence, limit: nil, descending: false,
                                                  docIDs: query.docIDs).count
         }
         out.append(contentsOf: "\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        return out
     }
 
-    /// One result line: `{"seq":..,"id":..,"changes":[{"rev":..}],"deleted":true,"doc":{..}}`.
+    /// One result: `{"seq":..,"id":..,"changes":[{"rev":..}],"deleted":true,"doc":{..}}`.
     static func write(_ change: Change, query: ChangesQuery, database: Database, to out: inout [UInt8]) async throws {
         out.append(contentsOf: "{\"seq\":\(change.sequence),\"id\":".utf8)
         JSONWriter.writeString(change.id, to: &out)
@@ -54,63 +88,5 @@ enum ChangesHandlers {
             }
         }
         out.append(UInt8(ascii: "}"))
-    }
-}
-
-/// The parameters of a `_changes` request, validated as CouchDB validates them.
-struct ChangesQuery {
-    var feed = "normal"
-    /// Nil for `since=now`.
-    var since: Int64? = 0
-    var limit: Int?
-    var descending = false
-    var includeDocs = false
-    var conflicts = false
-    var allDocsStyle = false
-    var docIDs: Set<String>?
-
-    init(_ context: RequestContext) async throws {
-        let q = context.query
-        feed = q["feed"] ?? "normal"
-        guard ["normal", "longpoll", "continuous", "eventsource"].contains(feed) else {
-            throw CouchError.badRequest("Supported `feed` types: normal, continuous, live, longpoll, eventsource")
-        }
-        since = try Self.parseSince(q["since"])
-        limit = try q.nonNegativeInt("limit")
-        descending = try q.bool("descending")
-        includeDocs = try q.bool("include_docs")
-        conflicts = try q.bool("conflicts")
-        switch q["style"] ?? "main_only" {
-        case "main_only": allDocsStyle = false
-        case "all_docs": allDocsStyle = true
-        default: throw CouchError.badRequest("Supported `style` values: main_only, all_docs")
-        }
-        for name in ["heartbeat", "timeout"] where q[name] != nil && q[name] != "true" {
-            _ = try q.nonNegativeInt(name)
-        }
-        if let filter = q["filter"] {
-            guard filter == "_doc_ids" else {
-                throw CouchError.badRequest("Settee supports the `_doc_ids` filter only")
-            }
-            docIDs = try await Self.docIDs(context)
-        }
-    }
-
-    static func parseSince(_ text: String?) throws -> Int64? {
-        guard let text else { return 0 }
-        if text == "now" { return nil }
-        guard let seq = Int64(text), seq >= 0 else {
-            throw CouchError.badRequest("Malformed sequence supplied in 'since' parameter.")
-        }
-        return seq
-    }
-
-    private static func docIDs(_ context: RequestContext) async throws -> Set<String> {
-        var list = try context.query.json("doc_ids")
-        if list == nil, context.request.method == "POST" { list = try await context.jsonBody().value["doc_ids"] }
-        guard let ids = list?.arrayValue?.compactMap(\.stringValue) else {
-            throw CouchError.badRequest("`doc_ids` filter parameter is not a list of doc ids.")
-        }
-        return Set(ids)
     }
 }

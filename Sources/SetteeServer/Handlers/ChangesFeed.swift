@@ -1,0 +1,73 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// The streaming `_changes` feeds: longpoll, continuous and eventsource.
+///
+/// The loop: read what is after `since`, write it, then sleep on the
+/// database's `ChangesNotifier` until a write wakes it, the heartbeat is due
+/// or the timeout ends the feed. The notifier's `wait(after:)` returns at once
+/// when the database is already past `since`, so a write racing the feed's
+/// start is never missed, and `since` moves only over rows that were written,
+/// so none is sent twice. With a heartbeat and no timeout the feed runs until
+/// the client goes; a write to a gone client throws and ends it, releasing
+/// everything (`ChangesQuery.idleLimit` has the timeout rules).
+struct ChangesFeed: Sendable {
+    let database: Database
+    let query: ChangesQuery
+
+    func response() -> HTTPResponse {
+        let type = query.feed == "eventsource" ? "text/event-stream" : "application/json"
+        return HTTPResponse(status: 200, headers: ["Content-Type": type, "Cache-Control": "must-revalidate"],
+                            body: .stream { writer in try await run(writer) })
+    }
+
+    private func run(_ writer: any ResponseBodyWriter) async throws {
+        var since = try await query.since ?? database.updateSequence()
+        var remaining = query.limit
+        let clock = ContinuousClock()
+        let deadline = query.idleLimit.map { clock.now + $0 }
+        let heartbeat = query.heartbeat.map { Duration.milliseconds(max($0, 1)) }
+        while true {
+            let batch = try await ChangesBatch.read(database, query: query, since: since, limit: remaining)
+            if query.feed == "longpoll", !batch.changes.isEmpty || remaining == 0 {
+                return try await writer.write(try await batch.normalBody(query: query, updateSeq: batch.scannedTo))
+            }
+            if !batch.changes.isEmpty { try await writer.write(try await lines(batch)) }
+            since = batch.scannedTo
+            if let r = remaining {
+                remaining = r - batch.changes.count
+                if remaining == 0 { return try await finish(writer, lastSeq: since) }
+            }
+            if writer.isPeerClosed { return }
+            let untilDeadline = deadline.map { $0 - clock.now }
+            if let untilDeadline, untilDeadline <= .zero { return try await finish(writer, lastSeq: since) }
+            let wait = [heartbeat, untilDeadline].compactMap { $0 }.min()
+            if await database.changesNotifier.wait(after: since, timeout: wait) == nil, heartbeat != nil,
+               deadline.map({ clock.now < $0 }) ?? true {
+                try await writer.write(query.feed == "eventsource" ? Array("event: heartbeat\ndata: \n\n".utf8) : [0x0A])
+            }
+        }
+    }
+
+    /// Continuous: one JSON object per line. Eventsource: `data:` and `id:` per event.
+    private func lines(_ batch: ChangesBatch) async throws -> [UInt8] {
+        var out: [UInt8] = []
+        for change in batch.changes {
+            if query.feed == "eventsource" { out.append(contentsOf: "data: ".utf8) }
+            try await ChangesBatch.write(change, query: query, database: database, to: &out)
+            out.append(0x0A)
+            if query.feed == "eventsource" { out.append(contentsOf: "id: \(change.sequence)\n\n".utf8) }
+        }
+        return out
+    }
+
+    /// The end of a feed: continuous ends with `{"last_seq":..,"pending":0}`, longpoll with an empty result.
+    private func finish(_ writer: any ResponseBodyWriter, lastSeq: Int64) async throws {
+        switch query.feed {
+        case "continuous": try await writer.write(Array("{\"last_seq\":\(lastSeq),\"pending\":0}\n".utf8))
+        case "longpoll": try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(lastSeq),\"pending\":0}\n".utf8))
+        default: break
+        }
+    }
+}

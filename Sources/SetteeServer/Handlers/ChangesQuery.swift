@@ -1,0 +1,119 @@
+import SetteeJSON
+import SetteeStore
+
+/// The parameters of a `_changes` request, validated as CouchDB validates them
+/// (`chttpd_changes:parse_changes_query`): a bad value is a 400 before any output.
+struct ChangesQuery: Sendable {
+    var feed = "normal"
+    /// Nil for `since=now`.
+    var since: Int64? = 0
+    var limit: Int?
+    var descending = false
+    var includeDocs = false
+    var conflicts = false
+    var allDocsStyle = false
+    var docIDs: Set<String>?
+    var filter = ChangesFilter.none
+    /// `heartbeat` in ms (`true` = the default 60 s); nil when absent.
+    var heartbeat: Int?
+    /// `timeout` in ms as given; nil when absent.
+    var timeout: Int?
+    /// CouchDB's `[chttpd] changes_timeout`: the longest a feed without a heartbeat waits.
+    static let maxTimeout = 60_000
+
+    /// When an idle feed ends. A heartbeat keeps a feed open until the client goes,
+    /// unless a `timeout` was also given (COUCHDB-2961: heartbeats until the timeout);
+    /// without a heartbeat the timeout is capped at `changes_timeout`.
+    var idleLimit: Duration? {
+        if heartbeat != nil { return timeout.map { .milliseconds($0) } }
+        return .milliseconds(min(timeout ?? Self.maxTimeout, Self.maxTimeout))
+    }
+
+    init(_ context: RequestContext) async throws {
+        let q = context.query
+        feed = q["feed"] ?? "normal"
+        if feed == "live" { feed = "continuous" }
+        guard ["normal", "longpoll", "continuous", "eventsource"].contains(feed) else {
+            throw CouchError.badRequest("Supported `feed` types: normal, continuous, live, longpoll, eventsource")
+        }
+        since = try Self.parseSince(q["since"] ?? context.headers["Last-Event-ID"])
+        limit = try q.nonNegativeInt("limit")
+        descending = try q.bool("descending")
+        includeDocs = try q.bool("include_docs")
+        conflicts = try q.bool("conflicts")
+        switch q["style"] ?? "main_only" {
+        case "main_only": allDocsStyle = false
+        case "all_docs": allDocsStyle = true
+        default: throw CouchError.badRequest("Supported `style` values: main_only, all_docs")
+        }
+        if let text = q["heartbeat"] {
+            heartbeat = text == "true" ? Self.maxTimeout : try q.nonNegativeInt("heartbeat").map { min($0, Self.maxTimeout) }
+        }
+        timeout = try q.nonNegativeInt("timeout")
+        _ = try q.nonNegativeInt("seq_interval")
+        try await parseFilter(context)
+    }
+
+    private mutating func parseFilter(_ context: RequestContext) async throws {
+        guard let name = context.query["filter"] else { return }
+        switch name {
+        case "_doc_ids":
+            var list = try context.query.json("doc_ids")
+            if list == nil, context.request.method == "POST" { list = try await context.jsonBody().value["doc_ids"] }
+            guard let ids = list?.arrayValue, ids.allSatisfy({ $0.stringValue != nil }) else {
+                throw CouchError.badRequest("`doc_ids` filter parameter is not a list of doc ids.")
+            }
+            docIDs = Set(ids.compactMap(\.stringValue))
+        case "_selector":
+            let body = context.request.method == "POST" ? try await context.jsonBody().value : .null
+            guard let selector = body["selector"] else {
+                throw CouchError.badRequest("Selector must be specified in POST payload")
+            }
+            do { filter = .selector(try Selector(selector)) } catch {
+                throw CouchError.badRequest("Invalid selector: \(error)")
+            }
+        case "_design":
+            filter = .design
+        case "_view":
+            throw CouchError.badRequest("Settee does not run views, so `filter=_view` is not supported.")
+        default:
+            throw CouchError.badRequest(
+                "Settee does not run JavaScript: filter functions (`filter=\(name)`) are not supported. Use _doc_ids, _selector or _design.")
+        }
+    }
+
+    static func parseSince(_ text: String?) throws -> Int64? {
+        guard let text else { return 0 }
+        if text == "now" { return nil }
+        guard let seq = Int64(text), seq >= 0 else {
+            throw CouchError.badRequest("Malformed sequence supplied in 'since' parameter.")
+        }
+        return seq
+    }
+}
+
+/// Filters that need the document itself (`_doc_ids` is applied by the store).
+enum ChangesFilter: Sendable {
+    case none
+    case design
+    case selector(Selector)
+
+    var needsDocuments: Bool {
+        if case .none = self { return false }
+        return true
+    }
+
+    func accepts(_ change: Change, database: Database) async throws -> Bool {
+        switch self {
+        case .none: return true
+        case .design: return change.id.hasPrefix("_design/")
+        case .selector(let selector):
+            guard let document = try await database.document(id: change.id, revisions: .winner),
+                  let revision = document.revisions.first, let body = revision.body
+            else { return false }
+            var writer = DocumentWriter(id: change.id, rev: revision.rev.description, body: body)
+            writer.isDeleted = revision.isDeleted
+            return selector.matches(try writer.jsonValue())
+        }
+    }
+}
