@@ -569,3 +569,21 @@ def test_bogus_auth_session_cookie_is_anonymous(base_url, client):
         assert_status(client.get(client.url(name)), 404)
     finally:
         client.delete(client.url(name))
+
+
+def test_truncated_multipart_put_stores_nothing(client, db):
+    """The multipart/related PUT of push line 19 cut short (the attachment part ends
+    before its declared length and there is no closing boundary) is rejected and
+    nothing is stored. CouchDB answers with an error status (couch_httpd_multipart
+    reads `length` bytes per `follows` attachment); the exact status of a cut stream
+    is not documented, so only "an error, and GET -> 404" is asserted."""
+    full = doc3_multipart(PUSH19_BOUNDARY)
+    cut = full[: full.find(b"Content-Length: 2003\r\n\r\n") + 24 + 500]
+    r = client.put(
+        db.url("doc000003"),
+        params={"new_edits": "false"},
+        data=cut,
+        headers={"Content-Type": 'multipart/related; boundary="%s"' % PUSH19_BOUNDARY},
+    )
+    assert 400 <= r.status_code < 600, (r.status_code, r.text[:300])
+    assert_status(client.get(db.url("doc000003")), 404)
