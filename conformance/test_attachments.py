@@ -1,0 +1,289 @@
+"""Attachments: inline, stubs, standalone /{db}/{doc}/{att}, multipart, encodings.
+
+CouchDB API reference "/{db}/{docid}" (Attachments, Inline / multipart) and
+"/{db}/{docid}/{attname}"; source: chttpd_db.erl db_attachment_req (GET headers:
+ETag = quoted base64 MD5, Accept-Ranges, Content-Encoding when the client accepts the
+stored encoding; Range -> 206 / 416), validate_attachment_name (leading `_` -> 400).
+"""
+
+import base64
+import hashlib
+
+from couch import assert_error, assert_status, body_of, get_doc, put_doc, qjson
+from multipart import build_related, media_type, parse_multipart
+
+DATA = bytes((i * 7) % 256 for i in range(2003))
+B64 = base64.b64encode(DATA).decode()
+OCTET = "application/octet-stream"
+
+
+def md5_digest(data):
+    return "md5-" + base64.b64encode(hashlib.md5(data).digest()).decode()
+
+
+def inline(data=DATA, ctype=OCTET):
+    return {"content_type": ctype, "data": base64.b64encode(data).decode()}
+
+
+def test_inline_put_gives_stub_on_read(db):
+    """Inline base64 attachment; GET shows a stub with content_type, digest
+    (md5-<base64>), length, revpos, stub (API reference /{db}/{docid}, Attachments)."""
+    out = put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    doc = get_doc(db, "a")
+    stub = doc["_attachments"]["x.bin"]
+    assert stub == {
+        "content_type": OCTET,
+        "digest": md5_digest(DATA),
+        "length": len(DATA),
+        "revpos": 1,
+        "stub": True,
+    }, stub
+    assert doc["_rev"] == out["rev"]
+
+
+def test_bulk_docs_inline_attachment(db):
+    """_bulk_docs accepts inline attachments like PUT (API reference /{db}/_bulk_docs)."""
+    r = db.client.post(db.url("_bulk_docs"),
+                       json={"docs": [{"_id": "b", "_attachments": {"x.bin": inline()}}]})
+    assert_status(r, 201)
+    stub = get_doc(db, "b")["_attachments"]["x.bin"]
+    assert stub["stub"] is True and stub["length"] == len(DATA)
+    assert stub["digest"] == md5_digest(DATA)
+
+
+def test_attachments_true_inlines_data(db):
+    """?attachments=true with Accept: application/json inlines base64 `data`
+    (API reference /{db}/{docid} GET, attachments; spec/couchdb.md "Checked on 3.4.3")."""
+    put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    doc = get_doc(db, "a", params={"attachments": "true"})
+    att = doc["_attachments"]["x.bin"]
+    assert att["data"] == B64
+    assert "stub" not in att
+    assert att["digest"] == md5_digest(DATA) and att["revpos"] == 1
+
+
+def test_atts_since_only_newer_attachments(db):
+    """atts_since=[revs]: only attachments changed after those revisions carry data
+    (API reference /{db}/{docid} GET, atts_since)."""
+    r1 = put_doc(db, "a", {"_attachments": {"old.bin": inline(b"old")}})
+    doc = get_doc(db, "a")
+    doc["_attachments"]["new.bin"] = inline(b"new")
+    put_doc(db, "a", doc)
+    got = get_doc(db, "a", params={"attachments": "true", "atts_since": qjson([r1["rev"]])})
+    atts = got["_attachments"]
+    assert atts["old.bin"].get("stub") is True and "data" not in atts["old.bin"]
+    assert atts["new.bin"]["data"] == base64.b64encode(b"new").decode()
+    assert atts["new.bin"]["revpos"] == 2
+
+
+def test_att_encoding_info_for_compressible_type(db):
+    """text/plain is compressible (CouchDB [attachments] compressible_types default):
+    att_encoding_info=true shows encoding "gzip" and encoded_length (API reference
+    /{db}/{docid} GET, att_encoding_info; spec/couchdb.md Attachments)."""
+    text = b"hello hello hello hello hello hello hello hello\n" * 20
+    put_doc(db, "a", {"_attachments": {"t.txt": inline(text, "text/plain")}})
+    stub = get_doc(db, "a", params={"att_encoding_info": "true"})["_attachments"]["t.txt"]
+    assert stub["encoding"] == "gzip"
+    assert isinstance(stub["encoded_length"], int) and stub["length"] == len(text)
+    plain = get_doc(db, "a")["_attachments"]["t.txt"]
+    assert "encoding" not in plain and "encoded_length" not in plain
+
+
+def test_gzip_attachment_served_encoded_when_accepted(db):
+    """A gzip-stored attachment read with Accept-Encoding: gzip is sent as stored with
+    Content-Encoding: gzip (chttpd_db.erl db_attachment_req: ReqAcceptsAttEnc)."""
+    text = b"compressible text " * 100
+    put_doc(db, "a", {"_attachments": {"t.txt": inline(text, "text/plain")}})
+    r = db.client.get(db.url("a", "t.txt"), headers={"Accept-Encoding": "gzip"})
+    assert_status(r, 200)
+    assert r.headers.get("Content-Encoding") == "gzip"
+    assert r.content == text  # requests decodes it
+    r = db.client.get(db.url("a", "t.txt"), headers={"Accept-Encoding": "identity"})
+    assert_status(r, 200)
+    assert r.headers.get("Content-Encoding") in (None, "identity")
+    assert r.content == text
+
+
+def test_stub_keeps_attachment_across_update(db):
+    """Sending the stub back keeps the attachment (revpos unchanged) (API reference
+    /{db}/{docid}, Attachments: stubs)."""
+    put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    doc = get_doc(db, "a")
+    doc["v"] = 2
+    put_doc(db, "a", doc)
+    stub = get_doc(db, "a")["_attachments"]["x.bin"]
+    assert stub["revpos"] == 1 and stub["digest"] == md5_digest(DATA)
+    r = db.client.get(db.url("a", "x.bin"))
+    assert r.content == DATA
+
+
+def test_unknown_stub_is_412_missing_stub(db):
+    """A stub for an attachment the parent revision lacks: 412 missing_stub
+    (spec/couchdb.md Attachments; couch_doc merge_stubs)."""
+    out = put_doc(db, "a", {"v": 1})
+    r = db.client.put(db.url("a"), json={
+        "_rev": out["rev"],
+        "_attachments": {"nope.bin": {"stub": True, "content_type": OCTET, "length": 3,
+                                      "digest": md5_digest(b"abc"), "revpos": 1}},
+    })
+    assert_error(r, 412, "missing_stub")
+
+
+def test_standalone_put_get_head_delete(db):
+    """PUT /{db}/{doc}/{att} without rev creates the document; GET returns the bytes
+    with Content-Type, Content-Length and ETag (quoted base64 MD5); If-None-Match ->
+    304; HEAD has the headers and no body; DELETE ?rev= removes it (API reference
+    /{db}/{docid}/{attname}; chttpd_db.erl db_attachment_req)."""
+    r = db.client.put(db.url("doc", "f.bin"), data=DATA, headers={"Content-Type": OCTET})
+    assert_status(r, 201)
+    out = body_of(r)
+    assert out["ok"] is True and out["id"] == "doc" and out["rev"].startswith("1-")
+    r = db.client.get(db.url("doc", "f.bin"))
+    assert_status(r, 200)
+    assert r.content == DATA
+    assert media_type(r.headers["Content-Type"]) == OCTET
+    assert int(r.headers["Content-Length"]) == len(DATA)
+    etag = r.headers["ETag"]
+    assert etag == '"%s"' % base64.b64encode(hashlib.md5(DATA).digest()).decode()
+    assert r.headers.get("Accept-Ranges") == "bytes"
+    r = db.client.get(db.url("doc", "f.bin"), headers={"If-None-Match": etag})
+    assert_status(r, 304)
+    r = db.client.head(db.url("doc", "f.bin"))
+    assert_status(r, 200)
+    assert int(r.headers["Content-Length"]) == len(DATA) and r.content == b""
+    r = db.client.put(db.url("doc", "g.txt"), params={"rev": out["rev"]}, data=b"second",
+                      headers={"Content-Type": "text/plain"})
+    assert_status(r, 201)
+    rev2 = body_of(r)["rev"]
+    assert set(get_doc(db, "doc")["_attachments"]) == {"f.bin", "g.txt"}
+    r = db.client.delete(db.url("doc", "f.bin"), params={"rev": rev2})
+    assert_status(r, 200)
+    assert body_of(r)["ok"] is True
+    assert_status(db.client.get(db.url("doc", "f.bin")), 404)
+    assert set(get_doc(db, "doc")["_attachments"]) == {"g.txt"}
+
+
+def test_standalone_put_stale_rev_conflicts(db):
+    """PUT of an attachment with a non-leaf rev: 409 conflict (API reference
+    /{db}/{docid}/{attname} PUT, 409)."""
+    out = put_doc(db, "doc", {"v": 1})
+    put_doc(db, "doc", {"_rev": out["rev"], "v": 2})
+    r = db.client.put(db.url("doc", "f.bin"), params={"rev": out["rev"]}, data=b"x",
+                      headers={"Content-Type": OCTET})
+    assert_error(r, 409, "conflict")
+
+
+def test_attachment_name_with_slash(db):
+    """Attachment names may contain `/`: /{db}/{doc}/a/b.txt names "a/b.txt"
+    (chttpd_db.erl joins the remaining path parts with "/")."""
+    url = db.client.base + "/" + db.name + "/doc/dir/b.txt"
+    r = db.client.put(url, data=b"nested", headers={"Content-Type": "text/plain"})
+    assert_status(r, 201)
+    assert "dir/b.txt" in get_doc(db, "doc")["_attachments"]
+    r = db.client.get(url)
+    assert_status(r, 200)
+    assert r.content == b"nested"
+
+
+def test_range_requests(db):
+    """Range: bytes=a-b on an identity-stored attachment -> 206 with Content-Range;
+    a range past the end -> 416 (chttpd_db.erl parse_ranges / make_content_range)."""
+    db.client.put(db.url("doc", "f.bin"), data=DATA, headers={"Content-Type": OCTET})
+    r = db.client.get(db.url("doc", "f.bin"), headers={"Range": "bytes=10-19"})
+    assert_status(r, 206)
+    assert r.headers["Content-Range"] == "bytes 10-19/%d" % len(DATA)
+    assert r.content == DATA[10:20]
+    r = db.client.get(db.url("doc", "f.bin"), headers={"Range": "bytes=5000-6000"})
+    assert_status(r, 416)
+
+
+def test_multipart_related_put(db):
+    """PUT /{db}/{docid} as multipart/related: JSON first with "follows": true, then
+    the attachment bodies in _attachments order (API reference /{db}/{docid},
+    "Creating Multiple Attachments")."""
+    doc = {"v": 1, "_attachments": {
+        "a.bin": {"follows": True, "content_type": OCTET, "length": len(DATA)},
+        "b.txt": {"follows": True, "content_type": "text/plain", "length": 5},
+    }}
+    body, ctype = build_related(doc, [([], DATA), ([], b"hello")])
+    r = db.client.put(db.url("mp"), data=body, headers={"Content-Type": ctype})
+    assert_status(r, 201)
+    got = get_doc(db, "mp")
+    assert got["_attachments"]["a.bin"]["length"] == len(DATA)
+    assert got["_attachments"]["a.bin"]["digest"] == md5_digest(DATA)
+    assert db.client.get(db.url("mp", "a.bin")).content == DATA
+    assert db.client.get(db.url("mp", "b.txt")).content == b"hello"
+
+
+def test_get_attachments_true_multipart_related(db):
+    """GET ?attachments=true with Accept: multipart/related answers multipart/related:
+    the JSON part first with "follows": true, then the attachment (spec/couchdb.md
+    "Checked on 3.4.3"; API reference /{db}/{docid} GET, "Efficient Multiple
+    Attachments Retrieving")."""
+    put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    r = db.client.get(db.url("a"), params={"attachments": "true"},
+                      headers={"Accept": "multipart/related"})
+    assert_status(r, 200)
+    assert media_type(r.headers["Content-Type"]) == "multipart/related"
+    parts = parse_multipart(r.content, r.headers["Content-Type"])
+    assert len(parts) == 2
+    assert media_type(parts[0].content_type) == "application/json"
+    j = parts[0].json()
+    assert j["_attachments"]["x.bin"].get("follows") is True
+    assert parts[1].body == DATA
+
+
+def test_open_revs_multipart_mixed(db):
+    """GET ?open_revs=all with Accept: multipart/mixed answers multipart/mixed, a
+    document with attachments as a nested multipart/related part (transcript pull
+    line 10)."""
+    put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    r = db.client.get(db.url("a"), params={"open_revs": "all", "revs": "true"},
+                      headers={"Accept": "multipart/mixed"})
+    assert_status(r, 200)
+    assert media_type(r.headers["Content-Type"]) == "multipart/mixed"
+    parts = parse_multipart(r.content, r.headers["Content-Type"])
+    assert len(parts) == 1
+    assert media_type(parts[0].content_type) == "multipart/related"
+    inner = parts[0].parts
+    assert media_type(inner[0].content_type) == "application/json"
+    assert inner[0].json()["_attachments"]["x.bin"]["follows"] is True
+    assert inner[1].body == DATA
+
+
+def test_bulk_get_attachments_true_json(db):
+    """_bulk_get?attachments=true with Accept: application/json inlines data (API
+    reference /{db}/_bulk_get; chttpd_db.erl bulk_get_is_multipart)."""
+    out = put_doc(db, "a", {"_attachments": {"x.bin": inline()}})
+    r = db.client.post(db.url("_bulk_get"), params={"attachments": "true"},
+                       json={"docs": [{"id": "a", "rev": out["rev"]}]})
+    assert_status(r, 200)
+    doc = body_of(r)["results"][0]["docs"][0]["ok"]
+    assert doc["_attachments"]["x.bin"]["data"] == B64
+
+
+def test_invalid_base64_is_400(db):
+    """Inline `data` that is not base64: 400 bad_request (couch_att.erl: "Invalid
+    attachment data")."""
+    r = db.client.put(db.url("a"), json={"_attachments": {
+        "x.bin": {"content_type": OCTET, "data": "***not base64***"}}})
+    assert_status(r, 400)
+    assert_status(db.client.get(db.url("a")), 404)
+
+
+def test_attachment_name_with_underscore_is_400(db):
+    """Attachment names must not start with `_`: 400 bad_request (chttpd_db.erl
+    validate_attachment_name), inline or standalone."""
+    r = db.client.put(db.url("a"), json={"_attachments": {"_x": inline(b"abc")}})
+    assert_error(r, 400, "bad_request")
+    r = db.client.put(db.url("b", "_x"), data=b"abc", headers={"Content-Type": OCTET})
+    assert_error(r, 400, "bad_request")
+    assert_status(db.client.get(db.url("b")), 404)
+
+
+def test_missing_attachment_404(db):
+    """GET of an attachment the document lacks: 404 not_found (chttpd_db.erl
+    get_existing_attachment)."""
+    put_doc(db, "a", {"v": 1})
+    assert_error(db.client.get(db.url("a", "nope.bin")), 404, "not_found")
+
