@@ -97,11 +97,18 @@ enum Inserter {
     /// Stems the tree, drops the stemmed rows, and caches the winner and seq in `docs`.
     static func finish(_ db: Connection, rowID: Int64, tree: inout RevisionTree,
                        sequence: Int64, revsLimit: Int) throws {
-        let droppedSequences = tree.revisionsBeyond(limit: revsLimit).compactMap { tree.node($0)?.sequence }
+        // Children of dropped rows are new roots too (their parent link is cut), so
+        // no row ever points at a deleted sequence.
+        let stemming = tree.stemming(to: revsLimit)
+        let dropped = stemming.dropped.compactMap { tree.node($0)?.sequence }
+        let newRoots = stemming.newRoots.compactMap { tree.node($0)?.sequence }
         tree.stem(to: revsLimit)
-        for dropped in droppedSequences {
-            try db.run("UPDATE revs SET parent = NULL WHERE parent = ?", [.integer(dropped)])
-            try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(dropped)])
+        for root in newRoots {
+            try db.run("UPDATE revs SET parent = NULL WHERE sequence = ?", [.integer(root)])
+        }
+        for row in dropped {
+            try db.run("UPDATE revs SET parent = NULL WHERE parent = ?", [.integer(row)])
+            try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(row)])
         }
         guard let winner = tree.winner else { return }
         try db.run("UPDATE docs SET seq = ?, winner = ?, deleted = ? WHERE doc_id = ?",

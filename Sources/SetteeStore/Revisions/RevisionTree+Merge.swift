@@ -42,29 +42,45 @@ extension RevisionTree {
         return nodes
     }
 
-    /// The revisions stemming to `limit` would drop.
-    public func revisionsBeyond(limit: Int) -> Set<RevisionID> {
+    /// What stemming to a limit does: the revisions dropped and the kept ones that become roots.
+    public struct Stemming: Sendable, Equatable {
+        public var dropped: Set<RevisionID> = []
+        public var newRoots: Set<RevisionID> = []
+    }
+
+    /// What stemming to `limit` would do, without doing it.
+    ///
+    /// As CouchDB's `couch_key_tree:stem` (paths stemmed one by one, then merged
+    /// again), a parent link survives only when some leaf's window holds both
+    /// ends of it; otherwise the child becomes a root even if its parent is kept
+    /// by another leaf. So every leaf's history is at most `limit` long.
+    public func stemming(to limit: Int) -> Stemming {
         precondition(limit >= 1, "revs_limit is at least 1")
         var kept = Set<RevisionID>()
+        var linked = Set<RevisionID>()
         for leaf in leaves {
-            kept.formUnion(history(of: leaf.rev).prefix(limit))
+            let window = history(of: leaf.rev).prefix(limit)
+            kept.formUnion(window)
+            linked.formUnion(window.dropLast())
         }
-        return Set(nodes.keys).subtracting(kept)
+        var result = Stemming(dropped: Set(nodes.keys).subtracting(kept))
+        for rev in kept where !linked.contains(rev) && nodes[rev]?.parent != nil {
+            result.newRoots.insert(rev)
+        }
+        return result
     }
 
     /// Stems every path to at most `limit` revisions.
-    /// - Returns: the dropped revisions.
+    /// - Returns: the dropped revisions and the new roots.
     @discardableResult
-    public mutating func stem(to limit: Int) -> Set<RevisionID> {
-        let dropped = revisionsBeyond(limit: limit)
-        guard !dropped.isEmpty else { return dropped }
-        for rev in dropped { remove(rev) }
-        for node in nodes.values {
-            if let parent = node.parent, dropped.contains(parent) {
-                insert(Node(rev: node.rev, parent: nil, isDeleted: node.isDeleted,
-                                       sequence: node.sequence, hasBody: node.hasBody))
-            }
+    public mutating func stem(to limit: Int) -> Stemming {
+        let result = stemming(to: limit)
+        for rev in result.dropped { remove(rev) }
+        for rev in result.newRoots {
+            guard let node = nodes[rev] else { continue }
+            insert(Node(rev: node.rev, parent: nil, isDeleted: node.isDeleted,
+                        sequence: node.sequence, hasBody: node.hasBody))
         }
-        return dropped
+        return result
     }
 }
