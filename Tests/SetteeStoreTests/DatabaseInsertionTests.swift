@@ -97,6 +97,16 @@ import Testing
         #expect(try await db.info().docCount == 1)
     }
 
+    @Test func batchIsOneTransaction() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let before = db.writer.commitCount
+        let updates = (0..<10).map { DocumentUpdate(id: "d\($0)", body: bytes("{}")) }
+        _ = try await db.update(updates, newEdits: true)
+        #expect(db.writer.commitCount == before + 1)
+    }
+
     @Test func concurrentWritesAllCommit() async throws {
         let store = try TestStore()
         defer { store.remove() }
@@ -107,5 +117,7 @@ import Testing
         }
         #expect(try await db.info().docCount == 50)
         #expect(try await db.updateSequence() == 50)
+        // Group commit: writes that queue up while a transaction runs share the next one.
+        #expect(db.writer.commitCount <= 50)
     }
 }

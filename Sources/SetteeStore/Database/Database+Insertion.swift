@@ -37,14 +37,17 @@ enum Inserter {
                      revsLimit: Int) throws -> Result<RevisionID, StoreError> {
         let record = try DocumentRecords.document(db, id: update.id)
         var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
-        guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else { return .failure(.conflict) }
+        guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else {
+            return .failure(.conflict)
+        }
         let rev = RevisionHasher.child(of: parent?.rev, isDeleted: update.isDeleted, body: update.body)
         guard !tree.contains(rev) else { return .failure(.conflict) }
         let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
         let sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: rev, parent: parent?.sequence,
                                                           isLeaf: true, isDeleted: update.isDeleted, body: update.body)
         if let parent { try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parent.sequence)]) }
-        tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted, sequence: sequence, hasBody: true))
+        tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted,
+                          sequence: sequence, hasBody: true))
         try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
         return .success(rev)
     }

@@ -52,7 +52,8 @@ extension Database {
             let body = query.includeBodies ? "json" : "x''"
             var documents: [LocalDocument] = []
             try db.query("SELECT docid, revid, \(body) FROM localdocs WHERE 1\(clause.sql)", clause.arguments) { row in
-                documents.append(LocalDocument(id: row.text(0) ?? "", rev: row.text(1) ?? "0-0", body: row.blob(2) ?? []))
+                documents.append(LocalDocument(id: row.text(0) ?? "", rev: row.text(1) ?? "0-0",
+                                               body: row.blob(2) ?? []))
             }
             return documents
         }

@@ -16,7 +16,8 @@ final class ReaderPool: @unchecked Sendable {
     init(path: String, count: Int, label: String) throws {
         precondition(count >= 1, "a database needs at least one reader")
         readers = try (0..<count).map { index in
-            Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: try Connection(path: path))
+            Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"),
+                   connection: try Connection(path: path))
         }
     }
 

@@ -45,7 +45,8 @@ enum Schema {
                 try connection.execute(migrations[index])
             }
             if version == 0 {
-                try connection.run("INSERT INTO info(key, value) VALUES ('revs_limit', ?)", [.integer(Int64(revsLimit))])
+                try connection.run("INSERT INTO info(key, value) VALUES ('revs_limit', ?)",
+                                   [.integer(Int64(revsLimit))])
                 try connection.run("INSERT INTO info(key, value) VALUES ('purge_seq', 0)")
             }
             // user_version cannot take a bound parameter; the value is our own integer.

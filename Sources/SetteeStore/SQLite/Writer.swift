@@ -19,6 +19,10 @@ final class Writer: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [WriteJob] = []
     private var isDraining = false
+    private var commits = 0
+
+    /// How many transactions committed so far (lets tests check batching).
+    var commitCount: Int { lock.withLock { commits } }
 
     init(connection: Connection, label: String) {
         self.connection = connection
@@ -86,6 +90,7 @@ final class Writer: @unchecked Sendable {
                 failures[index] = runInSavepoint(job)
             }
             try connection.execute("COMMIT")
+            lock.withLock { commits += 1 }
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
             try? connection.execute("ROLLBACK")
