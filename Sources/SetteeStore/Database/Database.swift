@@ -1,86 +1,111 @@
+internal import Foundation
+
 /// One CouchDB database: documents with revision trees, `_local` documents,
 /// a changes sequence, all in one SQLite file (WAL).
 ///
 /// Writes are serialized on one writer connection and batched into one
 /// transaction where they arrive together; reads run concurrently on a pool
-/// of reader connections. An `async` write returns only after its commit.
-///
-/// API CONTRACT — implementation to be completed by the store work.
+/// of reader connections. An `async` write returns only after its commit
+/// (synchronous=FULL), so a caller's 2xx survives `kill -9` and power loss.
 public final class Database: Sendable {
     public let name: String
+    /// The SQLite file.
+    let path: String
+    let writer: Writer
+    let readers: ReaderPool
+    let compaction = CompactionState()
 
-    init(name: String) { self.name = name }
+    /// Opens (creating and migrating) the file at `path`.
+    init(name: String, path: String, configuration: StoreConfiguration) throws {
+        self.name = name
+        self.path = path
+        let connection = try Connection(path: path)
+        try Schema.migrate(connection, revsLimit: configuration.defaultRevsLimit)
+        writer = Writer(connection: connection, label: name)
+        readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)
+    }
+
+    /// Closes every connection after running work; used when the database is deleted.
+    func close() {
+        writer.close()
+        readers.close()
+    }
 
     // MARK: Information
 
+    /// `GET /{db}`'s figures: live and deleted document counts, update seq and sizes.
     public func info() async throws -> DatabaseInfo {
-        DatabaseInfo(name: name, docCount: 0, deletedDocCount: 0, updateSeq: 0, purgeSeq: 0, fileSize: 0,
-                     activeSize: 0, externalSize: 0, isCompacting: false)
+        let isCompacting = compaction.isRunning
+        let name = self.name
+        return try await readers.read { db in
+            let pageSize = try db.integer("PRAGMA page_size") ?? 0
+            let pages = try db.integer("PRAGMA page_count") ?? 0
+            let free = try db.integer("PRAGMA freelist_count") ?? 0
+            return DatabaseInfo(
+                name: name,
+                docCount: Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 0") ?? 0),
+                deletedDocCount: Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 1") ?? 0),
+                updateSeq: try DocumentRecords.updateSequence(db),
+                purgeSeq: try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0,
+                fileSize: pages * pageSize, activeSize: (pages - free) * pageSize,
+                externalSize: try db.integer("SELECT total(length(json)) FROM revs WHERE current = 1") ?? 0,
+                isCompacting: isCompacting)
+        }
     }
 
     /// The current update sequence.
-    public func updateSequence() async throws -> Int64 { 0 }
-
-    // MARK: Documents
-
-    /// Applies `updates` in order in one transaction.
-    ///
-    /// `newEdits == true`: each update makes a child of `baseRevision` (a new
-    /// document when nil) with a deterministic rev id; `.conflict` when the base
-    /// is not a leaf or a live document exists and no base was given.
-    /// `newEdits == false`: `history` is merged into the tree as is; revisions
-    /// already present are success and get no new seq.
-    /// - Returns: one result per update, in order: the stored revision or the error for that document.
-    /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
-    public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
-        []
+    public func updateSequence() async throws -> Int64 {
+        try await readers.read { try DocumentRecords.updateSequence($0) }
     }
-
-    /// Reads a document's tree and the bodies of `revisions`. Nil when the id was never written.
-    /// A `.revision` not in the tree is simply absent from `StoredDocument.revisions`.
-    public func document(id: String, revisions: RevisionSelection) async throws -> StoredDocument? { nil }
-
-    /// Reads several revisions of one document by id.
-    public func document(id: String, revs: [RevisionID]) async throws -> StoredDocument? { nil }
-
-    /// `_all_docs`.
-    public func allDocs(_ query: AllDocsQuery) async throws -> AllDocsResult {
-        AllDocsResult(totalRows: 0, rows: [], updateSeq: 0)
-    }
-
-    /// Changes after `since` in sequence order (descending: newest first, `since` ignored), at most `limit`.
-    /// `docIDs` restricts to those documents.
-    public func changes(since: Int64, limit: Int?, descending: Bool, docIDs: Set<String>? = nil) async throws -> [Change] {
-        []
-    }
-
-    /// `_revs_diff`: for each id, the given revisions this database lacks, and
-    /// for those, the leaves of lower generation that could be their ancestors.
-    /// Ids with nothing missing are left out.
-    public func revisionsDiff(_ request: [(id: String, revs: [RevisionID])]) async throws -> [RevisionsDiff] { [] }
-
-    // MARK: Local documents
-
-    public func localDocument(id: String) async throws -> LocalDocument? { nil }
-
-    /// Stores `_local/<id>` with no revision check: the new rev is `0-(N+1)` where
-    /// `0-N` is the given `rev` (N = 0 when none), as CouchDB 3 does.
-    /// Deleting (`isDeleted`) a missing local document throws `.documentNotFound(reason: "missing")`.
-    public func putLocal(id: String, body: [UInt8], rev: String?, isDeleted: Bool) async throws -> String { "0-1" }
-
-    /// `_local_docs`: local documents by id range (same query shape as `_all_docs`).
-    public func localDocuments(_ query: AllDocsQuery) async throws -> [LocalDocument] { [] }
 
     // MARK: Maintenance
 
-    public func revsLimit() async throws -> Int { 1000 }
-    public func setRevsLimit(_ limit: Int) async throws {}
+    /// `_revs_limit`: how many revisions each path keeps.
+    public func revsLimit() async throws -> Int {
+        try await readers.read { try DocumentRecords.revsLimit($0) }
+    }
+
+    /// Sets `_revs_limit`; paths are stemmed to it on their next write.
+    /// - Throws: `.invalidDocument` when `limit` is below 1.
+    public func setRevsLimit(_ limit: Int) async throws {
+        guard limit >= 1 else { throw StoreError.invalidDocument("revs_limit must be positive") }
+        try await writer.write { db in
+            try db.run("INSERT OR REPLACE INTO info(key, value) VALUES ('revs_limit', ?)", [.integer(Int64(limit))])
+        }
+    }
 
     /// The stored `_security` object (serialized JSON), `{}` when never set.
-    public func security() async throws -> [UInt8] { Array("{}".utf8) }
-    public func setSecurity(_ object: [UInt8]) async throws {}
+    public func security() async throws -> [UInt8] {
+        try await readers.read { db in
+            var object: [UInt8]?
+            try db.query("SELECT value FROM info WHERE key = 'security'") { object = $0.blob(0) }
+            return object ?? Array("{}".utf8)
+        }
+    }
 
-    /// Drops bodies of non-leaf revisions and reclaims space. Returns at once;
-    /// `info().isCompacting` is true while it runs.
-    public func startCompaction() async throws {}
+    /// Stores the `_security` object (serialized JSON, validated by the caller).
+    public func setSecurity(_ object: [UInt8]) async throws {
+        try await writer.write { db in
+            try db.run("INSERT OR REPLACE INTO info(key, value) VALUES ('security', ?)", [.blob(object)])
+        }
+    }
+}
+
+/// Whether a compaction runs; read by `info()` from any thread.
+final class CompactionState: @unchecked Sendable {
+    // @unchecked: `running` only under `lock`.
+    private let lock = NSLock()
+    private var running = false
+
+    var isRunning: Bool { lock.withLock { running } }
+
+    /// Marks a compaction started; false when one already runs.
+    func begin() -> Bool {
+        lock.withLock {
+            defer { running = true }
+            return !running
+        }
+    }
+
+    func end() { lock.withLock { running = false } }
 }

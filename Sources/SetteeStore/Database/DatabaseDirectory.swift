@@ -1,38 +1,106 @@
 public import Logging
+internal import Foundation
 
 /// Where databases live: one SQLite file per database (and its blobs) under
 /// `path`. Opens each database once and hands out the same `Database`.
 ///
-/// API CONTRACT — implementation to be completed by the store work.
+/// File names: `<encoded name>.couch`, see `DatabaseFileName`.
 public final class DatabaseDirectory: Sendable {
     public let configuration: StoreConfiguration
+    private let logger: Logger
+    private let open = OpenDatabases()
 
     /// Opens (creating if needed) the directory at `configuration.path`.
     /// - Throws: `StoreError.io` when it cannot be created.
     public init(configuration: StoreConfiguration, logger: Logger) throws {
         self.configuration = configuration
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.path, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.io(operation: "mkdir", path: configuration.path, errno: errno)
+        }
     }
 
     /// Every database name, in byte order.
-    public func names() throws -> [String] { [] }
+    public func names() throws -> [String] {
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: configuration.path)
+        } catch {
+            throw StoreError.io(operation: "readdir", path: configuration.path, errno: errno)
+        }
+        return entries.compactMap(DatabaseFileName.name(fromFile:))
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
 
     /// The open database `name`, or nil when it does not exist.
-    public func database(named name: String) throws -> Database? { nil }
+    public func database(named name: String) throws -> Database? {
+        try open.withLock { databases in
+            if let database = databases[name] { return database }
+            guard Self.isValidName(name), FileManager.default.fileExists(atPath: filePath(name)) else { return nil }
+            let database = try Database(name: name, path: filePath(name), configuration: configuration)
+            databases[name] = database
+            return database
+        }
+    }
 
     /// Creates database `name`.
     /// - Throws: `.invalidDatabaseName`, `.databaseExists`.
-    public func create(_ name: String) throws -> Database { throw StoreError.databaseExists(name) }
+    public func create(_ name: String) throws -> Database {
+        guard Self.isValidName(name) else { throw StoreError.invalidDatabaseName(name) }
+        return try open.withLock { databases in
+            guard databases[name] == nil, !FileManager.default.fileExists(atPath: filePath(name)) else {
+                throw StoreError.databaseExists(name)
+            }
+            let database = try Database(name: name, path: filePath(name), configuration: configuration)
+            databases[name] = database
+            logger.info("created database", metadata: ["db": .string(name)])
+            return database
+        }
+    }
 
     /// Deletes database `name` and its files.
     /// - Throws: `.databaseNotFound`.
-    public func delete(_ name: String) throws { throw StoreError.databaseNotFound(name) }
+    public func delete(_ name: String) throws {
+        try open.withLock { databases in
+            let path = filePath(name)
+            guard Self.isValidName(name), FileManager.default.fileExists(atPath: path) else {
+                throw StoreError.databaseNotFound(name)
+            }
+            databases.removeValue(forKey: name)?.close()
+            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+                guard unlink(file) == 0 else { throw StoreError.io(operation: "unlink", path: file, errno: errno) }
+            }
+            logger.info("deleted database", metadata: ["db": .string(name)])
+        }
+    }
+
+    private func filePath(_ name: String) -> String {
+        configuration.path + "/" + DatabaseFileName.file(for: name)
+    }
 
     /// CouchDB's database name rule: `^[a-z][a-z0-9_$()+/-]*$`, at most 238 characters.
+    /// System databases (`_users`, `_replicator`) start with `_` and are the server's business.
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, (0x61...0x7A).contains(first), name.utf8.count <= 238 else { return false }
         return name.utf8.allSatisfy { b in
             (0x61...0x7A).contains(b) || (0x30...0x39).contains(b) || "_$()+/-".utf8.contains(b)
         }
+    }
+}
+
+/// The open databases, under a lock (opening is rare; the lock is held while opening
+/// so two requests never open the same file twice).
+private final class OpenDatabases: @unchecked Sendable {
+    // @unchecked: `databases` only under `lock`.
+    private let lock = NSLock()
+    private var databases: [String: Database] = [:]
+
+    func withLock<T>(_ body: (inout [String: Database]) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&databases)
     }
 }
 

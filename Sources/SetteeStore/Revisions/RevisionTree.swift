@@ -3,9 +3,11 @@
 ///
 /// Winner rule (spec/couchdb.md "Revisions", CouchDB `couch_doc:to_doc_info`):
 /// among leaves prefer non-deleted; then the highest generation; then the
-/// greatest suffix as a byte string.
+/// greatest suffix as a byte string. Every peer computes the same winner.
 ///
-/// API CONTRACT — implementation to be completed by the store work.
+/// Invariants: a node's parent, when not nil, is normally in the tree; a
+/// parent missing from `nodes` (it can only happen with hand-built trees) is
+/// treated as a stemmed root. A leaf is a node that is no other node's parent.
 public struct RevisionTree: Sendable {
     public struct Node: Sendable, Hashable {
         public let rev: RevisionID
@@ -36,4 +38,49 @@ public struct RevisionTree: Sendable {
     public var isEmpty: Bool { nodes.isEmpty }
     public func node(_ rev: RevisionID) -> Node? { nodes[rev] }
     public func contains(_ rev: RevisionID) -> Bool { nodes[rev] != nil }
+
+    /// Adds or replaces `node`.
+    public mutating func insert(_ node: Node) { nodes[node.rev] = node }
+
+    /// Removes `rev` (children keep pointing at it until re-inserted; see `stem(to:)`).
+    public mutating func remove(_ rev: RevisionID) { nodes[rev] = nil }
+
+    /// Whether `rev` is in the tree and has no child.
+    public func isLeaf(_ rev: RevisionID) -> Bool {
+        contains(rev) && !nodes.values.contains { $0.parent == rev }
+    }
+
+    /// The open revisions, in winner order: the winner first.
+    public var leaves: [Node] {
+        let parents = Set(nodes.values.compactMap(\.parent))
+        return nodes.values.filter { !parents.contains($0.rev) }.sorted(by: RevisionTree.ranksBefore)
+    }
+
+    /// The winning leaf (nil only for an empty tree).
+    public var winner: Node? { leaves.first }
+
+    /// `_conflicts`: the non-deleted leaves other than the winner, in winner order.
+    public var conflicts: [RevisionID] { leaves.dropFirst().filter { !$0.isDeleted }.map(\.rev) }
+
+    /// `_deleted_conflicts`: the deleted leaves other than the winner, in winner order.
+    public var deletedConflicts: [RevisionID] { leaves.dropFirst().filter(\.isDeleted).map(\.rev) }
+
+    /// `rev`, its parent, ... up to its root; empty when `rev` is not in the tree.
+    public func history(of rev: RevisionID) -> [RevisionID] {
+        var path: [RevisionID] = []
+        var current = nodes[rev]
+        while let node = current {
+            path.append(node.rev)
+            // Bounded by the node count, so a malformed cycle cannot loop forever.
+            guard path.count <= nodes.count else { break }
+            current = node.parent.flatMap { nodes[$0] }
+        }
+        return path
+    }
+
+    /// CouchDB's winner order: live before deleted, then the greater revision id.
+    public static func ranksBefore(_ a: Node, _ b: Node) -> Bool {
+        if a.isDeleted != b.isDeleted { return !a.isDeleted }
+        return b.rev < a.rev
+    }
 }

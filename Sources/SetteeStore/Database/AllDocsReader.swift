@@ -1,0 +1,56 @@
+/// The SQL behind `_all_docs` and `_local_docs` ranges.
+///
+/// CouchDB's range semantics: ascending, rows run from `startkey` up to
+/// `endkey`; descending, `startkey` is the high end and rows run down to
+/// `endkey`. `inclusive_end=false` excludes `endkey` itself either way.
+enum AllDocsReader {
+    /// The WHERE bounds and ORDER BY for a range over `column`.
+    static func rangeClause(column: String, _ query: AllDocsQuery) -> (sql: String, arguments: [SQLiteValue]) {
+        var conditions: [String] = []
+        var arguments: [SQLiteValue] = []
+        let (low, high) = query.descending ? (">", "<") : ("<", ">")
+        if let start = query.startKey {
+            conditions.append("\(column) \(high)= ?")
+            arguments.append(.text(start))
+        }
+        if let end = query.endKey {
+            conditions.append("\(column) \(low)\(query.inclusiveEnd ? "=" : "") ?")
+            arguments.append(.text(end))
+        }
+        let whereSQL = conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")
+        let order = " ORDER BY \(column) \(query.descending ? "DESC" : "ASC") LIMIT ? OFFSET ?"
+        arguments.append(.integer(query.limit.map { Int64(max(0, $0)) } ?? -1))
+        arguments.append(.integer(Int64(max(0, query.skip))))
+        return (whereSQL + order, arguments)
+    }
+
+    static func rows(_ db: Connection, range query: AllDocsQuery) throws -> [AllDocsRow] {
+        let clause = rangeClause(column: "d.docid", query)
+        let body = query.includeBodies ? "r.json" : "NULL"
+        let sql = """
+            SELECT d.docid, d.winner, \(body) FROM docs d
+            LEFT JOIN revs r ON r.doc_id = d.doc_id AND r.revid = d.winner
+            WHERE d.deleted = 0\(clause.sql)
+            """
+        var rows: [AllDocsRow] = []
+        try db.query(sql, clause.arguments) { row in
+            rows.append(AllDocsRow(id: row.text(0) ?? "", rev: row.text(1).flatMap(RevisionID.init),
+                                   isDeleted: false, body: row.blob(2)))
+        }
+        return rows
+    }
+
+    /// One row per key, in order, after `skip` and `limit`.
+    static func rows(_ db: Connection, keys: [String], query: AllDocsQuery) throws -> [AllDocsRow] {
+        var selected = keys.dropFirst(max(0, query.skip))
+        if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
+        return try selected.map { key in
+            guard let record = try DocumentRecords.document(db, id: key), let winner = record.winner else {
+                return AllDocsRow(id: key, rev: nil, isDeleted: false, body: nil)
+            }
+            let body = query.includeBodies && !record.isDeleted
+                ? try DocumentRecords.body(db, rowID: record.rowID, rev: winner) : nil
+            return AllDocsRow(id: key, rev: winner, isDeleted: record.isDeleted, body: body)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/// Document writes: `PUT`, `_bulk_docs`, and replicated revisions (`new_edits=false`).
+///
+/// A batch is one write job: it runs in one transaction (shared with other
+/// batches by group commit) and inside its own savepoint, so a throw rolls the
+/// whole batch back. Per-document problems (conflicts, bad histories) are not
+/// throws but `Result` failures, and leave the other documents alone: nothing
+/// is written for a document before its checks pass.
+///
+/// Each stored revision row gets the next sequence. After a document's rows
+/// are written its tree is stemmed to `_revs_limit` and the `docs` row caches
+/// the winner and the document's latest sequence (its `_changes` seq).
+extension Database {
+    /// Applies `updates` in order in one transaction.
+    ///
+    /// `newEdits == true`: each update makes a child of `baseRevision` (a new
+    /// document when nil) with a deterministic rev id; `.conflict` when the base
+    /// is not a leaf or a live document exists and no base was given.
+    /// `newEdits == false`: `history` is merged into the tree as is; revisions
+    /// already present are success and get no new seq.
+    /// - Returns: one result per update, in order: the stored revision or the error for that document.
+    /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
+    public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
+        try await writer.write { db in
+            let limit = try DocumentRecords.revsLimit(db)
+            return try updates.map { update in
+                newEdits ? try Inserter.edit(db, update, revsLimit: limit)
+                         : try Inserter.merge(db, update, revsLimit: limit)
+            }
+        }
+    }
+}
+
+/// The per-document steps of `Database.update`, run on the writer queue.
+enum Inserter {
+    /// `new_edits=true`: a new child revision (spec/couchdb.md "Revisions").
+    static func edit(_ db: Connection, _ update: DocumentUpdate,
+                     revsLimit: Int) throws -> Result<RevisionID, StoreError> {
+        let record = try DocumentRecords.document(db, id: update.id)
+        var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+        guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else {
+            return .failure(.conflict)
+        }
+        let rev = RevisionHasher.child(of: parent?.rev, isDeleted: update.isDeleted, body: update.body)
+        guard !tree.contains(rev) else { return .failure(.conflict) }
+        let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
+        let sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: rev, parent: parent?.sequence,
+                                                          isLeaf: true, isDeleted: update.isDeleted, body: update.body)
+        if let parent { try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parent.sequence)]) }
+        tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted,
+                          sequence: sequence, hasBody: true))
+        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
+        return .success(rev)
+    }
+
+    /// The node a new edit descends from, nil for a new document, or a conflict.
+    ///
+    /// No base: allowed on a missing document, and on a deleted one, where the
+    /// edit continues the deleted winner leaf (CouchDB recreates that way).
+    /// A base must be a leaf; a base on a missing document is a conflict (CouchDB: 409).
+    static func parentNode(in tree: RevisionTree, base: RevisionID?) -> Result<RevisionTree.Node?, StoreError> {
+        guard let base else {
+            guard let winner = tree.winner else { return .success(nil) }
+            return winner.isDeleted ? .success(winner) : .failure(.conflict)
+        }
+        guard let node = tree.node(base), tree.isLeaf(base) else { return .failure(.conflict) }
+        return .success(node)
+    }
+
+    /// `new_edits=false`: merges `history` (newest first) into the tree.
+    static func merge(_ db: Connection, _ update: DocumentUpdate,
+                      revsLimit: Int) throws -> Result<RevisionID, StoreError> {
+        let history = update.history
+        guard let newest = history.first else { return .failure(.invalidRevision("missing _rev")) }
+        for (index, rev) in history.enumerated() where rev.generation != newest.generation - index {
+            return .failure(.invalidRevision("_revisions do not match _rev: \(rev)"))
+        }
+        let record = try DocumentRecords.document(db, id: update.id)
+        var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+        guard !tree.contains(newest) else { return .success(newest) }
+        let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
+        let added = tree.merge(path: history, isDeleted: update.isDeleted, hasBody: true)
+        var sequence: Int64 = 0
+        var parentSequence = added.first?.parent.flatMap { tree.node($0)?.sequence }
+        if let parentSequence {
+            try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parentSequence)])
+        }
+        for node in added {
+            let isLeaf = node.rev == newest
+            sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: node.rev, parent: parentSequence,
+                                                          isLeaf: isLeaf, isDeleted: node.isDeleted,
+                                                          body: isLeaf ? update.body : nil)
+            tree.insert(.init(rev: node.rev, parent: node.parent, isDeleted: node.isDeleted,
+                              sequence: sequence, hasBody: isLeaf))
+            parentSequence = sequence
+        }
+        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
+        return .success(newest)
+    }
+
+    /// Stems the tree, drops the stemmed rows, and caches the winner and seq in `docs`.
+    static func finish(_ db: Connection, rowID: Int64, tree: inout RevisionTree,
+                       sequence: Int64, revsLimit: Int) throws {
+        // Children of dropped rows are new roots too (their parent link is cut), so
+        // no row ever points at a deleted sequence.
+        let stemming = tree.stemming(to: revsLimit)
+        let dropped = stemming.dropped.compactMap { tree.node($0)?.sequence }
+        let newRoots = stemming.newRoots.compactMap { tree.node($0)?.sequence }
+        tree.stem(to: revsLimit)
+        for root in newRoots {
+            try db.run("UPDATE revs SET parent = NULL WHERE sequence = ?", [.integer(root)])
+        }
+        for row in dropped {
+            try db.run("UPDATE revs SET parent = NULL WHERE parent = ?", [.integer(row)])
+            try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(row)])
+        }
+        guard let winner = tree.winner else { return }
+        try db.run("UPDATE docs SET seq = ?, winner = ?, deleted = ? WHERE doc_id = ?",
+                   [.integer(sequence), .text(winner.rev.description), .integer(winner.isDeleted ? 1 : 0),
+                    .integer(rowID)])
+    }
+}

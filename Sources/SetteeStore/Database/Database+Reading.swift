@@ -1,0 +1,104 @@
+/// Document reads: single documents, `_all_docs`, `_changes`, `_revs_diff`.
+///
+/// `_all_docs` order is raw byte order of the UTF-8 document ids, not ICU
+/// collation. Apache CouchDB sorts `_all_docs` "raw", by Erlang binary
+/// comparison (Jan Lehnardt on dev@couchdb.apache.org, 2015-09-15,
+/// "_all_docs is sorted raw ... Views are sorted using the ICU library"), and
+/// still does in 3.x: CouchDB PR #6123 (test/elixir/test/mango/26_id_collation_test.exs)
+/// states "Doc _id comparisons in selectors should be by byte order like _all_docs".
+/// Erlang compares binaries byte by byte, which is exactly SQLite's BINARY
+/// collation (memcmp) on UTF-8 text: `docs.docid` is declared COLLATE BINARY.
+extension Database {
+    /// Reads a document's tree and the bodies of `revisions`. Nil when the id was never written.
+    /// A `.revision` not in the tree is simply absent from `StoredDocument.revisions`.
+    public func document(id: String, revisions: RevisionSelection) async throws -> StoredDocument? {
+        try await readers.read { db in
+            guard let record = try DocumentRecords.document(db, id: id) else { return nil }
+            let tree = try DocumentRecords.tree(db, rowID: record.rowID)
+            let revs: [RevisionID]
+            switch revisions {
+            case .winner: revs = tree.winner.map { [$0.rev] } ?? []
+            case .revision(let rev): revs = [rev]
+            case .allLeaves: revs = tree.leaves.map(\.rev)
+            case .none: revs = []
+            }
+            let stored = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: revs)
+            return StoredDocument(id: id, tree: tree, revisions: stored, sequence: record.sequence)
+        }
+    }
+
+    /// Reads several revisions of one document by id; revisions not in its tree are left out.
+    public func document(id: String, revs: [RevisionID]) async throws -> StoredDocument? {
+        try await readers.read { db in
+            guard let record = try DocumentRecords.document(db, id: id) else { return nil }
+            let tree = try DocumentRecords.tree(db, rowID: record.rowID)
+            let stored = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: revs)
+            return StoredDocument(id: id, tree: tree, revisions: stored, sequence: record.sequence)
+        }
+    }
+
+    /// `_all_docs`: live documents by id range, or exactly `keys` (missing and deleted ones included).
+    public func allDocs(_ query: AllDocsQuery) async throws -> AllDocsResult {
+        try await readers.read { db in
+            let total = Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 0") ?? 0)
+            let rows = try query.keys.map { try AllDocsReader.rows(db, keys: $0, query: query) }
+                ?? AllDocsReader.rows(db, range: query)
+            return AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db))
+        }
+    }
+
+    /// Changes after `since` in sequence order (descending: newest first, `since` ignored), at most `limit`.
+    /// `docIDs` restricts to those documents. One change per document, at its latest seq.
+    public func changes(since: Int64, limit: Int?, descending: Bool,
+                        docIDs: Set<String>? = nil) async throws -> [Change] {
+        try await readers.read { db in
+            var records: [(rowID: Int64, id: String, seq: Int64)] = []
+            if let docIDs {
+                for id in docIDs {
+                    guard let record = try DocumentRecords.document(db, id: id),
+                          descending || record.sequence > since else { continue }
+                    records.append((record.rowID, id, record.sequence))
+                }
+                records.sort { descending ? $0.seq > $1.seq : $0.seq < $1.seq }
+                if let limit { records = Array(records.prefix(max(0, limit))) }
+            } else {
+                let sql = descending
+                    ? "SELECT doc_id, docid, seq FROM docs ORDER BY seq DESC LIMIT ?"
+                    : "SELECT doc_id, docid, seq FROM docs WHERE seq > ? ORDER BY seq LIMIT ?"
+                let limitValue = SQLiteValue.integer(limit.map { Int64(max(0, $0)) } ?? -1)
+                try db.query(sql, descending ? [limitValue] : [.integer(since), limitValue]) { row in
+                    records.append((row.int64(0), row.text(1) ?? "", row.int64(2)))
+                }
+            }
+            return try records.map { record in
+                let leaves = try DocumentRecords.tree(db, rowID: record.rowID).leaves
+                return Change(sequence: record.seq, id: record.id, leaves: leaves.map(\.rev),
+                              isDeleted: leaves.first?.isDeleted ?? false)
+            }
+        }
+    }
+
+    /// `_revs_diff`: for each id, the given revisions this database lacks, and
+    /// for those, the leaves of lower generation that could be their ancestors.
+    /// Ids with nothing missing are left out.
+    public func revisionsDiff(_ request: [(id: String, revs: [RevisionID])]) async throws -> [RevisionsDiff] {
+        let request = request.map { RevsDiffRequest(id: $0.id, revs: $0.revs) }
+        return try await readers.read { db in
+            try request.compactMap { item in
+                let record = try DocumentRecords.document(db, id: item.id)
+                let tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+                var seen = Set<RevisionID>()
+                let missing = item.revs.filter { !tree.contains($0) && seen.insert($0).inserted }
+                guard let highest = missing.map(\.generation).max() else { return nil }
+                let ancestors = tree.leaves.filter { $0.rev.generation < highest }.map(\.rev).sorted()
+                return RevisionsDiff(id: item.id, missing: missing, possibleAncestors: ancestors)
+            }
+        }
+    }
+}
+
+/// A `_revs_diff` item as a Sendable value (tuples cannot cross to the reader queue).
+private struct RevsDiffRequest: Sendable {
+    let id: String
+    let revs: [RevisionID]
+}

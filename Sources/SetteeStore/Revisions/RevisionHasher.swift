@@ -1,0 +1,20 @@
+internal import Crypto
+
+/// Derives new revision ids deterministically, so the same edit made on two
+/// peers gives the same rev and no false conflict (spec/couchdb.md "Revisions").
+enum RevisionHasher {
+    /// `generation + 1` and the lowercase hex MD5 of the parent rev, the deleted
+    /// flag and the body bytes, each part length-delimited so no two inputs collide.
+    static func child(of parent: RevisionID?, isDeleted: Bool, body: [UInt8]) -> RevisionID {
+        var md5 = Insecure.MD5()
+        let parentText = Array((parent?.description ?? "").utf8)
+        md5.update(data: [UInt8(truncatingIfNeeded: parentText.count)] + parentText)
+        md5.update(data: [isDeleted ? 1 : 0])
+        md5.update(data: body)
+        let hex = md5.finalize().map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+        }.joined()
+        return RevisionID(generation: (parent?.generation ?? 0) + 1, suffix: hex)
+    }
+}

@@ -1,0 +1,94 @@
+internal import CSQLite
+
+/// One SQLite connection with its cache of prepared statements.
+///
+/// Not thread-safe: each connection is used from exactly one serial queue
+/// (the writer's or one reader's), which is why it is explicitly not `Sendable`.
+final class Connection {
+    let path: String
+    private var handle: OpaquePointer?
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (creating) the file at `path` and applies the durability pragmas.
+    init(path: String) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let error = SQLiteError.error(code, db, sql: "open \(path)")
+            sqlite3_close_v2(db)
+            throw error
+        }
+        handle = db
+        // Another connection may hold the write lock briefly (a reader's checkpoint,
+        // compaction): wait rather than fail. https://sqlite.org/c3ref/busy_timeout.html
+        sqlite3_busy_timeout(db, 10_000)
+        // WAL: readers never block the writer. synchronous=FULL: a commit is fsynced
+        // before it returns, so a 2xx survives power loss (https://sqlite.org/pragma.html#pragma_synchronous).
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement and closes the connection.
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements = [:]
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    private func openHandle(_ sql: String) throws -> OpaquePointer {
+        guard let handle else { throw StoreError.sqlite(code: SQLITE_MISUSE, message: "connection closed", sql: sql) }
+        return handle
+    }
+
+    /// Runs one or more statements with no parameters and no rows.
+    func execute(_ sql: String) throws {
+        let db = try openHandle(sql)
+        try SQLiteError.check(sqlite3_exec(db, sql, nil, nil, nil), db, sql: sql)
+    }
+
+    /// The cached prepared statement for `sql`, with `arguments` bound.
+    func statement(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Statement {
+        let db = try openHandle(sql)
+        let statement: Statement
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            statement = try Statement(connection: db, sql: sql)
+            statements[sql] = statement
+        }
+        try statement.bind(arguments)
+        return statement
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+        let statement = try statement(sql, arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs a query, calling `row` for each result row.
+    func query(_ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Void) throws {
+        let statement = try statement(sql, arguments)
+        defer { statement.reset() }
+        while try statement.step() { try row(statement) }
+    }
+
+    /// The first column of the first row as an integer, nil when there is no row or it is NULL.
+    func integer(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int64? {
+        var result: Int64?
+        try query(sql, arguments) { row in
+            if result == nil, !row.isNull(0) { result = row.int64(0) }
+        }
+        return result
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}

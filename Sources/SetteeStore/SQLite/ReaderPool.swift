@@ -1,0 +1,58 @@
+internal import Dispatch
+internal import Foundation
+
+/// A few reader connections, each on its own serial queue.
+///
+/// Why a pool: in WAL mode readers never block the writer nor each other, so
+/// several connections let reads run in parallel while a write commits. Each
+/// read runs in its own (deferred) transaction so its statements see one
+/// consistent snapshot. Blocking sqlite calls stay off the cooperative pool.
+final class ReaderPool: @unchecked Sendable {
+    // @unchecked: each connection is used only on its own queue; `next` only under `lock`.
+    private let readers: [Reader]
+    private let lock = NSLock()
+    private var next = 0
+
+    init(path: String, count: Int, label: String) throws {
+        precondition(count >= 1, "a database needs at least one reader")
+        readers = try (0..<count).map { index in
+            Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"),
+                   connection: try Connection(path: path))
+        }
+    }
+
+    /// Runs `work` in a read transaction on the next reader.
+    func read<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let reader = lock.withLock {
+            defer { next = (next + 1) % readers.count }
+            return readers[next]
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            reader.queue.async {
+                let connection = reader.connection
+                continuation.resume(with: Result {
+                    try connection.execute("BEGIN")
+                    defer { try? connection.execute("COMMIT") }
+                    return try work(connection)
+                })
+            }
+        }
+    }
+
+    /// Waits for running reads, then closes every connection.
+    func close() {
+        for reader in readers { reader.queue.sync { reader.connection.close() } }
+    }
+}
+
+/// One reader connection and the queue that alone uses it.
+private final class Reader: @unchecked Sendable {
+    // @unchecked: `connection` is used only on `queue`.
+    let queue: DispatchQueue
+    let connection: Connection
+
+    init(queue: DispatchQueue, connection: Connection) {
+        self.queue = queue
+        self.connection = connection
+    }
+}

@@ -1,0 +1,60 @@
+/// The database file's tables, migrated by `PRAGMA user_version`.
+///
+/// Modelled on TouchDB's schema: `docs` maps a document id to a row id and
+/// caches the winner, `revs` holds one row per revision with a parent link
+/// (its `sequence` is the `_changes` seq of the write that stored it).
+/// `docs.docid` uses SQLite's BINARY collation (memcmp of UTF-8 bytes): that
+/// is `_all_docs` order, see `Database+Reading.swift`.
+enum Schema {
+    /// Each entry migrates from `user_version == index` to `index + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE docs (
+            doc_id INTEGER PRIMARY KEY,
+            docid TEXT NOT NULL UNIQUE COLLATE BINARY,
+            seq INTEGER NOT NULL DEFAULT 0,
+            winner TEXT,
+            deleted INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX docs_by_seq ON docs(seq);
+        CREATE TABLE revs (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            doc_id INTEGER NOT NULL,
+            revid TEXT NOT NULL,
+            parent INTEGER,
+            current INTEGER NOT NULL,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            json BLOB,
+            UNIQUE (doc_id, revid));
+        CREATE INDEX revs_current ON revs(doc_id, current);
+        CREATE INDEX revs_parent ON revs(parent);
+        CREATE TABLE localdocs (
+            docid TEXT PRIMARY KEY COLLATE BINARY,
+            revid TEXT NOT NULL,
+            json BLOB NOT NULL);
+        CREATE TABLE info (key TEXT PRIMARY KEY, value);
+        """,
+    ]
+
+    /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
+    static func migrate(_ connection: Connection, revsLimit: Int) throws {
+        let version = Int(try connection.integer("PRAGMA user_version") ?? 0)
+        guard version < migrations.count else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for index in version..<migrations.count {
+                try connection.execute(migrations[index])
+            }
+            if version == 0 {
+                try connection.run("INSERT INTO info(key, value) VALUES ('revs_limit', ?)",
+                                   [.integer(Int64(revsLimit))])
+                try connection.run("INSERT INTO info(key, value) VALUES ('purge_seq', 0)")
+            }
+            // user_version cannot take a bound parameter; the value is our own integer.
+            try connection.execute("PRAGMA user_version = \(migrations.count)")
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

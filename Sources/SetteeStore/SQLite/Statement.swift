@@ -1,0 +1,102 @@
+internal import CSQLite
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// A prepared statement owned by one `Connection`, cached and reused by it.
+///
+/// Not thread-safe: used only on the queue that owns its connection.
+final class Statement {
+    let sql: String
+    private(set) var handle: OpaquePointer?
+    private let connection: OpaquePointer
+
+    init(connection: OpaquePointer, sql: String) throws {
+        self.sql = sql
+        self.connection = connection
+        var statement: OpaquePointer?
+        try SQLiteError.check(sqlite3_prepare_v2(connection, sql, -1, &statement, nil), connection, sql: sql)
+        handle = statement
+    }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+
+    /// Resets the statement and binds `values` to parameters 1...n.
+    func bind(_ values: [SQLiteValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .integer(let number):
+            code = sqlite3_bind_int64(handle, index, number)
+        case .text(let text):
+            // Bound by byte count, so text with NUL characters survives intact.
+            let bytes = Array(text.utf8)
+            code = bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { base in
+                    base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), settee_sqlite_transient())
+                    }
+                } ?? sqlite3_bind_text(handle, index, "", 0, settee_sqlite_transient())
+            }
+        case .blob(let bytes):
+            // A nil pointer would bind NULL: an empty blob must stay a zero-length blob.
+            code = bytes.withUnsafeBytes { buffer in
+                buffer.baseAddress.map {
+                    sqlite3_bind_blob(handle, index, $0, Int32(buffer.count), settee_sqlite_transient())
+                } ?? sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        }
+        try SQLiteError.check(code, connection, sql: sql)
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw SQLiteError.error(code, connection, sql: sql)
+        }
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func text(_ column: Int32) -> String? {
+        guard !isNull(column), let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}

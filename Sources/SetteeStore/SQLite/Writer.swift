@@ -1,0 +1,135 @@
+internal import Dispatch
+internal import Foundation
+
+/// The one writer connection of a database, on its own serial queue.
+///
+/// Why one writer: SQLite allows one write transaction at a time anyway;
+/// serializing writes in-process avoids SQLITE_BUSY and lets us batch.
+/// Group commit: jobs that arrive while a transaction runs wait in `pending`
+/// and are then committed together in the next single transaction, so one
+/// fsync (synchronous=FULL) is shared by all of them. Each job runs inside its
+/// own SAVEPOINT: a job that throws is rolled back alone and gets its error;
+/// the others still commit. A job's continuation resumes only after COMMIT.
+/// Blocking sqlite calls run on `queue`, never on Swift's cooperative pool.
+final class Writer: @unchecked Sendable {
+    // @unchecked: `connection` is touched only on `queue`; `pending` and
+    // `isDraining` only under `lock`.
+    private let queue: DispatchQueue
+    private let connection: Connection
+    private let lock = NSLock()
+    private var pending: [WriteJob] = []
+    private var isDraining = false
+    private var commits = 0
+
+    /// How many transactions committed so far (lets tests check batching).
+    var commitCount: Int { lock.withLock { commits } }
+
+    init(connection: Connection, label: String) {
+        self.connection = connection
+        self.queue = DispatchQueue(label: "settee.writer.\(label)")
+    }
+
+    /// Runs `work` in a write transaction (shared with concurrent writes) and
+    /// returns its result after the commit. A throw rolls back `work` only.
+    func write<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let box = ResultBox<T>()
+            let job = WriteJob(body: { connection in box.value = try work(connection) }, complete: { error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let value = box.value {
+                    continuation.resume(returning: value)
+                }
+            })
+            enqueue(job)
+        }
+    }
+
+    /// Runs `work` on the writer queue outside any transaction (VACUUM needs that).
+    func withoutTransaction<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try work(self.connection) })
+            }
+        }
+    }
+
+    /// Waits for queued work, then closes the connection.
+    func close() {
+        queue.sync { connection.close() }
+    }
+
+    private func enqueue(_ job: WriteJob) {
+        let mustSchedule = lock.withLock {
+            pending.append(job)
+            defer { isDraining = true }
+            return !isDraining
+        }
+        if mustSchedule { queue.async { self.drain() } }
+    }
+
+    /// Commits batches until nothing is pending.
+    private func drain() {
+        while true {
+            let batch: [WriteJob] = lock.withLock {
+                let taken = pending
+                pending = []
+                if taken.isEmpty { isDraining = false }
+                return taken
+            }
+            if batch.isEmpty { return }
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [WriteJob]) {
+        var failures: [(any Error)?] = Array(repeating: nil, count: batch.count)
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+            for (index, job) in batch.enumerated() {
+                failures[index] = runInSavepoint(job)
+            }
+            try connection.execute("COMMIT")
+            lock.withLock { commits += 1 }
+        } catch {
+            // The transaction as a whole failed: nothing of this batch is stored.
+            try? connection.execute("ROLLBACK")
+            for job in batch { job.complete(error) }
+            return
+        }
+        for (index, job) in batch.enumerated() { job.complete(failures[index]) }
+    }
+
+    private func runInSavepoint(_ job: WriteJob) -> (any Error)? {
+        do {
+            try connection.execute("SAVEPOINT job")
+            do {
+                try job.body(connection)
+                try connection.execute("RELEASE job")
+                return nil
+            } catch {
+                try connection.execute("ROLLBACK TO job; RELEASE job")
+                return error
+            }
+        } catch {
+            return error
+        }
+    }
+}
+
+/// One queued write: its work and the continuation to resume after commit.
+private final class WriteJob: @unchecked Sendable {
+    // @unchecked: created on the caller, then used only on the writer queue.
+    let body: (Connection) throws -> Void
+    let complete: ((any Error)?) -> Void
+
+    init(body: @escaping (Connection) throws -> Void, complete: @escaping ((any Error)?) -> Void) {
+        self.body = body
+        self.complete = complete
+    }
+}
+
+/// Carries a job's result from its body to its completion, both on the writer queue.
+final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}

@@ -1,0 +1,53 @@
+import Testing
+@testable import SetteeStore
+
+@Suite struct AllDocsReaderTests {
+    private func database(_ store: TestStore) async throws -> Database {
+        let db = try store.directory.create("db")
+        // Byte order puts "B" (0x42) before "a" (0x61); ICU would not.
+        for id in ["c", "a", "B", "b", "é", "d"] { _ = try await db.put(id, #"{"id":"\#(id)"}"#) }
+        let d = try #require(try await db.document(id: "d", revisions: .winner)?.tree.winner?.rev)
+        _ = try await db.put("d", base: d, deleted: true)
+        return db
+    }
+
+    @Test func rangesInByteOrder() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try await database(store)
+        let all = try await db.allDocs(AllDocsQuery())
+        #expect(all.totalRows == 5)
+        #expect(all.rows.map(\.id) == ["B", "a", "b", "c", "é"])
+        var query = AllDocsQuery()
+        query.startKey = "a"
+        query.endKey = "c"
+        query.inclusiveEnd = false
+        #expect(try await db.allDocs(query).rows.map(\.id) == ["a", "b"])
+        query.descending = true
+        query.startKey = "c"
+        query.endKey = "a"
+        #expect(try await db.allDocs(query).rows.map(\.id) == ["c", "b"])
+        query.inclusiveEnd = true
+        query.skip = 1
+        query.limit = 1
+        #expect(try await db.allDocs(query).rows.map(\.id) == ["b"])
+    }
+
+    @Test func bodiesAndKeys() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try await database(store)
+        var query = AllDocsQuery()
+        query.includeBodies = true
+        query.keys = ["b", "zz", "d"]
+        let rows = try await db.allDocs(query).rows
+        #expect(rows.map(\.id) == ["b", "zz", "d"])
+        #expect(rows[0].body == bytes(#"{"id":"b"}"#) && rows[0].rev != nil)
+        #expect(rows[1].rev == nil && !rows[1].isDeleted)
+        #expect(rows[2].isDeleted && rows[2].rev?.generation == 2 && rows[2].body == nil)
+        var range = AllDocsQuery()
+        range.includeBodies = true
+        range.limit = 1
+        #expect(try await db.allDocs(range).rows.first?.body == bytes(#"{"id":"B"}"#))
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import SetteeStore
+
+@Suite struct DatabaseDirectoryTests {
+    @Test func createListDelete() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let directory = store.directory
+        _ = try directory.create("b/c")
+        _ = try directory.create("a$(x)+y")
+        _ = try directory.create("a-b")
+        #expect(try directory.names() == ["a$(x)+y", "a-b", "b/c"])
+        #expect(throws: StoreError.databaseExists("a-b")) { try directory.create("a-b") }
+        #expect(throws: StoreError.invalidDatabaseName("_users")) { try directory.create("_users") }
+        #expect(throws: StoreError.invalidDatabaseName("Abc")) { try directory.create("Abc") }
+        #expect(try directory.database(named: "b/c") === directory.database(named: "b/c"))
+        #expect(try directory.database(named: "zz") == nil)
+        try directory.delete("b/c")
+        #expect(try directory.names() == ["a$(x)+y", "a-b"])
+        #expect(throws: StoreError.databaseNotFound("b/c")) { try directory.delete("b/c") }
+    }
+
+    @Test func fileNamesRoundTrip() {
+        for name in ["a", "a/b", "x$()+-_9"] {
+            let file = DatabaseFileName.file(for: name)
+            #expect(!file.contains("/"))
+            #expect(DatabaseFileName.name(fromFile: file) == name)
+        }
+        #expect(DatabaseFileName.name(fromFile: "notes.txt") == nil)
+    }
+
+    @Test func dataSurvivesReopen() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a", #"{"kept":true}"#).get()
+        _ = try await db.putLocal(id: "l", body: bytes("{}"), rev: nil, isDeleted: false)
+        try await db.setRevsLimit(7)
+        db.close()
+        let reopened = try #require(try store.reopen().database(named: "db"))
+        let document = try await reopened.document(id: "a", revisions: .winner)
+        #expect(document?.revisions.first?.rev == first)
+        #expect(document?.revisions.first?.body == bytes(#"{"kept":true}"#))
+        #expect(try await reopened.localDocument(id: "l")?.rev == "0-1")
+        #expect(try await reopened.revsLimit() == 7)
+        #expect(try await reopened.updateSequence() == 1)
+    }
+}

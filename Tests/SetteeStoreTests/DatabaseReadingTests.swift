@@ -1,0 +1,80 @@
+import Testing
+@testable import SetteeStore
+
+@Suite struct DatabaseReadingTests {
+    @Test func readsSelectedRevisions() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a", #"{"v":1}"#).get()
+        let second = try await db.put("a", #"{"v":2}"#, base: first).get()
+        let winner = try #require(try await db.document(id: "a", revisions: .winner))
+        #expect(winner.revisions.map(\.rev) == [second])
+        #expect(winner.revisions.first?.body == bytes(#"{"v":2}"#))
+        #expect(winner.sequence == 2)
+        let old = try await db.document(id: "a", revisions: .revision(first))
+        #expect(old?.revisions.first?.body == bytes(#"{"v":1}"#))
+        let unknown = try await db.document(id: "a", revisions: .revision(rev("9-zz")))
+        #expect(unknown?.revisions.isEmpty == true)
+        let both = try await db.document(id: "a", revs: [second, first, rev("7-x")])
+        #expect(both?.revisions.map(\.rev) == [second, first])
+        #expect(try await db.document(id: "nope", revisions: .winner) == nil)
+    }
+
+    @Test func changesListEachDocumentOnceAtLatestSeq() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let a1 = try await db.put("a").get()
+        _ = try await db.put("b")
+        _ = try await db.put("a", base: a1, deleted: true)
+        let changes = try await db.changes(since: 0, limit: nil, descending: false)
+        #expect(changes.map(\.id) == ["b", "a"])
+        #expect(changes.map(\.sequence) == [2, 3])
+        #expect(changes.last?.isDeleted == true)
+        #expect(try await db.changes(since: 2, limit: nil, descending: false).map(\.id) == ["a"])
+        #expect(try await db.changes(since: 0, limit: 1, descending: true).map(\.id) == ["a"])
+        #expect(try await db.changes(since: 0, limit: nil, descending: false, docIDs: ["b", "zz"]).map(\.id) == ["b"])
+    }
+
+    @Test func changesListLeavesWinnerFirst() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.force("a", ["2-b", "1-a"])
+        _ = try await db.force("a", ["2-c", "1-a"])
+        _ = try await db.force("a", ["3-d", "2-e", "1-a"], deleted: true)
+        let change = try #require(try await db.changes(since: 0, limit: nil, descending: false).first)
+        #expect(change.leaves == [rev("2-c"), rev("2-b"), rev("3-d")])
+        #expect(!change.isDeleted)
+    }
+
+    @Test func revisionsDiffReportsMissingAndAncestors() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.force("a", ["2-b", "1-a"])
+        let diff = try await db.revisionsDiff([(id: "a", revs: [rev("2-b"), rev("3-c"), rev("1-z")]),
+                                               (id: "b", revs: [rev("1-q")]),
+                                               (id: "a2", revs: [])])
+        #expect(diff.map(\.id) == ["a", "b"])
+        #expect(diff[0].missing == [rev("3-c"), rev("1-z")])
+        #expect(diff[0].possibleAncestors == [rev("2-b")])
+        #expect(diff[1].missing == [rev("1-q")] && diff[1].possibleAncestors.isEmpty)
+    }
+
+    @Test func infoCountsAndSecurity() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a").get()
+        _ = try await db.put("b")
+        _ = try await db.put("a", base: first, deleted: true)
+        let info = try await db.info()
+        #expect(info.docCount == 1 && info.deletedDocCount == 1 && info.updateSeq == 3)
+        #expect(info.fileSize > 0 && !info.isCompacting)
+        #expect(try await db.security() == bytes("{}"))
+        try await db.setSecurity(bytes(#"{"admins":{}}"#))
+        #expect(try await db.security() == bytes(#"{"admins":{}}"#))
+    }
+}

@@ -1,0 +1,50 @@
+internal import Foundation
+@testable import SetteeStore
+internal import Logging
+
+/// A fresh directory of databases in a temporary folder, removed by `remove()`.
+struct TestStore {
+    let path: String
+    let directory: DatabaseDirectory
+
+    init(revsLimit: Int = 1000) throws {
+        path = NSTemporaryDirectory() + "settee-store-tests-" + UUID().uuidString
+        var configuration = StoreConfiguration(path: path)
+        configuration.defaultRevsLimit = revsLimit
+        configuration.readerCount = 2
+        directory = try DatabaseDirectory(configuration: configuration, logger: Logger(label: "test"))
+    }
+
+    func reopen() throws -> DatabaseDirectory {
+        var configuration = directory.configuration
+        configuration.path = path
+        return try DatabaseDirectory(configuration: configuration, logger: Logger(label: "test"))
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+func rev(_ text: String) -> RevisionID {
+    guard let rev = RevisionID(text) else { preconditionFailure("bad test rev \(text)") }
+    return rev
+}
+
+extension Database {
+    /// Writes one new-edits update and returns its result.
+    func put(_ id: String, _ body: String = "{}", base: RevisionID? = nil,
+             deleted: Bool = false) async throws -> Result<RevisionID, StoreError> {
+        let results = try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
+                                                       baseRevision: base)], newEdits: true)
+        return results[0]
+    }
+
+    /// Writes one replicated (new_edits=false) revision with its history, newest first.
+    func force(_ id: String, _ history: [String], _ body: String = "{}",
+               deleted: Bool = false) async throws -> Result<RevisionID, StoreError> {
+        let results = try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
+                                                       history: history.map(rev))], newEdits: false)
+        return results[0]
+    }
+}
