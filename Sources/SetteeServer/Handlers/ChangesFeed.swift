@@ -23,7 +23,8 @@ struct ChangesFeed: Sendable {
     }
 
     private func run(_ writer: any ResponseBodyWriter) async throws {
-        var since = try await query.since ?? database.updateSequence()
+        var since: Int64
+        if let given = query.since { since = given } else { since = try await database.updateSequence() }
         var remaining = query.limit
         let clock = ContinuousClock()
         let deadline = query.idleLimit.map { clock.now + $0 }

@@ -43,7 +43,14 @@ extension Database {
             let total = Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 0") ?? 0)
             let rows = try query.keys.map { try AllDocsReader.rows(db, keys: $0, query: query) }
                 ?? AllDocsReader.rows(db, range: query)
-            return AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db))
+            var before: Int64 = 0
+            if query.keys == nil, let start = query.startKey {
+                let sql = query.descending ? "SELECT count(*) FROM docs WHERE deleted = 0 AND docid > ?"
+                                           : "SELECT count(*) FROM docs WHERE deleted = 0 AND docid < ?"
+                before = try db.integer(sql, [.text(start)]) ?? 0
+            }
+            return AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db),
+                                 offset: min(total, Int(before) + query.skip))
         }
     }
 

@@ -84,3 +84,12 @@ public struct RevisionTree: Sendable {
         return b.rev < a.rev
     }
 }
+
+extension RevisionTree {
+    /// `latest=true`: the leaves descending from `rev` (just `rev` when it is a
+    /// leaf), in winner order; empty when `rev` is not in the tree.
+    public func latest(from rev: RevisionID) -> [RevisionID] {
+        guard contains(rev) else { return [] }
+        return leaves.filter { history(of: $0.rev).contains(rev) }.map(\.rev)
+    }
+}
