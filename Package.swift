@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
 
@@ -33,7 +34,7 @@ let package = Package(
         .target(
             name: "SetteeStore",
             dependencies: [
-                "SetteeJSON", "CSQLite",
+                "SetteeJSON", "CSQLite", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
