@@ -129,7 +129,8 @@ struct MultipartWriter: Sendable {
         var total = delimiter + Int64("\r\nContent-Type: application/json\r\n\r\n".utf8.count + jsonLength) - 2
         for part in attachments {
             total += delimiter
-            total += Int64(headers(for: part).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }) + 4  // "\r\nName: value" each, then "\r\n\r\n"
+            // "\r\nName: value" per header, then "\r\n\r\n".
+            total += Int64(headers(for: part).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }) + 4
             total += part.length
         }
         return total + delimiter + 2
