@@ -1,0 +1,165 @@
+internal import Glibc
+
+/// A blob's key is its digest: the store is content-addressed.
+public typealias BlobKey = AttachmentDigest
+
+/// A content-addressed store of attachment bytes in one directory, one per database
+/// (`<database file>.blobs/`, see `directory(forDatabaseFile:)`).
+///
+/// Layout: each blob is a file named by the lower-case hex MD5 of its bytes;
+/// in-progress writes are `tmp-<random>` files in the same directory (so the final
+/// `rename(2)` never crosses file systems and is atomic).
+///
+/// Durability (DESIGN "Storage principles"): a blob is written and synced before the
+/// revision naming it commits, so a committed revision never names a missing blob.
+/// A crash can leave temp files (swept at start-up) and unreferenced blobs (swept at
+/// compaction) but never a half-written blob under a key.
+///
+/// Concurrency: the type holds no mutable state and is `Sendable`; distinct writers
+/// may run at once. Every method does blocking POSIX I/O, so callers run it off the
+/// cooperative pool (a database's serial I/O queue), never on an async executor.
+/// `sweep(keeping:)` must not race a write whose revision is not yet committed:
+/// run it under the database's single writer.
+public final class BlobStore: Sendable {
+    /// The directory holding the blobs.
+    public let directory: String
+    static let temporaryPrefix = "tmp-"
+
+    /// The blob directory of the database stored in `path`: `path + ".blobs"`.
+    public static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
+
+    /// Opens the store in `directory`, creating the directory if needed.
+    /// - Throws: `StoreError.io` when it cannot be created.
+    public init(directory: String) throws {
+        self.directory = directory
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw StoreError.io(operation: "mkdir", path: directory, errno: errno)
+        }
+    }
+
+    /// Starts a new blob. Write bytes to it, then `finish()` or `abort()`.
+    /// - Throws: `StoreError.io` when the temp file cannot be created.
+    public func makeWriter() throws -> BlobWriter {
+        for _ in 0..<8 {
+            let name = Self.temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            let path = directory + "/" + name
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 { return BlobWriter(store: self, tempPath: path, fd: fd) }
+            guard errno == EEXIST else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        }
+        throw StoreError.io(operation: "open", path: directory, errno: EEXIST)
+    }
+
+    /// Stores `bytes` in one go (small attachments, tests).
+    /// - Throws: `StoreError.io`.
+    public func write(_ bytes: [UInt8]) throws -> StoredBlob {
+        let writer = try makeWriter()
+        try writer.write(bytes)
+        return try writer.finish()
+    }
+
+    /// Whether the blob `key` is stored.
+    public func contains(_ key: BlobKey) -> Bool { access(path(for: key), F_OK) == 0 }
+
+    /// The stored size of `key`, or nil when it is not stored.
+    /// - Throws: `StoreError.io` for errors other than "no such file".
+    public func length(of key: BlobKey) throws -> Int64? {
+        var info = stat()
+        guard stat(path(for: key), &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreError.io(operation: "stat", path: path(for: key), errno: errno)
+        }
+        return Int64(info.st_size)
+    }
+
+    /// Opens `key` for reading, optionally only the bytes in `range` (HTTP `Range`,
+    /// RFC 9110 §14; the caller has already answered 416 for unsatisfiable ranges).
+    /// - Throws: `StoreError.attachmentNotFound` when the blob is missing,
+    ///   `StoreError.io` otherwise, and `.attachmentMismatch` for a range past the end.
+    public func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> BlobReader {
+        try BlobReader(path: path(for: key), key: key, range: range)
+    }
+
+    /// Reads all of `key` into memory (small attachments, tests).
+    /// - Throws: as `open(_:range:)`.
+    public func read(_ key: BlobKey) throws -> [UInt8] {
+        let reader = try open(key)
+        var all: [UInt8] = []
+        while let piece = try reader.read() { all += piece }
+        return all
+    }
+
+    /// Deletes blob `key`; does nothing when it is absent.
+    /// - Throws: `StoreError.io` for errors other than "no such file".
+    public func remove(_ key: BlobKey) throws {
+        guard unlink(path(for: key)) == 0 || errno == ENOENT else {
+            throw StoreError.io(operation: "unlink", path: path(for: key), errno: errno)
+        }
+    }
+
+    /// Every stored blob's key (temp files and foreign files are skipped), sorted.
+    /// - Throws: `StoreError.io` when the directory cannot be read.
+    public func keys() throws -> [BlobKey] {
+        try entries().compactMap(BlobKey.init(hex:)).sorted()
+    }
+
+    /// Deletes temp files left by writes that never finished (a crash, `kill -9`).
+    /// Call at start-up only, before any writer exists: it would delete a live
+    /// writer's temp file. Returns how many were removed.
+    /// - Throws: `StoreError.io`.
+    @discardableResult
+    public func sweepTemporaryFiles() throws -> Int {
+        try removeEntries { $0.hasPrefix(Self.temporaryPrefix) }
+    }
+
+    /// Deletes every blob not in `referenced` (compaction: the keys named by the
+    /// revisions that keep their bodies). Temp files are left alone. Returns how many
+    /// blobs were removed.
+    /// - Throws: `StoreError.io`.
+    @discardableResult
+    public func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
+        try removeEntries { name in
+            guard let key = BlobKey(hex: name), key.hex == name else { return false }
+            return !referenced.contains(key)
+        }
+    }
+
+    func path(for key: BlobKey) -> String { directory + "/" + key.hex }
+
+    /// fsync on the directory makes renames and unlinks in it durable (fsync(2):
+    /// "an explicit fsync() on a file descriptor for the directory is also needed").
+    func syncDirectory() throws {
+        let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "fsync", path: directory, errno: errno) }
+    }
+
+    private func removeEntries(where shouldRemove: (String) -> Bool) throws -> Int {
+        var removed = 0
+        for name in try entries() where shouldRemove(name) {
+            let path = directory + "/" + name
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw StoreError.io(operation: "unlink", path: path, errno: errno)
+            }
+            removed += 1
+        }
+        if removed > 0 { try syncDirectory() }
+        return removed
+    }
+
+    private func entries() throws -> [String] {
+        guard let dir = opendir(directory) else {
+            throw StoreError.io(operation: "opendir", path: directory, errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
