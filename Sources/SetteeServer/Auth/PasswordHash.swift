@@ -97,8 +97,8 @@ public enum PasswordHash {
             guard stored.hasPrefix("-pbkdf2"), let dash = stored.dropFirst().firstIndex(of: "-") else { return nil }
             // Between "-pbkdf2" and the next "-": empty (legacy SHA-1) or ":<prf>".
             let prfText = stored[stored.index(stored.startIndex, offsetBy: 7)..<dash]
-            let prf: PRF?
-            if prfText.isEmpty { prf = .sha } else if prfText.hasPrefix(":") { prf = PRF(rawValue: String(prfText.dropFirst())) } else { prf = nil }
+            let prf: PRF? = prfText.isEmpty ? .sha
+                : prfText.hasPrefix(":") ? PRF(rawValue: String(prfText.dropFirst())) : nil
             let parts = stored[stored.index(after: dash)...].split(separator: ",", omittingEmptySubsequences: false)
             // CouchDB caps iterations nowhere; we refuse absurd counts so a hostile ini
             // value cannot stall start-up or a login for hours.
