@@ -57,6 +57,12 @@ public final class DatabaseUpdates: Sendable {
         public var lastSeq: Int64
         /// False when events after `since` were already dropped from the history.
         public var isComplete: Bool
+
+        public init(updates: [DatabaseUpdate], lastSeq: Int64, isComplete: Bool) {
+            self.updates = updates
+            self.lastSeq = lastSeq
+            self.isComplete = isComplete
+        }
     }
 
     private struct State {
