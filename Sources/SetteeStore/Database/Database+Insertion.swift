@@ -20,13 +20,17 @@ extension Database {
     /// - Returns: one result per update, in order: the stored revision or the error for that document.
     /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
     public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
-        try await writer.write { db in
+        let (results, sequence) = try await writer.write { db in
             let limit = try DocumentRecords.revsLimit(db)
-            return try updates.map { update in
+            let results = try updates.map { update in
                 newEdits ? try Inserter.edit(db, update, revsLimit: limit)
                          : try Inserter.merge(db, update, revsLimit: limit)
             }
+            return (results, try DocumentRecords.updateSequence(db))
         }
+        // After the commit: a woken feed must find the rows it is told about.
+        changesNotifier.notify(sequence: sequence)
+        return results
     }
 }
 

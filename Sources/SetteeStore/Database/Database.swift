@@ -14,6 +14,8 @@ public final class Database: Sendable {
     let writer: Writer
     let readers: ReaderPool
     let compaction = CompactionState()
+    /// Wakes `_changes` feeds after each commit that adds changes (no feed polls SQLite).
+    public let changesNotifier: ChangesNotifier
 
     /// Opens (creating and migrating) the file at `path`.
     init(name: String, path: String, configuration: StoreConfiguration) throws {
@@ -21,6 +23,7 @@ public final class Database: Sendable {
         self.path = path
         let connection = try Connection(path: path)
         try Schema.migrate(connection, revsLimit: configuration.defaultRevsLimit)
+        changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
         writer = Writer(connection: connection, label: name)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)
     }
