@@ -66,7 +66,9 @@ enum Inserter {
             guard let winner = tree.winner else { return .success(nil) }
             return winner.isDeleted ? .success(winner) : .failure(.conflict)
         }
-        guard let node = tree.node(base), tree.isLeaf(base) else { return .failure(.conflict) }
+        // A tombstone cannot be edited by naming it: CouchDB 3.4.3 answers 409 there
+        // and creates a child of it only for a write with no `_rev` (spec/couchdb.md).
+        guard let node = tree.node(base), tree.isLeaf(base), !node.isDeleted else { return .failure(.conflict) }
         return .success(node)
     }
 
