@@ -33,8 +33,9 @@ struct CouchRouter: HTTPResponder {
     }
 
     private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let segments = request.pathSegments, let items = request.queryItems else {
-            throw CouchError.badRequest("Invalid percent-encoding in the request URL")
+        guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
+        guard let items = request.queryItems else {
+            throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
         let user = try state.authenticator.user(for: request)
         guard let match = router.match(segments) else {
@@ -49,6 +50,18 @@ struct CouchRouter: HTTPResponder {
         let context = RequestContext(request: request, user: user, node: state, parameters: match.parameters,
                                      query: QueryOptions(items: items))
         return try await handler(context)
+    }
+}
+
+extension CouchRouter {
+    /// A path segment that is not percent-encoded UTF-8: in the database
+    /// position an illegal database name, past it an illegal document id.
+    static func undecodablePath(_ request: HTTPRequest) -> CouchError {
+        let raw = request.rawPath.split(separator: "/")
+        if let first = raw.first, PercentDecoding.decode(first, plusAsSpace: false) == nil {
+            return CouchError(400, "illegal_database_name", "Database names must be valid UTF-8")
+        }
+        return CouchError(400, "illegal_docid", "Document id must be valid UTF-8")
     }
 }
 

@@ -19,6 +19,9 @@ public struct NodeConfiguration: Sendable {
     public var secret: String = UUIDs.random()
     /// `[chttpd_auth] timeout`: seconds an `AuthSession` cookie stays valid.
     public var sessionTimeout: Int = 600
+    /// `[couchdb] default_security = admin_only` (CouchDB 3's default): a new
+    /// database admits only admins until its `_security` says otherwise.
+    public var defaultSecurityIsAdminOnly = true
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http

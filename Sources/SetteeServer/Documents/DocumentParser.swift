@@ -33,7 +33,13 @@ struct DocumentParser {
         let id = try pathID ?? object["_id"].map(Self.idString) ?? UUIDs.random()
         try Self.validate(id: id)
         let rev = try object["_rev"].map(Self.revision)
-        let isDeleted = object["_deleted"]?.boolValue ?? false
+        let isDeleted: Bool
+        switch object["_deleted"] {
+        case nil: isDeleted = false
+        case .bool(let b)?: isDeleted = b
+        // couch_doc:transfer_fields takes `_deleted` only as a boolean; anything else is an unknown member.
+        default: throw CouchError(400, "doc_validation", "Bad special document member: _deleted")
+        }
         let bytes = JSONWriter.serialize(.object(body))
         guard bytes.count <= maxDocumentSize else { throw CouchError(413, "document_too_large", id) }
 

@@ -9,6 +9,7 @@ enum BulkHandlers {
     /// fails the request with 400, as CouchDB's `from_json_obj_validate` does);
     /// conflicts are per document. `new_edits:false` answers only the failures.
     static func bulkDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try MaintenanceHandlers.requireJSONContentType(context)
         let body = try await context.jsonBody().object()
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         let newEdits: Bool
@@ -76,7 +77,8 @@ enum BulkHandlers {
                                   database: Database, to out: inout [UInt8]) async throws {
         let requested = revText.flatMap(RevisionID.init)
         var found: [(StoredDocument, StoredRevision)] = []
-        if let document = try await database.document(id: id, revisions: requested.map { .revision($0) } ?? .winner) {
+        // No rev: every leaf, as `open_revs=all` (chttpd_db bulk_get).
+        if let document = try await database.document(id: id, revisions: requested.map { .revision($0) } ?? .allLeaves) {
             if let requested, latest, !document.tree.isLeaf(requested) {
                 let leaves = document.tree.latest(from: requested)
                 if let withLeaves = try await database.document(id: id, revs: leaves) {
@@ -88,7 +90,7 @@ enum BulkHandlers {
         }
         if found.isEmpty {
             var error: JSONObject = ["id": .string(id)]
-            if let revText { error["rev"] = .string(revText) }
+            error["rev"] = .string(revText ?? "undefined")
             error["error"] = "not_found"
             error["reason"] = "missing"
             out.append(contentsOf: JSONWriter.serialize(["error": .object(error)]))

@@ -48,9 +48,9 @@ struct ChangesQuery: Sendable {
         default: throw CouchError.badRequest("Supported `style` values: main_only, all_docs")
         }
         if let text = q["heartbeat"] {
-            heartbeat = text == "true" ? Self.maxTimeout : try q.nonNegativeInt("heartbeat").map { min($0, Self.maxTimeout) }
+            heartbeat = text == "true" ? Self.maxTimeout : min(try Self.milliseconds(text, "heartbeat"), Self.maxTimeout)
         }
-        timeout = try q.nonNegativeInt("timeout")
+        timeout = try q["timeout"].map { try Self.milliseconds($0, "timeout") }
         _ = try q.nonNegativeInt("seq_interval")
         try await parseFilter(context)
     }
@@ -78,9 +78,22 @@ struct ChangesQuery: Sendable {
         case "_view":
             throw CouchError.badRequest("Settee does not run views, so `filter=_view` is not supported.")
         default:
+            let parts = name.split(separator: "/", maxSplits: 1)
+            guard parts.count == 2, try await context.node.directory.database(named: context.parameters.db ?? "")?
+                .document(id: "_design/" + parts[0], revisions: .winner)?
+                .revisions.first.map({ !$0.isDeleted }) == true
+            else { throw CouchError.notFound("missing") }
             throw CouchError.badRequest(
                 "Settee does not run JavaScript: filter functions (`filter=\(name)`) are not supported. Use _doc_ids, _selector or _design.")
         }
+    }
+
+    /// `heartbeat`/`timeout`: a positive integer, else 400 `bad_request` (chttpd_db parse_changes_query).
+    static func milliseconds(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text), value > 0 else {
+            throw CouchError.badRequest("The `\(name)` value should be a positive integer (in milliseconds).")
+        }
+        return value
     }
 
     static func parseSince(_ text: String?) throws -> Int64? {

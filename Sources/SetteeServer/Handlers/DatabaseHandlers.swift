@@ -32,7 +32,11 @@ enum DatabaseHandlers {
         guard DatabaseDirectory.isValidName(name) else {
             throw CouchError(400, "illegal_database_name", CouchError.illegalDatabaseNameReason(name))
         }
-        _ = try context.node.directory.create(name)
+        let database = try context.node.directory.create(name)
+        if context.node.configuration.defaultSecurityIsAdminOnly {
+            try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))
+        }
+        context.node.databaseUpdates.record(.created, databaseName: name)
         return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": "/\(PercentDecoding.encode(name))"])
     }
 
@@ -45,6 +49,7 @@ enum DatabaseHandlers {
                 "You tried to DELETE a database with a ?=rev parameter. Did you mean to DELETE a document instead?")
         }
         try context.node.directory.delete(name)
+        context.node.databaseUpdates.record(.deleted, databaseName: name)
         return JSONResponse.ok()
     }
 }

@@ -13,10 +13,14 @@ enum DocumentHandlers {
         let newEdits = try context.query.bool("new_edits", default: true)
         let parsed = try parser(context).parse(object, id: id, newEdits: newEdits)
         let rev = try await write(parsed, to: database, newEdits: newEdits)
-        return created(context, id: id, rev: rev)
+        var response = created(context, id: id, rev: rev)
+        // CouchDB answers a deletion by PUT as it answers DELETE: 200 (chttpd_db update_doc).
+        if parsed.update.isDeleted { response.status = 200 }
+        return response
     }
 
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try MaintenanceHandlers.requireJSONContentType(context)
         let object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
         let parsed = try parser(context).parse(object, id: nil, newEdits: true)
         if parsed.update.id.hasPrefix("_local/") {
@@ -35,7 +39,14 @@ enum DocumentHandlers {
         }
         let rev = try DocumentParser.revision(.string(revText))
         let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: rev)
-        let newRev = try await single(update, database, newEdits: true)
+        let newRev: RevisionID
+        do {
+            newRev = try await single(update, database, newEdits: true)
+        } catch StoreError.conflict {
+            // CouchDB: deleting a document that never existed is 404, a stale rev 409.
+            let exists = try await database.document(id: id, revisions: .none) != nil
+            throw exists ? CouchError.conflict : CouchError.notFound("missing")
+        }
         return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
                                  headers: ["ETag": "\"\(newRev)\""])
     }

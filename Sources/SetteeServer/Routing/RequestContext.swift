@@ -47,6 +47,8 @@ struct NodeState: Sendable {
     let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let authenticator: Authenticator
+    /// The server-wide `_db_updates` history and its waiters.
+    let databaseUpdates = DatabaseUpdates()
 }
 
 struct PathParameters: Sendable {

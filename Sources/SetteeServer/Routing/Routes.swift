@@ -11,6 +11,7 @@ enum Routes {
         Route([.literal("_uuids")], ["GET": ServerHandlers.uuids]),
         Route([.literal("_all_dbs")], ["GET": ServerHandlers.allDatabases]),
         Route([.literal("_dbs_info")], ["POST": ServerHandlers.databasesInfo]),
+        Route([.literal("_db_updates")], ["GET": DatabaseUpdatesHandlers.feed, "POST": DatabaseUpdatesHandlers.feed]),
         Route([.literal("_session")], [
             "GET": SessionHandlers.get, "POST": SessionHandlers.post, "DELETE": SessionHandlers.delete,
         ]),
@@ -38,7 +39,10 @@ enum Routes {
             "GET": db(DocumentHandlers.get), "PUT": db(DocumentHandlers.put),
             "DELETE": db(DocumentHandlers.delete), "COPY": db(DocumentHandlers.copy),
         ]),
-        Route([.db, .docID, .attachment], ["GET": db(DesignHandlers.unsupported)]),
+        Route([.db, .docID, .attachment], [
+            "GET": db(DesignHandlers.unsupported), "PUT": db(DesignHandlers.unsupported),
+            "DELETE": db(DesignHandlers.unsupported),
+        ]),
     ]
 
     /// Wraps a handler that needs an open database: a missing one is answered
@@ -48,7 +52,16 @@ enum Routes {
             guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
                 throw CouchError.databaseNotFound
             }
-            return try await handler(context, database)
+            if !context.user.isAdmin {
+                try SecurityObject(bytes: try await database.security()).requireMember(context.user)
+            }
+            let before = database.changesNotifier.sequence
+            let response = try await handler(context, database)
+            // `_db_updates` reports a database once its sequence moved, whichever endpoint wrote.
+            if database.changesNotifier.sequence > before {
+                context.node.databaseUpdates.record(.updated, databaseName: name)
+            }
+            return response
         }
     }
 }
