@@ -60,13 +60,13 @@ struct ChangesQuery: Sendable {
         switch name {
         case "_doc_ids":
             var list = try context.query.json("doc_ids")
-            if list == nil, context.request.method == "POST" { list = try await context.jsonBody().value["doc_ids"] }
+            if list == nil, context.request.method == "POST" { list = try await context.jsonBody(checkingContentType: false).value["doc_ids"] }
             guard let ids = list?.arrayValue, ids.allSatisfy({ $0.stringValue != nil }) else {
                 throw CouchError.badRequest("`doc_ids` filter parameter is not a list of doc ids.")
             }
             docIDs = Set(ids.compactMap(\.stringValue))
         case "_selector":
-            let body = context.request.method == "POST" ? try await context.jsonBody().value : .null
+            let body = context.request.method == "POST" ? try await context.jsonBody(checkingContentType: false).value : .null
             guard let selector = body["selector"] else {
                 throw CouchError.badRequest("Selector must be specified in POST payload")
             }

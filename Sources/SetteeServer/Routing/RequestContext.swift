@@ -27,7 +27,15 @@ struct RequestContext: Sendable {
     var headers: HTTPHeaders { request.headers }
 
     /// The request body parsed as JSON, within the configured size and depth limits.
-    func jsonBody() async throws -> JSONValueBody {
+    /// A POST must say `Content-Type: application/json` (415 otherwise), as
+    /// CouchDB's `chttpd:validate_ctype` requires of its JSON endpoints.
+    func jsonBody(checkingContentType: Bool = true) async throws -> JSONValueBody {
+        if checkingContentType && request.method == "POST" {
+            let type = (request.headers["Content-Type"] ?? "").lowercased()
+            guard type.hasPrefix("application/json") else {
+                throw CouchError(415, "bad_content_type", "Content-Type must be application/json")
+            }
+        }
         let bytes = try await request.body.collect(upTo: node.configuration.http.limits.maxBodyBytes)
         return try JSONValueBody(bytes: bytes, maxDepth: node.configuration.maxJSONDepth)
     }
