@@ -38,7 +38,10 @@ enum Routes {
             "GET": db(DocumentHandlers.get), "PUT": db(DocumentHandlers.put),
             "DELETE": db(DocumentHandlers.delete), "COPY": db(DocumentHandlers.copy),
         ]),
-        Route([.db, .docID, .attachment], ["GET": db(DesignHandlers.unsupported)]),
+        Route([.db, .docID, .attachment], [
+            "GET": db(AttachmentHandlers.get), "PUT": db(AttachmentHandlers.put),
+            "DELETE": db(AttachmentHandlers.delete),
+        ]),
     ]
 
     /// Wraps a handler that needs an open database: a missing one is answered

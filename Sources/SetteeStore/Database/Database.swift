@@ -14,6 +14,10 @@ public final class Database: Sendable {
     let writer: Writer
     let readers: ReaderPool
     let compaction = CompactionState()
+    /// Attachment bytes, content-addressed, in `<file>.blobs`.
+    let blobs: BlobStore
+    /// Attachment types stored gzip'd.
+    let compressibleTypes: [String]
 
     /// Opens (creating and migrating) the file at `path`.
     init(name: String, path: String, configuration: StoreConfiguration) throws {
@@ -21,6 +25,10 @@ public final class Database: Sendable {
         self.path = path
         let connection = try Connection(path: path)
         try Schema.migrate(connection, revsLimit: configuration.defaultRevsLimit)
+        blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))
+        // No writer exists yet, so every temp file is a leftover of a crash.
+        try blobs.sweepTemporaryFiles()
+        compressibleTypes = configuration.compressibleTypes
         writer = Writer(connection: connection, label: name)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)
     }
