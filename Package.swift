@@ -54,10 +54,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // settee.ini parsing and mapping: a library so IntegrationTests can test it.
+        .target(
+            name: "SetteeConfig",
+            dependencies: [
+                "SetteeServer", "SetteeHTTP", "SetteeStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "settee",
             dependencies: [
-                "SetteeServer", "SetteeHTTP", "SetteeStore",
+                "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -73,7 +81,7 @@ let package = Package(
         .testTarget(name: "SetteeServerTests",
                     dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["SetteeJSON", "SetteeTestSupport"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]
 )

@@ -1,4 +1,11 @@
+internal import ArgumentParser
+
+/// The `settee` command: a CouchDB-compatible server in one binary.
 @main
-struct Settee {
-    static func main() {}
+struct Settee: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settee",
+        abstract: "A CouchDB-compatible database server.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
 }

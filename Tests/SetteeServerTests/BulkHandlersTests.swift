@@ -1,3 +1,4 @@
+import SetteeHTTP
 import SetteeJSON
 import Testing
 

@@ -9,6 +9,7 @@ struct Authenticator: Sendable {
     /// name → CouchDB password hash.
     let admins: [String: String]
     let sessions: CookieSession
+    let cache = CredentialCache()
 
     func user(for request: HTTPRequest) throws -> UserContext {
         if let authorization = request.headers["Authorization"], let (name, password) = Self.basicCredentials(authorization) {
@@ -23,7 +24,7 @@ struct Authenticator: Sendable {
 
     /// - Throws: 401 `unauthorized` "Name or password is incorrect."
     func authenticate(name: String, password: String) throws -> UserContext {
-        guard let hash = admins[name], PasswordHash.verify(password: password, against: hash) else {
+        guard let hash = admins[name], cache.verify(name: name, password: password, against: hash) else {
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
         return UserContext(name: name, roles: ["_admin"])

@@ -20,8 +20,10 @@ enum LocalDocHandlers {
         let id = localID(context)
         var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
         try DocumentHandlers.mergeRevParameters(context, into: &object)
-        let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
+        // Local revs are `0-N`, not revision ids: take `_rev` out before the document rules apply.
         let rev = object["_rev"]?.stringValue
+        object["_rev"] = nil
+        let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
         let newRev = try await database.putLocal(id: id, body: parsed.update.body, rev: rev,
                                                  isDeleted: parsed.update.isDeleted)
         return JSONResponse.make(status: 201, ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])

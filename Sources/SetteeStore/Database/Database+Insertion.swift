@@ -21,13 +21,17 @@ extension Database {
     /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
     public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
-        return try await writer.write { db in
+        let (results, sequence) = try await writer.write { db in
             let limit = try DocumentRecords.revsLimit(db)
-            return try updates.map { update in
+            let results = try updates.map { update in
                 newEdits ? try Inserter.edit(db, update, revsLimit: limit, blobs: blobs)
                          : try Inserter.merge(db, update, revsLimit: limit, blobs: blobs)
             }
+            return (results, try DocumentRecords.updateSequence(db))
         }
+        // After the commit: a woken feed must find the rows it is told about.
+        changesNotifier.notify(sequence: sequence)
+        return results
     }
 }
 
@@ -72,7 +76,9 @@ enum Inserter {
             guard let winner = tree.winner else { return .success(nil) }
             return winner.isDeleted ? .success(winner) : .failure(.conflict)
         }
-        guard let node = tree.node(base), tree.isLeaf(base) else { return .failure(.conflict) }
+        // A tombstone cannot be edited by naming it: CouchDB 3.4.3 answers 409 there
+        // and creates a child of it only for a write with no `_rev` (spec/couchdb.md).
+        guard let node = tree.node(base), tree.isLeaf(base), !node.isDeleted else { return .failure(.conflict) }
         return .success(node)
     }
 

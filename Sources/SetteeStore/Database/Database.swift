@@ -18,6 +18,8 @@ public final class Database: Sendable {
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
     let compressibleTypes: [String]
+    /// Wakes `_changes` feeds after each commit that adds changes (no feed polls SQLite).
+    public let changesNotifier: ChangesNotifier
 
     /// Opens (creating and migrating) the file at `path`.
     init(name: String, path: String, configuration: StoreConfiguration) throws {
@@ -29,6 +31,7 @@ public final class Database: Sendable {
         // No writer exists yet, so every temp file is a leftover of a crash.
         try blobs.sweepTemporaryFiles()
         compressibleTypes = configuration.compressibleTypes
+        changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
         writer = Writer(connection: connection, label: name)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)
     }

@@ -1,0 +1,57 @@
+# Settee: `make serve` runs a server, `make test` runs every test. See README.md.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+
+DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev python3-venv pkg-config zlib1g-dev
+CONFIG   ?= config/settee.ini
+# Empty: the data dir comes from $(CONFIG), else the built-in ./data.
+DATA_DIR ?=
+# Two cores are shared with other work: one build job at a time.
+SWIFT_JOBS ?= 2
+
+.PHONY: serve test deps build build-release conformance clean
+
+# Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
+# package never starts a daemon on machines that have an init system.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  [ -e /usr/sbin/policy-rc.d ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; }; \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	swift build -j $(SWIFT_JOBS)
+
+build-release: deps
+	swift build -c release -j $(SWIFT_JOBS)
+
+serve: build-release
+	"$$(swift build -c release --show-bin-path)/settee" serve --config $(CONFIG) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
+
+# Unit and integration tests, then the black-box conformance suite against a fresh
+# settee on a free loopback port, in a temp dir, with a throwaway admin.
+test: build
+	swift test -j $(SWIFT_JOBS)
+	$(MAKE) --no-print-directory conformance
+
+conformance:
+	@bin="$$(swift build --show-bin-path)/settee"; \
+	tmp="$$(mktemp -d)"; pass="conf-$$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"; \
+	port="$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"; \
+	SETTEE_ADMIN="admin:$$pass" "$$bin" serve --bind 127.0.0.1 --port "$$port" --data-dir "$$tmp/data" \
+	  > "$$tmp/settee.log" 2>&1 & pid=$$!; \
+	trap 'kill "$$pid" 2>/dev/null || true; wait "$$pid" 2>/dev/null || true; rm -rf "$$tmp"' EXIT; \
+	for _ in $$(seq 1 300); do \
+	  grep -q "Settee listening on" "$$tmp/settee.log" && break; \
+	  kill -0 "$$pid" 2>/dev/null || { cat "$$tmp/settee.log"; echo "settee exited before listening"; exit 1; }; \
+	  sleep 0.1; done; \
+	grep -q "Settee listening on" "$$tmp/settee.log" || { cat "$$tmp/settee.log"; echo "settee did not start"; exit 1; }; \
+	status=0; conformance/run "http://admin:$$pass@127.0.0.1:$$port" || status=$$?; \
+	kill -TERM "$$pid"; wait "$$pid" || { echo "settee did not exit cleanly"; status=1; }; \
+	[ "$$status" -eq 0 ] || cat "$$tmp/settee.log"; exit "$$status"
+
+clean:
+	swift package clean

@@ -1,0 +1,96 @@
+/*
+ First-start chores that turn a `SetteeConfiguration` into a `NodeConfiguration`,
+ as CouchDB does them:
+
+ - Server uuid: `[couchdb] uuid` when the ini sets one; otherwise it is generated once
+   (32 lowercase hex) and kept in `<data dir>/.uuid`. It lives beside the data rather
+   than in the ini because it names the data (replication checkpoints key on it) and
+   because the shipped config/settee.ini is a tracked file that should stay pristine.
+ - Admin passwords written in plain text under `[admins]` are hashed and the ini is
+   rewritten in place with the hashes, so the plain text does not outlive the first
+   start. `SETTEE_ADMIN` is hashed in memory only.
+*/
+internal import Foundation
+public import Logging
+public import SetteeServer
+internal import SetteeHTTP
+internal import SetteeStore
+
+/// Prepares the node's configuration: uuid, hashed admins, limits.
+public enum NodeSetup {
+    /// File under the data directory that holds a generated uuid.
+    public static let uuidFileName = ".uuid"
+
+    /// Resolves the uuid, hashes admins (rewriting the ini if needed) and maps every
+    /// setting onto `NodeConfiguration`.
+    /// - Throws: `ConfigError.unwritable` when the data directory or uuid cannot be written.
+    public static func nodeConfiguration(for config: inout SetteeConfiguration, logger: Logger) throws(ConfigError)
+        -> NodeConfiguration {
+        let uuid = try resolveUUID(configured: config.uuid, dataDirectory: config.dataDirectory)
+        var http = ServerConfiguration()
+        // "localhost" is accepted for safety checks, but the socket layer wants an address.
+        http.bindAddresses = config.bindAddresses.map { $0.lowercased() == "localhost" ? "127.0.0.1" : $0 }
+        http.port = config.port
+        if let size = config.maxHTTPRequestSize { http.limits.maxBodyBytes = size }
+        var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
+        if let size = config.maxDocumentSize { node.maxDocumentSize = size }
+        node.admins = hashFileAdmins(&config, logger: logger)
+        if let admin = config.environmentAdmin {
+            node.admins[admin.name] = PasswordHash.isHashed(admin.password)
+                ? admin.password : PasswordHash.hash(password: admin.password)
+        }
+        return node
+    }
+
+    /// The configured uuid, else the one stored in the data directory, else a new one
+    /// written there (creating the directory).
+    public static func resolveUUID(configured: String?, dataDirectory: String) throws(ConfigError) -> String {
+        if let configured { return configured }
+        let path = (dataDirectory as NSString).appendingPathComponent(uuidFileName)
+        if let stored = try? String(contentsOfFile: path, encoding: .utf8) {
+            let trimmed = stored.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty { return trimmed }
+        }
+        let uuid = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            try Data((uuid + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw .unwritable(path: path, reason: error.localizedDescription)
+        }
+        return uuid
+    }
+
+    /// Hashes plain-text `[admins]` values and, when any were plain, rewrites the ini.
+    /// A failed rewrite is logged, not fatal: the hashes still apply in memory.
+    static func hashFileAdmins(_ config: inout SetteeConfiguration, logger: Logger) -> [String: String] {
+        guard var file = config.iniFile else { return config.fileAdmins }
+        var admins: [String: String] = [:]
+        var rewritten: [String] = []
+        for entry in file.entries where entry.section == "admins" {
+            if PasswordHash.isHashed(entry.value) {
+                admins[entry.key] = entry.value
+                continue
+            }
+            let hash = PasswordHash.hash(password: entry.value)
+            admins[entry.key] = hash
+            file.replaceValue(of: entry, with: hash)
+            rewritten.append(entry.key)
+        }
+        guard !rewritten.isEmpty else { return admins }
+        config.iniFile = file
+        config.fileAdmins = admins
+        do {
+            // Keep the file's mode: an ini holding admins is often 0600 on purpose.
+            let mode = try? FileManager.default.attributesOfItem(atPath: file.source)[.posixPermissions]
+            try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.source), options: .atomic)
+            if let mode { try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.source) }
+            logger.notice("hashed plain-text admin passwords in config file",
+                          metadata: ["file": "\(file.source)", "admins": "\(rewritten.sorted())"])
+        } catch {
+            logger.warning("could not rewrite config file with hashed admin passwords",
+                           metadata: ["file": "\(file.source)", "error": "\(error.localizedDescription)"])
+        }
+        return admins
+    }
+}

@@ -1,0 +1,179 @@
+/*
+ The executable's settings, gathered from four layers. Precedence, highest first:
+
+   command-line flag  >  environment (SETTEE_*)  >  ini file  >  built-in default
+
+ The ini file is `--config PATH`, else `$SETTEE_CONFIG`, else none. Supported keys:
+
+   [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size
+   [couchdb] database_dir, max_document_size, uuid
+   [admins]  name = password-or-hash
+   [log]     level
+
+ Anything else in the file is reported as one warning per setting and ignored, so a
+ CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
+ of `[admins]`; it is hashed in memory only, never written anywhere.
+*/
+internal import Foundation
+public import Logging
+
+/// Values given on the command line; `nil` means "not given".
+public struct ConfigOverrides: Sendable {
+    public var configPath: String?
+    public var port: Int?
+    public var bindAddress: String?
+    public var dataDirectory: String?
+    public var logLevel: String?
+
+    public init(configPath: String? = nil, port: Int? = nil, bindAddress: String? = nil,
+                dataDirectory: String? = nil, logLevel: String? = nil) {
+        (self.configPath, self.port, self.bindAddress) = (configPath, port, bindAddress)
+        (self.dataDirectory, self.logLevel) = (dataDirectory, logLevel)
+    }
+}
+
+/// Settee's configuration after merging flags, environment, ini file and defaults.
+///
+///     var config = try SetteeConfiguration.load(overrides: flags, environment: ProcessInfo.processInfo.environment)
+///     try config.checkBindSafety()
+public struct SetteeConfiguration: Sendable {
+    /// The embedded default data directory, relative to the working directory.
+    public static let defaultDataDirectory = "./data"
+    static let knownKeys: [String: Set<String>] = [
+        "chttpd": ["bind_address", "port", "max_http_request_size"],
+        "couchdb": ["database_dir", "max_document_size", "uuid"],
+        "log": ["level"],
+    ]
+
+    /// The ini file in use, if any (kept for in-place rewrites).
+    public var iniFile: INIFile?
+    public var bindAddresses: [String] = ["127.0.0.1"]
+    public var port: Int = 5984
+    public var dataDirectory: String = defaultDataDirectory
+    /// `[chttpd] max_http_request_size`, when set.
+    public var maxHTTPRequestSize: Int?
+    /// `[couchdb] max_document_size`, when set.
+    public var maxDocumentSize: Int?
+    /// `[couchdb] uuid`, when set in the file.
+    public var uuid: String?
+    /// `[admins]` as written in the file: name → plain password or CouchDB hash.
+    public var fileAdmins: [String: String] = [:]
+    /// The admin from `SETTEE_ADMIN`, if set.
+    public var environmentAdmin: (name: String, password: String)?
+    public var logLevel: Logger.Level = .info
+    /// One line per ignored setting, for the caller to log.
+    public var warnings: [String] = []
+
+    public init() {}
+
+    /// Whether any admin is configured (CouchDB's "admin party" is over).
+    public var hasAdmin: Bool { !fileAdmins.isEmpty || environmentAdmin != nil }
+
+    /// Loads and merges every layer.
+    /// - Throws: `ConfigError` for an unreadable or malformed file or a bad value.
+    public static func load(overrides: ConfigOverrides, environment: [String: String]) throws(ConfigError)
+        -> SetteeConfiguration {
+        var config = SetteeConfiguration()
+        if let path = overrides.configPath ?? environment["SETTEE_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let file = try INIFile(contentsOf: path)
+            try config.apply(file)
+            config.iniFile = file
+        }
+        try config.apply(environment: environment)
+        try config.apply(overrides)
+        return config
+    }
+
+    /// Applies the settings of `file` over the current values.
+    public mutating func apply(_ file: INIFile) throws(ConfigError) {
+        for entry in file.entries {
+            let origin = "\(file.source):\(entry.line)"
+            switch (entry.section, entry.key) {
+            case ("chttpd", "bind_address"): bindAddresses = try Self.addresses(entry.value, origin: origin)
+            case ("chttpd", "port"): port = try Self.port(entry.value, origin: origin)
+            case ("chttpd", "max_http_request_size"): maxHTTPRequestSize = try Self.size(entry.value, origin: origin)
+            case ("couchdb", "database_dir"): dataDirectory = entry.value
+            case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
+            case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value
+            case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
+            case ("admins", let name): fileAdmins[name] = entry.value
+            default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
+            }
+        }
+    }
+
+    mutating func apply(environment env: [String: String]) throws(ConfigError) {
+        if let value = env["SETTEE_PORT"], !value.isEmpty { port = try Self.port(value, origin: "SETTEE_PORT") }
+        if let value = env["SETTEE_BIND"], !value.isEmpty {
+            bindAddresses = try Self.addresses(value, origin: "SETTEE_BIND")
+        }
+        if let value = env["SETTEE_DATA_DIR"], !value.isEmpty { dataDirectory = value }
+        if let value = env["SETTEE_LOG_LEVEL"], !value.isEmpty {
+            logLevel = try Self.level(value, origin: "SETTEE_LOG_LEVEL")
+        }
+        if let value = env["SETTEE_ADMIN"], !value.isEmpty {
+            // Split at the first ':' (names cannot hold one in CouchDB; passwords may).
+            guard let colon = value.firstIndex(of: ":"), colon != value.startIndex,
+                  value.index(after: colon) != value.endIndex else {
+                throw .invalidValue(origin: "SETTEE_ADMIN", value: "(hidden)", expected: "name:password")
+            }
+            environmentAdmin = (String(value[..<colon]), String(value[value.index(after: colon)...]))
+        }
+    }
+
+    mutating func apply(_ flags: ConfigOverrides) throws(ConfigError) {
+        if let port = flags.port {
+            guard (0...65535).contains(port) else {
+                throw .invalidValue(origin: "--port", value: String(port), expected: "a port 0-65535")
+            }
+            self.port = port
+        }
+        if let bind = flags.bindAddress { bindAddresses = try Self.addresses(bind, origin: "--bind") }
+        if let dir = flags.dataDirectory { dataDirectory = dir }
+        if let level = flags.logLevel { logLevel = try Self.level(level, origin: "--log-level") }
+    }
+
+    /// Refuses a non-loopback address while no admin exists, before anything binds.
+    /// - Throws: `ConfigError.adminRequired` naming the offending addresses.
+    public func checkBindSafety() throws(ConfigError) {
+        guard !hasAdmin else { return }
+        let exposed = bindAddresses.filter { !LoopbackAddress.isLoopback($0) }
+        if !exposed.isEmpty { throw .adminRequired(addresses: exposed) }
+    }
+
+    // MARK: - Value parsing
+
+    static func port(_ text: String, origin: String) throws(ConfigError) -> Int {
+        guard let port = Int(text), (0...65535).contains(port) else {
+            throw .invalidValue(origin: origin, value: text, expected: "a port 0-65535")
+        }
+        return port
+    }
+
+    static func size(_ text: String, origin: String) throws(ConfigError) -> Int {
+        guard let size = Int(text), size > 0 else {
+            throw .invalidValue(origin: origin, value: text, expected: "a positive number of bytes")
+        }
+        return size
+    }
+
+    static func addresses(_ text: String, origin: String) throws(ConfigError) -> [String] {
+        let list = text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        guard !list.isEmpty else { throw .invalidValue(origin: origin, value: text, expected: "an address") }
+        return list
+    }
+
+    /// CouchDB's log levels, mapped onto swift-log's (which has no alert/emergency/none).
+    static func level(_ text: String, origin: String) throws(ConfigError) -> Logger.Level {
+        switch text.lowercased() {
+        case "trace": .trace
+        case "debug": .debug
+        case "info": .info
+        case "notice": .notice
+        case "warning", "warn": .warning
+        case "error", "err": .error
+        case "critical", "crit", "alert", "emergency", "none": .critical
+        default: throw .invalidValue(origin: origin, value: text, expected: "debug, info, notice, warning, error or critical")
+        }
+    }
+}

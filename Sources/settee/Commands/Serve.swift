@@ -1,0 +1,96 @@
+/*
+ `settee serve`: load the configuration, refuse unsafe set-ups before binding, start
+ the node, print one `Settee listening on http://ADDR:PORT/` line per listener (tests
+ and scripts parse it), then run until SIGINT/SIGTERM.
+
+ Signals are received through DispatchSource, not a signal handler: a handler may
+ only call async-signal-safe functions, while shutting down awaits in-flight writes.
+*/
+internal import ArgumentParser
+internal import Dispatch
+internal import Foundation
+internal import Logging
+internal import SetteeConfig
+internal import SetteeHTTP
+internal import SetteeServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (the default command).",
+        discussion: """
+            Settings come from, highest precedence first: these flags, the environment \
+            (SETTEE_PORT, SETTEE_BIND, SETTEE_DATA_DIR, SETTEE_LOG_LEVEL, SETTEE_CONFIG, \
+            SETTEE_ADMIN=name:password), the ini file, built-in defaults \
+            (127.0.0.1:5984, data in ./data).
+            """)
+
+    @Option(name: .long, help: "Config file in CouchDB local.ini style (env SETTEE_CONFIG).")
+    var config: String?
+
+    @Option(name: .long, help: "TCP port; 0 picks a free one (env SETTEE_PORT; default 5984).")
+    var port: Int?
+
+    @Option(name: .long, help: "Address(es) to listen on, comma-separated (env SETTEE_BIND; default 127.0.0.1).")
+    var bind: String?
+
+    @Option(name: .customLong("data-dir"), help: "Data directory (env SETTEE_DATA_DIR; default ./data).")
+    var dataDir: String?
+
+    @Option(name: .customLong("log-level"), help: "debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func run() async throws {
+        let flags = ConfigOverrides(configPath: config, port: port, bindAddress: bind,
+                                    dataDirectory: dataDir, logLevel: logLevel)
+        var settings = try SetteeConfiguration.load(overrides: flags, environment: ProcessInfo.processInfo.environment)
+        let logger = Self.makeLogger(level: settings.logLevel)
+        for warning in settings.warnings { logger.warning("\(warning)") }
+        // Before anything binds: an admin-less server on a public address is an open door.
+        try settings.checkBindSafety()
+        let nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        let node = try SetteeNode(configuration: nodeConfiguration, logger: logger)
+        let signalSources = Self.handleTerminationSignals(node: node, logger: logger)
+        let ports = try node.start()
+        Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
+        await node.run()
+        withExtendedLifetime(signalSources) {}
+        logger.info("stopped")
+    }
+
+    static func makeLogger(level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "settee")
+        logger.logLevel = level
+        return logger
+    }
+
+    /// Prints `Settee listening on http://ADDR:PORT/` for each listener, unbuffered.
+    static func announce(addresses: [String], ports: [Int]) {
+        for (index, port) in ports.enumerated() {
+            let address = addresses.isEmpty ? "127.0.0.1" : addresses[min(index, addresses.count - 1)]
+            // RFC 3986 §3.2.2: an IPv6 literal in a URL goes in brackets.
+            let host = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
+            let line = "Settee listening on http://\(host):\(port)/\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+
+    /// Turns SIGINT/SIGTERM into `node.shutdown()` followed by exit 0. SIGPIPE is
+    /// ignored so a client that hangs up mid-response cannot kill the server.
+    static func handleTerminationSignals(node: SetteeNode, logger: Logger) -> [any DispatchSourceSignal] {
+        signal(SIGPIPE, SIG_IGN)
+        return [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)   // the default action would kill us before the source sees it
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.notice("signal received, shutting down", metadata: ["signal": "\(number)"])
+                Task {
+                    await node.shutdown()
+                    Foundation.exit(0)
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+}

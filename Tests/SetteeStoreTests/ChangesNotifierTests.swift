@@ -1,0 +1,113 @@
+import SetteeStore
+import Testing
+
+/// No test sleeps to synchronise: registration is observed with
+/// `waitUntil(waiterCount:)`, and outcomes are awaited through tasks.
+@Suite struct ChangesNotifierTests {
+    @Test func returnsAtOnceWhenSequenceAlreadyPassed() async {
+        let notifier = ChangesNotifier(sequence: 3)
+        notifier.notify(sequence: 5)
+        // The commit happened before the feed subscribed: no wake-up may be missed.
+        #expect(await notifier.wait(after: 4, timeout: nil) == 5)
+        #expect(await notifier.wait(after: 0, timeout: .seconds(60)) == 5)
+        #expect(notifier.waiterCount == 0)
+    }
+
+    @Test func oneNotifyWakesAThousandWaiters() async {
+        let notifier = ChangesNotifier(sequence: 10)
+        let count = 1_000
+        await withTaskGroup(of: Int64?.self) { group in
+            for _ in 0..<count {
+                group.addTask { await notifier.wait(after: 10, timeout: nil) }
+            }
+            await notifier.waitUntil(waiterCount: count)
+            notifier.notify(sequence: 11)
+            var results: [Int64?] = []
+            for await result in group { results.append(result) }
+            #expect(results.count == count)
+            #expect(results.allSatisfy { $0 == 11 })
+        }
+        #expect(notifier.waiterCount == 0)
+    }
+
+    @Test func timeoutReturnsNilAndRemovesWaiter() async {
+        let notifier = ChangesNotifier()
+        #expect(await notifier.wait(after: 0, timeout: .milliseconds(20)) == nil)
+        #expect(await notifier.wait(after: 0, timeout: .zero) == nil)
+        #expect(notifier.waiterCount == 0)
+    }
+
+    @Test func notifyBeatsALongTimeout() async {
+        let notifier = ChangesNotifier()
+        async let result = notifier.wait(after: 0, timeout: .seconds(600))
+        await notifier.waitUntil(waiterCount: 1)
+        notifier.notify(sequence: 1)
+        #expect(await result == 1)
+    }
+
+    @Test func cancellationResumesAndRemovesWaiter() async {
+        let notifier = ChangesNotifier()
+        let untimed = Task { await notifier.wait(after: 0, timeout: nil) }
+        let timed = Task { await notifier.wait(after: 0, timeout: .seconds(600)) }
+        await notifier.waitUntil(waiterCount: 2)
+        untimed.cancel()
+        timed.cancel()
+        #expect(await untimed.value == nil)
+        #expect(await timed.value == nil)
+        #expect(notifier.waiterCount == 0)
+    }
+
+    @Test func alreadyCancelledTaskDoesNotRegister() async {
+        let notifier = ChangesNotifier()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await notifier.wait(after: 0, timeout: nil)
+        }
+        #expect(await task.value == nil)
+        #expect(notifier.waiterCount == 0)
+    }
+
+    @Test func waiterAheadOfSequenceStaysUntilPassed() async {
+        let notifier = ChangesNotifier(sequence: 1)
+        async let result = notifier.wait(after: 5, timeout: nil)
+        await notifier.waitUntil(waiterCount: 1)
+        notifier.notify(sequence: 3)
+        #expect(notifier.waiterCount == 1)
+        notifier.notify(sequence: 2)  // stale report: ignored
+        #expect(notifier.sequence == 3)
+        notifier.notify(sequence: 6)
+        #expect(await result == 6)
+    }
+
+    /// A feed that was woken but whose task never runs again (e.g. stuck writing to a
+    /// slow client) must not hold up the writer's next `notify`.
+    @Test func slowSubscriberDoesNotBlockNotify() async {
+        let notifier = ChangesNotifier()
+        let (gate, release) = AsyncStream<Void>.makeStream()
+        let slow = Task {
+            _ = await notifier.wait(after: 0, timeout: nil)
+            for await _ in gate { break }  // never continues until released
+        }
+        await notifier.waitUntil(waiterCount: 1)
+        for seq in Int64(1)...1_000 { notifier.notify(sequence: seq) }
+        #expect(notifier.sequence == 1_000)
+        #expect(notifier.waiterCount == 0)
+        release.yield()
+        release.finish()
+        await slow.value
+    }
+
+    @Test func concurrentNotifiesNeverLoseAWaiter() async {
+        let notifier = ChangesNotifier()
+        await withTaskGroup(of: Void.self) { group in
+            for round in Int64(0)..<200 {
+                group.addTask {
+                    let seq = await notifier.wait(after: round, timeout: nil)
+                    #expect((seq ?? 0) > round)
+                }
+                group.addTask { notifier.notify(sequence: round + 1) }
+            }
+        }
+        #expect(notifier.waiterCount == 0)
+    }
+}

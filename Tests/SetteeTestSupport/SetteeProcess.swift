@@ -1,0 +1,163 @@
+/*
+ Runs the real `settee` binary for integration tests.
+
+ Output (stdout and stderr merged into one pipe) is read on a dedicated thread and
+ kept; `waitUntilListening` blocks on a condition variable until the server prints
+ `Settee listening on http://ADDR:PORT/`, or the process exits, or the timeout
+ passes — no sleeping and polling. The process is only ever signalled by its own pid.
+*/
+public import Foundation
+internal import Glibc
+
+/// A `settee` child process.
+///
+///     let dir = try TempDirectory()
+///     let settee = try SetteeProcess.start(dataDirectory: dir.path)
+///     let response = try TestHTTPClient.get(settee.baseURL.appendingPathComponent("_up"))
+///     settee.kill(SIGTERM)
+///     #expect(try settee.waitForExit() == 0)
+public final class SetteeProcess: @unchecked Sendable {
+    /// Admin credentials used by `start` unless told otherwise.
+    public static let defaultAdmin = (name: "admin", password: "test-password")
+
+    /// The launched process's id.
+    public var pid: Int32 { process.processIdentifier }
+    private let process: Process
+    private let state = NSCondition()
+    private var outputBytes: [UInt8] = []
+    private var listening: [URL] = []
+    private var exitStatus: Int32?
+
+    /// Launches `settee serve ARGUMENTS` with `environment` added to a copy of ours
+    /// (minus any inherited SETTEE_* variables, so the host cannot leak into a test).
+    /// - Throws: `TestSupportError.binaryNotFound`, or the launch error.
+    public init(arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = try Self.binaryURL()
+        process.arguments = ["serve"] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SETTEE_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [state] finished in
+            state.lock()
+            // Signals come back as the signal number; callers compare with 0 either way.
+            self.exitStatus = finished.terminationReason == .exit ? finished.terminationStatus : 128 + finished.terminationStatus
+            state.broadcast()
+            state.unlock()
+        }
+        try process.run()
+        pipe.fileHandleForWriting.closeFile()
+        let reader = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in readOutput(from: reader) }
+    }
+
+    /// Starts a server on a free loopback port with a fresh admin and waits until it listens.
+    public static func start(dataDirectory: String, port: Int? = nil,
+                             admin: (name: String, password: String)? = defaultAdmin,
+                             extraArguments: [String] = [], timeout: TimeInterval = 60) throws -> SetteeProcess {
+        let chosen = try port ?? FreePort.find()
+        var env: [String: String] = [:]
+        if let admin { env["SETTEE_ADMIN"] = "\(admin.name):\(admin.password)" }
+        let child = try SetteeProcess(
+            arguments: ["--port", String(chosen), "--bind", "127.0.0.1", "--data-dir", dataDirectory] + extraArguments,
+            environment: env)
+        _ = try child.waitUntilListening(timeout: timeout)
+        return child
+    }
+
+    /// The first announced URL, e.g. `http://127.0.0.1:5984/`. Valid after `waitUntilListening`.
+    public var baseURL: URL {
+        state.lock(); defer { state.unlock() }
+        return listening.first ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Everything the process has written so far (stdout and stderr, interleaved).
+    public var output: String {
+        state.lock(); defer { state.unlock() }
+        return String(decoding: outputBytes, as: UTF8.self)
+    }
+
+    /// Blocks until the server has announced a listener.
+    /// - Returns: every announced base URL.
+    /// - Throws: `TestSupportError.timedOut` on timeout or when the process exits first.
+    public func waitUntilListening(timeout: TimeInterval = 60) throws -> [URL] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        state.lock(); defer { state.unlock() }
+        while listening.isEmpty && exitStatus == nil {
+            if !state.wait(until: deadline) { break }
+        }
+        guard !listening.isEmpty else {
+            let why = exitStatus.map { "settee exited with \($0)" } ?? "no listening line after \(timeout)s"
+            throw TestSupportError.timedOut("\(why); output:\n\(String(decoding: outputBytes, as: UTF8.self))")
+        }
+        return listening
+    }
+
+    /// Sends `signal` to this process (and only this one). No effect once it has exited.
+    public func kill(_ signal: Int32 = SIGTERM) {
+        state.lock(); defer { state.unlock() }
+        if exitStatus == nil { _ = Glibc.kill(pid, signal) }
+    }
+
+    /// Blocks until the process exits.
+    /// - Returns: the exit status, or 128 + signal number when killed by a signal.
+    /// - Throws: `TestSupportError.timedOut`.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval = 60) throws -> Int32 {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        state.lock(); defer { state.unlock() }
+        while exitStatus == nil {
+            if !state.wait(until: deadline) { break }
+        }
+        guard let exitStatus else { throw TestSupportError.timedOut("settee pid \(pid) did not exit in \(timeout)s") }
+        return exitStatus
+    }
+
+    deinit {
+        // A test that failed half-way must not leave a server behind.
+        if exitStatus == nil { _ = Glibc.kill(pid, SIGKILL) }
+    }
+
+    private func readOutput(from handle: FileHandle) {
+        while true {
+            let chunk = handle.availableData
+            state.lock()
+            outputBytes += chunk
+            listening = Self.listeningURLs(in: String(decoding: outputBytes, as: UTF8.self))
+            state.broadcast()
+            state.unlock()
+            if chunk.isEmpty { return }   // EOF: the process closed its output
+        }
+    }
+
+    static func listeningURLs(in text: String) -> [URL] {
+        text.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "Settee listening on ") else { return nil }
+            return URL(string: String(line[range.upperBound...]).trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// The built `settee`: `$SETTEE_BINARY`, else beside the running test bundle
+    /// (SwiftPM puts products and test bundles in one directory), else `.build/debug`.
+    static func binaryURL() throws -> URL {
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["SETTEE_BINARY"] { candidates.append(explicit) }
+        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        candidates.append(runner.deletingLastPathComponent().appendingPathComponent("settee").path)
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("settee").path)
+        }
+        // Tests/SetteeTestSupport/SetteeProcess.swift → package root.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/settee").path)
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestSupportError.binaryNotFound(candidates)
+        }
+        return URL(fileURLWithPath: found)
+    }
+}
