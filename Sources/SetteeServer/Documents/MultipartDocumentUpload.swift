@@ -1,4 +1,5 @@
 import SetteeHTTP
+import SetteeJSON
 import SetteeStore
 
 /// Receives a `multipart/related` document upload event by event

@@ -1,5 +1,6 @@
 internal import Foundation
 import SetteeHTTP
+import SetteeJSON
 import SetteeStore
 
 /// `/{db}/{docid}/{attname}`: one attachment on its own

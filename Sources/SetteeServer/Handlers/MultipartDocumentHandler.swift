@@ -1,4 +1,5 @@
 import SetteeHTTP
+import SetteeJSON
 import SetteeStore
 
 /// Documents with their attachments as `multipart/related`: `PUT /{db}/{docid}`
