@@ -1,6 +1,7 @@
 import Foundation
 import SetteeHTTP
 import SetteeJSON
+import SetteeStore
 import Testing
 
 @Suite struct AttachmentHandlersTests {
@@ -13,12 +14,11 @@ import Testing
         return h
     }
 
-    func digest(_ bytes: [UInt8]) async throws -> String {
-        // The blob key of the same bytes, stored identity, is their MD5.
-        let h = try await harness()
-        let put = await h.send("PUT", "/db/tmp/x", body: bytes, headers: ["Content-Type": "application/octet-stream"])
-        return try #require(await h.send("GET", "/db/tmp").json["_attachments"]?["x"]?["digest"]?.stringValue)
-            + (put.status == 201 ? "" : "?")
+    /// CouchDB's `md5-<base64>` of `bytes`: a scratch blob store's key for them.
+    func digest(_ bytes: [UInt8]) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("settee-md5-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try BlobStore(directory: directory).write(bytes).digest
     }
 
     @Test func inlineAttachmentReadsAsStubThenInline() async throws {
@@ -28,7 +28,7 @@ import Testing
         #expect(put.status == 201)
         let stub = await h.send("GET", "/db/a").json["_attachments"]?["x.bin"]
         #expect(stub?["stub"] == true && stub?["length"] == 2003 && stub?["revpos"] == 1)
-        #expect(stub?["digest"]?.stringValue == (try await digest(Self.data)))
+        #expect(stub?["digest"]?.stringValue == (try digest(Self.data)))
         let inline = await h.send("GET", "/db/a?attachments=true", headers: ["Accept": "application/json"])
         #expect(inline.json["_attachments"]?["x.bin"]?["data"]?.stringValue == Self.base64)
         #expect(inline.json["_attachments"]?["x.bin"]?["stub"] == nil)

@@ -56,9 +56,15 @@ enum DocumentHandlers {
         try DocumentParser.validate(id: targetID)
         let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         guard let body = source.body else { throw CouchError.notFound("missing") }
+        // The copy names the source's blobs; its attachments are new in the copy (revpos 0 → its generation).
+        let attachments = source.revision.attachments.map { attachment -> AttachmentUpdate in
+            var copied = attachment
+            copied.revpos = 0
+            return .new(copied)
+        }
         let update = DocumentUpdate(id: targetID, body: body, baseRevision: try targetRev.map {
             try DocumentParser.revision(.string($0))
-        })
+        }, attachments: attachments)
         let rev = try await single(update, database, newEdits: true)
         return created(context, id: targetID, rev: rev)
     }
