@@ -21,13 +21,17 @@ enum BulkHandlers {
         let parser = DocumentHandlers.parser(context)
         let parsed = try docs.map { doc -> DocumentParser.Parsed in
             guard let object = doc.objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
-            let p = try parser.parse(object, id: nil, newEdits: newEdits)
-            if p.attachments.map({ !$0.isEmpty }) == true {
-                throw CouchError(501, "not_implemented", "Attachments are not supported yet")
-            }
-            return p
+            return try parser.parse(object, id: nil, newEdits: newEdits)
         }
-        let results = try await database.update(parsed.map(\.update), newEdits: newEdits)
+        // Validate every document's attachments before storing any blob.
+        let entries = try parsed.map { try AttachmentParser.entries($0.attachments) }
+        var updates: [DocumentUpdate] = []
+        for (p, docEntries) in zip(parsed, entries) {
+            var update = p.update
+            update.attachments = try await AttachmentParser.updates(docEntries, database, newEdits: newEdits)
+            updates.append(update)
+        }
+        let results = try await database.update(updates, newEdits: newEdits)
         var rows: [JSONValue] = []
         for (p, result) in zip(parsed, results) {
             switch result {
@@ -65,7 +69,11 @@ enum BulkHandlers {
             out.append(contentsOf: #"{"id":"#.utf8)
             JSONWriter.writeString(id, to: &out)
             out.append(contentsOf: #","docs":["#.utf8)
-            try await writeDocs(id: id, rev: item["rev"]?.stringValue, latest: latest, options: options,
+            var itemOptions = options
+            itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap {
+                $0.stringValue.flatMap(RevisionID.init)
+            }
+            try await writeDocs(id: id, rev: item["rev"]?.stringValue, latest: latest, options: itemOptions,
                                 database: database, to: &out)
             out.append(contentsOf: "]}".utf8)
         }
@@ -98,8 +106,11 @@ enum BulkHandlers {
         }
         for (i, (document, revision)) in found.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
+            // JSON only: `attachments=true` inlines `data` (chttpd_db bulk_get, non-multipart).
+            let forms = options.attachments ? try await AttachmentJSON.inlineForms(
+                database, document, revision, attsSince: options.attsSince) : [:]
             out.append(contentsOf: #"{"ok":"#.utf8)
-            DocumentHandlers.render(document, revision, options: options).write(to: &out)
+            DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
             out.append(UInt8(ascii: "}"))
         }
     }

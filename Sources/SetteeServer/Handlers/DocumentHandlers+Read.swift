@@ -22,12 +22,21 @@ extension DocumentHandlers {
             return HTTPResponse(status: 304, headers: ["ETag": etag])
         }
         let options = DocumentOptions(query: context.query)
-        let bytes = render(read.document, read.revision, options: options).serialize()
+        if options.attachments, MultipartDocumentHandler.acceptsRelated(context.headers["Accept"]),
+           !AttachmentJSON.toSend(read.document, read.revision, attsSince: options.attsSince).isEmpty {
+            return try await MultipartDocumentHandler.get(read.document, read.revision, database,
+                                                          options: options, etag: etag)
+        }
+        let forms = options.attachments ? try await AttachmentJSON.inlineForms(
+            database, read.document, read.revision, attsSince: options.attsSince) : [:]
+        let bytes = render(read.document, read.revision, options: options, forms: forms).serialize()
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
 
     /// The JSON of one revision with the meta fields `options` ask for.
-    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions) -> DocumentWriter {
+    /// Attachments not in `forms` are stubs.
+    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions,
+                       forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
         var writer = DocumentWriter(id: document.id, rev: revision.rev.description, body: revision.body ?? Array("{}".utf8))
         writer.isDeleted = revision.isDeleted
         let tree = document.tree
@@ -51,6 +60,10 @@ extension DocumentHandlers {
             writer.append("_deleted_conflicts", .array(tree.deletedConflicts.map { .string($0.description) }))
         }
         if options.localSeq { writer.append("_local_seq", .number(JSONNumber(revision.sequence))) }
+        if !revision.attachments.isEmpty {
+            writer.append("_attachments", AttachmentJSON.object(revision.attachments, forms: forms,
+                                                                showEncoding: options.attEncodingInfo))
+        }
         return writer
     }
 }
@@ -63,6 +76,11 @@ struct DocumentOptions {
     var conflicts = false
     var deletedConflicts = false
     var localSeq = false
+    /// `attachments=true`: send attachment bytes (inline, or multipart parts).
+    var attachments = false
+    var attEncodingInfo = false
+    /// `atts_since`: send only attachments newer than these revisions.
+    var attsSince: [RevisionID] = []
 
     init() {}
 
@@ -73,5 +91,8 @@ struct DocumentOptions {
         conflicts = query.flag("conflicts") || meta
         deletedConflicts = query.flag("deleted_conflicts") || meta
         localSeq = query.flag("local_seq") || meta
+        attachments = query.flag("attachments")
+        attEncodingInfo = query.flag("att_encoding_info")
+        attsSince = AttachmentJSON.attsSince(query)
     }
 }

@@ -8,6 +8,9 @@ enum DocumentHandlers {
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
         if id.hasPrefix("_local/") { return try await LocalDocHandlers.put(context, database) }
+        if let boundary = MultipartReader.boundary(fromContentType: context.headers["Content-Type"] ?? "") {
+            return try await MultipartDocumentHandler.put(context, database, id: id, boundary: boundary)
+        }
         var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
         try mergeRevParameters(context, into: &object)
         let newEdits = try context.query.bool("new_edits", default: true)
@@ -64,9 +67,15 @@ enum DocumentHandlers {
         try DocumentParser.validate(id: targetID)
         let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         guard let body = source.body else { throw CouchError.notFound("missing") }
+        // The copy names the source's blobs; its attachments are new in the copy (revpos 0 → its generation).
+        let attachments = source.revision.attachments.map { attachment -> AttachmentUpdate in
+            var copied = attachment
+            copied.revpos = 0
+            return .new(copied)
+        }
         let update = DocumentUpdate(id: targetID, body: body, baseRevision: try targetRev.map {
             try DocumentParser.revision(.string($0))
-        })
+        }, attachments: attachments)
         let rev = try await single(update, database, newEdits: true)
         return created(context, id: targetID, rev: rev)
     }
@@ -86,11 +95,12 @@ enum DocumentHandlers {
         object["_rev"] = .string(given)
     }
 
+    /// Stores inline attachments first, then the revision naming them.
     static func write(_ parsed: DocumentParser.Parsed, to database: Database, newEdits: Bool) async throws -> RevisionID {
-        if parsed.attachments.map({ !$0.isEmpty }) == true {
-            throw CouchError(501, "not_implemented", "Attachments are not supported yet")
-        }
-        return try await single(parsed.update, database, newEdits: newEdits)
+        var update = parsed.update
+        update.attachments = try await AttachmentParser.updates(AttachmentParser.entries(parsed.attachments),
+                                                                database, newEdits: newEdits)
+        return try await single(update, database, newEdits: newEdits)
     }
 
     static func single(_ update: DocumentUpdate, _ database: Database, newEdits: Bool) async throws -> RevisionID {

@@ -13,9 +13,12 @@ enum OpenRevsHandler {
         options.revs = context.query.flag("revs")
         let accept = context.headers["Accept"] ?? "*/*"
         if accept.contains("application/json") && !accept.contains("multipart/mixed") {
-            return JSONResponse.make(status: 200, bytes: jsonArray(entries, options: options))
+            return JSONResponse.make(status: 200, bytes: try await jsonArray(entries, options: options, database))
         }
-        return multipartMixed(entries, options: options)
+        // Multipart parts carry every attachment newer than atts_since, still encoded
+        // (chttpd_db send_docs_multipart: `[attachments, follows, att_encoding_info]`).
+        options.attEncodingInfo = true
+        return multipartMixed(entries, options: options, database)
     }
 
     enum Entry {
@@ -58,14 +61,16 @@ enum OpenRevsHandler {
         }
     }
 
-    static func jsonArray(_ entries: [Entry], options: DocumentOptions) -> [UInt8] {
+    static func jsonArray(_ entries: [Entry], options: DocumentOptions, _ database: Database) async throws -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (i, entry) in entries.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             switch entry {
             case .found(let document, let revision):
+                let forms = options.attachments ? try await AttachmentJSON.inlineForms(
+                    database, document, revision, attsSince: options.attsSince) : [:]
                 out.append(contentsOf: #"{"ok":"#.utf8)
-                DocumentHandlers.render(document, revision, options: options).write(to: &out)
+                DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
                 out.append(UInt8(ascii: "}"))
             case .missing(let rev):
                 out.append(contentsOf: #"{"missing":"#.utf8)
@@ -77,23 +82,40 @@ enum OpenRevsHandler {
         return out
     }
 
-    static func multipartMixed(_ entries: [Entry], options: DocumentOptions) -> HTTPResponse {
-        let boundary = UUIDs.random()
-        var out: [UInt8] = []
-        for entry in entries {
-            out.append(contentsOf: "--\(boundary)\r\n".utf8)
-            switch entry {
-            case .found(let document, let revision):
-                out.append(contentsOf: "Content-Type: application/json\r\n\r\n".utf8)
-                DocumentHandlers.render(document, revision, options: options).write(to: &out)
-            case .missing(let rev):
-                out.append(contentsOf: "Content-Type: application/json; error=\"true\"\r\n\r\n".utf8)
-                out.append(contentsOf: JSONWriter.serialize(["missing": .string(rev)]))
+    /// One part per entry: `multipart/related` (JSON, then attachment parts) for a
+    /// revision with attachments to send, `application/json` otherwise (pull
+    /// transcript lines 7 and 10). Attachment bytes stream from their blobs.
+    static func multipartMixed(_ entries: [Entry], options: DocumentOptions, _ database: Database) -> HTTPResponse {
+        let boundary = MultipartWriter.randomBoundary()
+        let headers: HTTPHeaders = ["Content-Type": "multipart/mixed; boundary=\"\(boundary)\""]
+        return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
+            let sink: MultipartWriter.Sink = { try await writer.write($0) }
+            guard !entries.isEmpty else { return try await sink(Array("--\(boundary)--".utf8)) }
+            var mixed = MultipartWriter(boundary: boundary, subtype: .mixed, sink: sink)
+            for entry in entries {
+                try await writePart(entry, to: &mixed, sink: sink, options: options, database)
             }
-            out.append(contentsOf: "\r\n".utf8)
+            try await mixed.finish()
+        })
+    }
+
+    /// A nested writer shares `sink`: the inner body is the outer part's body.
+    private static func writePart(_ entry: Entry, to mixed: inout MultipartWriter, sink: @escaping MultipartWriter.Sink,
+                                  options: DocumentOptions, _ database: Database) async throws {
+        switch entry {
+        case .found(let document, let revision):
+            let sending = AttachmentJSON.toSend(document, revision, attsSince: options.attsSince)
+            let json = DocumentHandlers.render(document, revision, options: options,
+                                               forms: MultipartDocumentHandler.followsForms(sending)).serialize()
+            guard !sending.isEmpty else { return try await mixed.writeJSONPart(json) }
+            var related = MultipartWriter(subtype: .related, sink: sink)
+            try await mixed.beginPart([("Content-Type", related.contentType)])
+            try await MultipartDocumentHandler.writeDocument(&related, json: json, attachments: sending, database)
+            try await related.finish()
+            try await mixed.endPart()
+        case .missing(let rev):
+            try await mixed.writePart(headers: [("Content-Type", "application/json; error=\"true\"")],
+                                      body: JSONWriter.serialize(["missing": .string(rev)]))
         }
-        out.append(contentsOf: "--\(boundary)--".utf8)
-        return HTTPResponse(status: 200, headers: ["Content-Type": "multipart/mixed; boundary=\"\(boundary)\""],
-                            body: .bytes(out))
     }
 }

@@ -40,8 +40,8 @@ enum Routes {
             "DELETE": db(DocumentHandlers.delete), "COPY": db(DocumentHandlers.copy),
         ]),
         Route([.db, .docID, .attachment], [
-            "GET": db(DesignHandlers.unsupported), "PUT": db(DesignHandlers.unsupported),
-            "DELETE": db(DesignHandlers.unsupported),
+            "GET": db(AttachmentHandlers.get), "PUT": db(AttachmentHandlers.put),
+            "DELETE": db(AttachmentHandlers.delete),
         ]),
     ]
 

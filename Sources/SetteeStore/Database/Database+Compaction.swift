@@ -1,5 +1,6 @@
-/// Compaction: drops the bodies of non-leaf revisions (CouchDB keeps only leaf
-/// bodies after compaction, the tree itself stays), then VACUUMs to give the
+/// Compaction: drops the bodies and attachment rows of non-leaf revisions (CouchDB
+/// keeps only leaf bodies after compaction, the tree itself stays), deletes blobs
+/// no remaining revision names, then VACUUMs to give the
 /// space back to the file system. Runs in the background: the body-dropping
 /// is one ordinary write job; VACUUM runs on the writer queue outside any
 /// transaction, so writes simply wait behind it and readers keep their WAL snapshots.
@@ -17,9 +18,16 @@ extension Database {
     /// The compaction itself; `startCompaction` runs it in the background.
     func compact() async throws {
         try await writer.write { db in
+            // Attachment rows go with the bodies: a non-leaf revision keeps neither.
+            try db.run("DELETE FROM attachments WHERE sequence IN (SELECT sequence FROM revs WHERE current = 0)")
             try db.run("UPDATE revs SET json = NULL WHERE current = 0 AND json IS NOT NULL")
         }
+        let blobs = self.blobs
         try await writer.withoutTransaction { db in
+            // On the writer queue, between transactions: every committed revision's
+            // blobs are in `referenced`, and a write naming a blob re-checks it exists
+            // on this same queue (AttachmentRecords.resolve), so nothing dangles.
+            try blobs.sweep(keeping: try AttachmentRecords.referencedKeys(db))
             try db.execute("VACUUM")
             // Fold the WAL back so file size reflects the vacuumed database.
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -20,11 +20,12 @@ extension Database {
     /// - Returns: one result per update, in order: the stored revision or the error for that document.
     /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
     public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
+        let blobs = self.blobs
         let (results, sequence) = try await writer.write { db in
             let limit = try DocumentRecords.revsLimit(db)
             let results = try updates.map { update in
-                newEdits ? try Inserter.edit(db, update, revsLimit: limit)
-                         : try Inserter.merge(db, update, revsLimit: limit)
+                newEdits ? try Inserter.edit(db, update, revsLimit: limit, blobs: blobs)
+                         : try Inserter.merge(db, update, revsLimit: limit, blobs: blobs)
             }
             return (results, try DocumentRecords.updateSequence(db))
         }
@@ -37,18 +38,27 @@ extension Database {
 /// The per-document steps of `Database.update`, run on the writer queue.
 enum Inserter {
     /// `new_edits=true`: a new child revision (spec/couchdb.md "Revisions").
-    static func edit(_ db: Connection, _ update: DocumentUpdate,
-                     revsLimit: Int) throws -> Result<RevisionID, StoreError> {
+    /// `blobs` is where new attachments' blobs must exist (nil: not checked, tests).
+    static func edit(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int,
+                     blobs: BlobStore? = nil) throws -> Result<RevisionID, StoreError> {
         let record = try DocumentRecords.document(db, id: update.id)
         var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
         guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else {
             return .failure(.conflict)
         }
-        let rev = RevisionHasher.child(of: parent?.rev, isDeleted: update.isDeleted, body: update.body)
+        let attachments: [StoredAttachment]
+        switch try AttachmentRecords.resolve(db, update.attachments, parent: parent?.sequence,
+                                             generation: (parent?.rev.generation ?? 0) + 1, blobs: blobs) {
+        case .success(let resolved): attachments = resolved
+        case .failure(let error): return .failure(error)
+        }
+        let rev = RevisionHasher.child(of: parent?.rev, isDeleted: update.isDeleted, body: update.body,
+                                       attachments: attachments)
         guard !tree.contains(rev) else { return .failure(.conflict) }
         let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
         let sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: rev, parent: parent?.sequence,
                                                           isLeaf: true, isDeleted: update.isDeleted, body: update.body)
+        try AttachmentRecords.insert(db, sequence: sequence, attachments)
         if let parent { try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parent.sequence)]) }
         tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted,
                           sequence: sequence, hasBody: true))
@@ -73,8 +83,8 @@ enum Inserter {
     }
 
     /// `new_edits=false`: merges `history` (newest first) into the tree.
-    static func merge(_ db: Connection, _ update: DocumentUpdate,
-                      revsLimit: Int) throws -> Result<RevisionID, StoreError> {
+    static func merge(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int,
+                      blobs: BlobStore? = nil) throws -> Result<RevisionID, StoreError> {
         let history = update.history
         guard let newest = history.first else { return .failure(.invalidRevision("missing _rev")) }
         for (index, rev) in history.enumerated() where rev.generation != newest.generation - index {
@@ -83,6 +93,13 @@ enum Inserter {
         let record = try DocumentRecords.document(db, id: update.id)
         var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
         guard !tree.contains(newest) else { return .success(newest) }
+        let ancestors = history.dropFirst().compactMap { tree.node($0)?.sequence }
+        let attachments: [StoredAttachment]
+        switch try AttachmentRecords.resolve(db, update.attachments, ancestors: ancestors, rowID: record?.rowID,
+                                             generation: newest.generation, blobs: blobs) {
+        case .success(let resolved): attachments = resolved
+        case .failure(let error): return .failure(error)
+        }
         let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
         let added = tree.merge(path: history, isDeleted: update.isDeleted, hasBody: true)
         var sequence: Int64 = 0
@@ -95,6 +112,7 @@ enum Inserter {
             sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: node.rev, parent: parentSequence,
                                                           isLeaf: isLeaf, isDeleted: node.isDeleted,
                                                           body: isLeaf ? update.body : nil)
+            if isLeaf { try AttachmentRecords.insert(db, sequence: sequence, attachments) }
             tree.insert(.init(rev: node.rev, parent: node.parent, isDeleted: node.isDeleted,
                               sequence: sequence, hasBody: isLeaf))
             parentSequence = sequence
@@ -118,6 +136,7 @@ enum Inserter {
         for row in dropped {
             try db.run("UPDATE revs SET parent = NULL WHERE parent = ?", [.integer(row)])
             try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(row)])
+            try AttachmentRecords.delete(db, sequence: row)
         }
         guard let winner = tree.winner else { return }
         try db.run("UPDATE docs SET seq = ?, winner = ?, deleted = ? WHERE doc_id = ?",

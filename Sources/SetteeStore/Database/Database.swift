@@ -14,6 +14,10 @@ public final class Database: Sendable {
     let writer: Writer
     let readers: ReaderPool
     let compaction = CompactionState()
+    /// Attachment bytes, content-addressed, in `<file>.blobs`.
+    let blobs: BlobStore
+    /// Attachment types stored gzip'd.
+    let compressibleTypes: [String]
     /// Wakes `_changes` feeds after each commit that adds changes (no feed polls SQLite).
     public let changesNotifier: ChangesNotifier
 
@@ -23,6 +27,10 @@ public final class Database: Sendable {
         self.path = path
         let connection = try Connection(path: path)
         try Schema.migrate(connection, revsLimit: configuration.defaultRevsLimit)
+        blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))
+        // No writer exists yet, so every temp file is a leftover of a crash.
+        try blobs.sweepTemporaryFiles()
+        compressibleTypes = configuration.compressibleTypes
         changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
         writer = Writer(connection: connection, label: name)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)

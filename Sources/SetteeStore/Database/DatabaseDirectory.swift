@@ -72,6 +72,9 @@ public final class DatabaseDirectory: Sendable {
             for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
                 guard unlink(file) == 0 else { throw StoreError.io(operation: "unlink", path: file, errno: errno) }
             }
+            // The blobs go with the database; a leftover directory would be reused by a new one.
+            let blobs = BlobStore.directory(forDatabaseFile: path)
+            if FileManager.default.fileExists(atPath: blobs) { try? FileManager.default.removeItem(atPath: blobs) }
             logger.info("deleted database", metadata: ["db": .string(name)])
         }
     }
@@ -112,6 +115,8 @@ public struct StoreConfiguration: Sendable {
     public var defaultRevsLimit: Int = 1000
     /// Readers per database (concurrent SQLite connections for reads).
     public var readerCount: Int = 4
+    /// Attachment types stored gzip'd (CouchDB's `[attachments] compressible_types`).
+    public var compressibleTypes: [String] = Gzip.defaultCompressibleTypes
 
     public init(path: String) { self.path = path }
 }

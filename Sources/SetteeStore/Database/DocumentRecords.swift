@@ -47,7 +47,9 @@ enum DocumentRecords {
         try revs.compactMap { rev in
             guard let node = tree.node(rev) else { return nil }
             let body = node.hasBody ? try body(db, rowID: rowID, rev: rev) : nil
-            return StoredRevision(rev: rev, isDeleted: node.isDeleted, sequence: node.sequence, body: body)
+            let attachments = node.hasBody ? try AttachmentRecords.attachments(db, sequence: node.sequence) : []
+            return StoredRevision(rev: rev, isDeleted: node.isDeleted, sequence: node.sequence, body: body,
+                                  attachments: attachments)
         }
     }
 

@@ -10,14 +10,18 @@ public struct DocumentUpdate: Sendable {
     /// `new_edits=false`: the revision to store first, then its ancestors, newest first
     /// (from `_revisions`, or just `[_rev]`).
     public var history: [RevisionID]
+    /// The new revision's attachments, exactly: new ones and stubs to keep. An
+    /// attachment of the base revision not listed here is dropped, as in CouchDB.
+    public var attachments: [AttachmentUpdate]
 
     public init(id: String, body: [UInt8], isDeleted: Bool = false, baseRevision: RevisionID? = nil,
-                history: [RevisionID] = []) {
+                history: [RevisionID] = [], attachments: [AttachmentUpdate] = []) {
         self.id = id
         self.body = body
         self.isDeleted = isDeleted
         self.baseRevision = baseRevision
         self.history = history
+        self.attachments = attachments
     }
 }
 
@@ -29,12 +33,16 @@ public struct StoredRevision: Sendable {
     public let sequence: Int64
     /// The stored JSON object (no `_` fields); nil when compacted away or never received.
     public let body: [UInt8]?
+    /// Its attachments, in stored order (empty once compaction dropped the body).
+    public let attachments: [StoredAttachment]
 
-    public init(rev: RevisionID, isDeleted: Bool, sequence: Int64, body: [UInt8]?) {
+    public init(rev: RevisionID, isDeleted: Bool, sequence: Int64, body: [UInt8]?,
+                attachments: [StoredAttachment] = []) {
         self.rev = rev
         self.isDeleted = isDeleted
         self.sequence = sequence
         self.body = body
+        self.attachments = attachments
     }
 }
 

@@ -5,12 +5,20 @@ internal import Crypto
 enum RevisionHasher {
     /// `generation + 1` and the lowercase hex MD5 of the parent rev, the deleted
     /// flag and the body bytes, each part length-delimited so no two inputs collide.
-    static func child(of parent: RevisionID?, isDeleted: Bool, body: [UInt8]) -> RevisionID {
+    /// Attachments add their names and digests (in order), so changing only an
+    /// attachment still gives a new rev; without attachments the hash is unchanged.
+    static func child(of parent: RevisionID?, isDeleted: Bool, body: [UInt8],
+                      attachments: [StoredAttachment] = []) -> RevisionID {
         var md5 = Insecure.MD5()
         let parentText = Array((parent?.description ?? "").utf8)
         md5.update(data: [UInt8(truncatingIfNeeded: parentText.count)] + parentText)
         md5.update(data: [isDeleted ? 1 : 0])
         md5.update(data: body)
+        for attachment in attachments {
+            let name = Array(attachment.name.utf8)
+            md5.update(data: withUnsafeBytes(of: UInt32(name.count).bigEndian, Array.init) + name)
+            md5.update(data: attachment.digest.md5)
+        }
         let hex = md5.finalize().map { byte in
             let digits = Array("0123456789abcdef".utf8)
             return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)

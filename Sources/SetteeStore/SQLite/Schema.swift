@@ -33,6 +33,22 @@ enum Schema {
             json BLOB NOT NULL);
         CREATE TABLE info (key TEXT PRIMARY KEY, value);
         """,
+        // 1 → 2: attachments, one row per attachment of a revision row (`sequence`).
+        // `digest` (16 MD5 bytes of the stored bytes) is also the blob key in the
+        // database's BlobStore; rows go with their revision (stemming, compaction).
+        """
+        CREATE TABLE attachments (
+            sequence INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            digest BLOB NOT NULL,
+            revpos INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            encoded_length INTEGER NOT NULL,
+            encoding TEXT,
+            UNIQUE (sequence, name));
+        CREATE INDEX attachments_by_digest ON attachments(digest);
+        """,
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.

@@ -1,0 +1,99 @@
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// Receives a `multipart/related` document upload event by event
+/// (API reference /{db}/{docid} PUT, "Creating Multiple Attachments").
+///
+/// The first part is the document JSON. Each later part is the body of the next
+/// `"follows": true` attachment in `_attachments` order; part headers are ignored,
+/// as CouchDB ignores them (spec/couchdb.md "Attachments"). A part's bytes stream
+/// into an `AttachmentUpload` as they arrive and must have the declared length
+/// (`encoded_length` for a gzip'd part) and digest; a missing or extra part, or a
+/// length or digest mismatch, is 400 and no revision is written. Finished blobs of a
+/// rejected upload are unreferenced and go at the next compaction (they may be
+/// shared with other attachments, so they are not deleted here).
+///
+/// States: json (collecting part 0, bounded by `maxJSONBytes`) → attachments (part
+/// k streams to follows[k-1]) → complete (close delimiter seen).
+final class MultipartDocumentUpload {
+    private let database: Database
+    private let maxJSONBytes: Int
+    private let parse: ([UInt8]) throws -> DocumentParser.Parsed
+    private var partIndex = 0
+    private var json: [UInt8] = []
+    private var current: AttachmentUpload?
+    private(set) var parsed: DocumentParser.Parsed?
+    private(set) var entries: [AttachmentParser.Entry] = []
+    private var follows: [AttachmentParser.Follows] = []
+    private(set) var stored: [String: StoredAttachment] = [:]
+    private(set) var isComplete = false
+
+    init(database: Database, maxJSONBytes: Int, parse: @escaping ([UInt8]) throws -> DocumentParser.Parsed) {
+        self.database = database
+        self.maxJSONBytes = maxJSONBytes
+        self.parse = parse
+    }
+
+    func handle(_ event: MultipartReader.Event) async throws {
+        switch event {
+        case .headers:
+            if partIndex > 0 { try await beginAttachment() }
+        case .body(let bytes):
+            if partIndex == 0 {
+                guard json.count + bytes.count <= maxJSONBytes else {
+                    throw CouchError(413, "document_too_large", "Document exceeds max_document_size")
+                }
+                json += bytes
+            } else {
+                try await current?.write(bytes)
+            }
+        case .partEnd:
+            try await endPart()
+            partIndex += 1
+        case .end:
+            guard parsed != nil, partIndex - 1 == follows.count else {
+                throw CouchError.badRequest("Missing attachment data in multipart request")
+            }
+            isComplete = true
+        }
+    }
+
+    /// Drops the attachment being received (the client went away or sent garbage).
+    func abort() {
+        current?.abort()
+        current = nil
+    }
+
+    private func beginAttachment() async throws {
+        guard parsed != nil, partIndex - 1 < follows.count else {
+            throw CouchError.badRequest("Unexpected extra part in multipart request")
+        }
+        let follow = follows[partIndex - 1]
+        current = try await database.makeAttachmentUpload(
+            contentType: follow.contentType,
+            alreadyGzipped: follow.encoding == "gzip" ? (follow.length ?? 0) : nil)
+    }
+
+    private func endPart() async throws {
+        if partIndex == 0 {
+            let document = try parse(json)
+            entries = try AttachmentParser.entries(document.attachments)
+            follows = entries.compactMap { if case .follows(let f) = $0 { f } else { nil } }
+            parsed = document
+            json = []
+            return
+        }
+        guard let upload = current else { return }
+        let follow = follows[partIndex - 1]
+        current = nil
+        do {
+            stored[follow.name] = try await upload.finish(name: follow.name, contentType: follow.contentType,
+                                                          expectedDigest: follow.digest,
+                                                          expectedLength: follow.partLength)
+        } catch {
+            upload.abort()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,116 @@
+internal import Foundation
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+
+/// `/{db}/{docid}/{attname}`: one attachment on its own
+/// (API reference /{db}/{docid}/{attname}; chttpd_db.erl `db_attachment_req`).
+/// Bytes stream both ways: an upload goes from the request body into a blob, a
+/// download from the blob into the response, never whole in memory.
+enum AttachmentHandlers {
+    static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let (id, name) = try target(context)
+        let read = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        guard let attachment = read.revision.attachments.first(where: { $0.name == name }) else {
+            throw CouchError.notFound("Document is missing attachment")
+        }
+        // CouchDB's ETag is the quoted base64 MD5, without the `md5-` prefix.
+        let etag = "\"\(Data(attachment.digest.md5).base64EncodedString())\""
+        if context.headers["If-None-Match"] == etag { return HTTPResponse(status: 304, headers: ["ETag": etag]) }
+        let sendEncoded = attachment.isGzipped && ByteRange.acceptsGzip(context.headers["Accept-Encoding"])
+        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "must-revalidate",
+                                    "Content-Type": attachment.contentType,
+                                    "Accept-Ranges": attachment.isGzipped ? "none" : "bytes"]
+        if sendEncoded { headers.add("Content-Encoding", "gzip") }
+        // Ranges only for identity-stored bytes, as CouchDB (`Enc == identity`).
+        let range = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
+            try ByteRange.parse($0, length: attachment.length)
+        }
+        if let range {
+            headers.add("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(attachment.length)")
+        }
+        let length = range.map { $0.upperBound - $0.lowerBound }
+            ?? (attachment.isGzipped && !sendEncoded ? attachment.length : attachment.encodedLength)
+        headers.add("Content-Length", String(length))
+        let decode = attachment.isGzipped && !sendEncoded
+        return HTTPResponse(status: range == nil ? 200 : 206, headers: headers, body: .stream { writer in
+            let download = try await database.openAttachment(attachment, range: range, decode: decode)
+            defer { download.close() }
+            while let piece = try await download.next() { try await writer.write(piece) }
+        })
+    }
+
+    /// Adds or replaces one attachment: a child of `?rev=` (or `If-Match`) keeping the
+    /// body and the other attachments; without a rev, a new document.
+    static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let (id, name) = try target(context)
+        let contentType = context.headers["Content-Type"] ?? AttachmentParser.defaultContentType
+        let base = try baseRevision(context, required: false)
+        let (body, kept) = try await contents(database, id: id, rev: base, without: name)
+        let stored = try await receive(context, database, name: name, contentType: contentType)
+        let update = DocumentUpdate(id: id, body: body, baseRevision: base, attachments: [.new(stored)] + kept)
+        let rev = try await DocumentHandlers.single(update, database, newEdits: true)
+        return DocumentHandlers.created(context, id: id, rev: rev)
+    }
+
+    static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let (id, name) = try target(context)
+        let base = try baseRevision(context, required: true)
+        let (body, kept) = try await contents(database, id: id, rev: base, without: name)
+        guard let rev = base, try await database.document(id: id, revisions: .revision(rev))?.revisions.first?
+            .attachments.contains(where: { $0.name == name }) == true
+        else { throw CouchError.notFound("Document is missing attachment") }
+        let update = DocumentUpdate(id: id, body: body, baseRevision: rev, attachments: kept)
+        let newRev = try await DocumentHandlers.single(update, database, newEdits: true)
+        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
+                                 headers: ["ETag": "\"\(newRev)\""])
+    }
+
+    /// The document id and attachment name. On a design document a name starting
+    /// with `_` is a view, show, list or update function (501); elsewhere it is 400
+    /// (chttpd_db.erl `validate_attachment_name`).
+    static func target(_ context: RequestContext) throws -> (id: String, name: String) {
+        let id = context.parameters.docID ?? ""
+        let name = context.parameters.attachment ?? ""
+        if id.hasPrefix("_design/") && name.hasPrefix("_") { throw CouchError.notImplemented }
+        try DocumentParser.validate(id: id)
+        try AttachmentParser.validate(name: name)
+        if id.hasPrefix("_local/") { throw CouchError.badRequest("_local documents do not have attachments") }
+        return (id, name)
+    }
+
+    private static func baseRevision(_ context: RequestContext, required: Bool) throws -> RevisionID? {
+        guard let text = context.query["rev"] ?? context.headers["If-Match"].map(DocumentHandlers.unquote) else {
+            if required { throw CouchError.conflict }
+            return nil
+        }
+        return try DocumentParser.revision(.string(text))
+    }
+
+    /// The base revision's body and its attachments other than `name`, as stubs;
+    /// `{}` and none for a new document. A rev the document lacks: 409.
+    private static func contents(_ database: Database, id: String, rev: RevisionID?,
+                                 without name: String) async throws -> ([UInt8], [AttachmentUpdate]) {
+        guard let rev else { return (Array("{}".utf8), []) }
+        guard let revision = try await database.document(id: id, revisions: .revision(rev))?.revisions.first,
+              let body = revision.body
+        else { throw CouchError.conflict }
+        let kept = revision.attachments.filter { $0.name != name }.map { AttachmentUpdate.stub(name: $0.name, digest: $0.digest) }
+        return (body, kept)
+    }
+
+    /// Streams the request body into a blob; any throw (the client went away, a
+    /// short body) aborts the upload so nothing is left behind.
+    private static func receive(_ context: RequestContext, _ database: Database, name: String,
+                                contentType: String) async throws -> StoredAttachment {
+        let upload = try await database.makeAttachmentUpload(contentType: contentType)
+        do {
+            while let chunk = try await context.request.body.next() { try await upload.write(chunk) }
+            let declared = context.request.body.declaredLength.map(Int64.init)
+            return try await upload.finish(name: name, contentType: contentType, expectedLength: declared)
+        } catch {
+            upload.abort()
+            throw error
+        }
+    }
+}

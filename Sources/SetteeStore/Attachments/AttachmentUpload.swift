@@ -1,0 +1,89 @@
+internal import Crypto
+
+/// Streams one attachment into the database's blob store: `write` pieces as they
+/// arrive from the client, then `finish` (the blob is durable, ready for the
+/// revision that names it) or `abort` (nothing is left behind).
+///
+/// Encodings (spec/couchdb.md "Attachments"): `.compress` gzips identity input on
+/// the way in (compressible types); `.identity` stores bytes as is; `.gzipped`
+/// stores input that is already gzip'd (a replicator's `"encoding":"gzip"` part).
+/// Declared digests and lengths are checked against the bytes *received*, as
+/// CouchDB's `couch_att:flush_data` checks the identity MD5; the stored digest is
+/// always the MD5 of the stored bytes.
+///
+/// Not for concurrent use: one task writes, awaiting each call before the next.
+/// Blocking I/O and zlib run on `BlobIO`'s queue.
+public final class AttachmentUpload: @unchecked Sendable {
+    // @unchecked: the mutable state is touched only inside `BlobIO.run` blocks,
+    // and calls are serialized by the single task that owns the upload.
+
+    /// How the received bytes are stored.
+    public enum Encoding: Sendable, Equatable {
+        case identity
+        case compress
+        /// Input already gzip'd; `decodedLength` is the declared identity `length`.
+        case gzipped(decodedLength: Int64)
+    }
+
+    private let writer: BlobWriter
+    private let compressor: GzipCompressor?
+    private let encoding: Encoding
+    private var received = Insecure.MD5()
+    private var receivedLength: Int64 = 0
+
+    init(writer: BlobWriter, encoding: Encoding) throws {
+        self.writer = writer
+        self.encoding = encoding
+        compressor = encoding == .compress ? try GzipCompressor() : nil
+    }
+
+    deinit { writer.abort() }
+
+    /// Bytes received so far.
+    public var bytesReceived: Int64 { receivedLength }
+
+    /// Appends received bytes.
+    /// - Throws: `StoreError.io` (disk full), `GzipError`.
+    public func write(_ bytes: [UInt8]) async throws {
+        guard !bytes.isEmpty else { return }
+        try await BlobIO.run { [self] in
+            received.update(data: bytes)
+            receivedLength += Int64(bytes.count)
+            try writer.write(compressor.map { try $0.compress(bytes) } ?? bytes)
+        }
+    }
+
+    /// Makes the blob durable and describes it (`revpos` 0: the store fills it in).
+    /// - Parameters:
+    ///   - expectedDigest: the declared `digest`, checked against the received bytes.
+    ///   - expectedLength: the declared byte count of the received bytes.
+    /// - Throws: `StoreError.attachmentMismatch` (nothing stored) or `.io`.
+    public func finish(name: String, contentType: String, expectedDigest: AttachmentDigest? = nil,
+                       expectedLength: Int64? = nil) async throws -> StoredAttachment {
+        try await BlobIO.run { [self] in
+            let digest = AttachmentDigest(md5: Array(received.finalize()))
+            if let expectedLength, expectedLength != receivedLength {
+                writer.abort()
+                throw StoreError.attachmentMismatch("Attachment \(name): expected \(expectedLength) bytes, got \(receivedLength)")
+            }
+            if let expectedDigest, expectedDigest != digest {
+                writer.abort()
+                throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
+            }
+            if let compressor { try writer.write(compressor.finish()) }
+            let blob = try writer.finish()
+            let length: Int64
+            switch encoding {
+            case .identity: length = blob.length
+            case .compress: length = receivedLength
+            case .gzipped(let decodedLength): length = decodedLength
+            }
+            return StoredAttachment(name: name, contentType: contentType, digest: blob.key, revpos: 0,
+                                    length: length, encodedLength: blob.length,
+                                    encoding: encoding == .identity ? nil : "gzip")
+        }
+    }
+
+    /// Drops the upload and its temp file; safe after `finish` and more than once.
+    public func abort() { writer.abort() }
+}

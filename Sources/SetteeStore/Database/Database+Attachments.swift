@@ -1,0 +1,55 @@
+/// Attachment bytes: uploads into and downloads from the database's blob store.
+///
+/// A write with attachments is two steps: stream each attachment into an
+/// `AttachmentUpload` and `finish` it (blob fsync'd and renamed into place), then
+/// `update` with `.new` entries naming the blobs. So a committed revision never
+/// names a missing blob; a crash between the steps leaves only an unreferenced blob,
+/// which the next compaction sweeps.
+extension Database {
+    /// Starts an upload. `contentType` decides compression (`compressibleTypes`) unless
+    /// the bytes arrive already gzip'd (`alreadyGzipped` with their identity length).
+    /// - Throws: `StoreError.io` when the temp file cannot be created.
+    public func makeAttachmentUpload(contentType: String,
+                                     alreadyGzipped decodedLength: Int64? = nil) async throws -> AttachmentUpload {
+        let encoding: AttachmentUpload.Encoding
+        if let decodedLength {
+            encoding = .gzipped(decodedLength: decodedLength)
+        } else {
+            encoding = Gzip.isCompressible(contentType: contentType, patterns: compressibleTypes) ? .compress : .identity
+        }
+        let blobs = self.blobs
+        return try await BlobIO.run { try AttachmentUpload(writer: try blobs.makeWriter(), encoding: encoding) }
+    }
+
+    /// Stores `bytes` (inline base64 `data`, already decoded) as an attachment.
+    /// - Throws: as `AttachmentUpload`.
+    public func storeAttachment(name: String, contentType: String, bytes: [UInt8]) async throws -> StoredAttachment {
+        let upload = try await makeAttachmentUpload(contentType: contentType)
+        do {
+            try await upload.write(bytes)
+            return try await upload.finish(name: name, contentType: contentType)
+        } catch {
+            upload.abort()
+            throw error
+        }
+    }
+
+    /// Opens `attachment` for reading: its stored bytes (`range` of them), or decoded
+    /// identity bytes when `decode` is true and it is stored gzip'd.
+    /// - Throws: `StoreError.attachmentNotFound` when the blob is gone, `.io`.
+    public func openAttachment(_ attachment: StoredAttachment, range: Range<Int64>? = nil,
+                               decode: Bool = false) async throws -> AttachmentDownload {
+        let blobs = self.blobs
+        return try await BlobIO.run {
+            try AttachmentDownload(reader: try blobs.open(attachment.digest, range: range),
+                                   decode: decode && attachment.isGzipped)
+        }
+    }
+
+    /// The identity bytes of `attachment` (for inline `data`).
+    public func attachmentData(_ attachment: StoredAttachment) async throws -> [UInt8] {
+        let download = try await openAttachment(attachment, decode: true)
+        defer { download.close() }
+        return try await download.readAll()
+    }
+}

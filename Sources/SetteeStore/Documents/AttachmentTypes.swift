@@ -1,0 +1,51 @@
+/// One attachment of a stored revision: what a stub shows, and the blob holding it.
+///
+/// The blob key is `digest`: the store is content-addressed, so two attachments with
+/// the same stored bytes share one blob (spec/couchdb.md "Attachments").
+public struct StoredAttachment: Sendable, Equatable {
+    public var name: String
+    public var contentType: String
+    /// MD5 of the stored bytes (compressed ones when `encoding` is `"gzip"`), as CouchDB.
+    public var digest: AttachmentDigest
+    /// Generation of the revision that last changed this attachment (≥ 1).
+    public var revpos: Int
+    /// Length of the identity (decoded) bytes.
+    public var length: Int64
+    /// Length of the stored bytes; equals `length` for identity attachments.
+    public var encodedLength: Int64
+    /// `"gzip"` when stored compressed; nil for identity.
+    public var encoding: String?
+
+    /// Whether the stored bytes are gzip'd.
+    public var isGzipped: Bool { encoding == "gzip" }
+
+    public init(name: String, contentType: String, digest: AttachmentDigest, revpos: Int,
+                length: Int64, encodedLength: Int64, encoding: String? = nil) {
+        self.name = name
+        self.contentType = contentType
+        self.digest = digest
+        self.revpos = revpos
+        self.length = length
+        self.encodedLength = encodedLength
+        self.encoding = encoding
+    }
+}
+
+/// One entry of a write's `_attachments`.
+public enum AttachmentUpdate: Sendable, Equatable {
+    /// A new attachment whose blob is already stored (`AttachmentUpload.finish`).
+    /// `revpos == 0` means "the new revision's generation" (new_edits=true always uses that).
+    case new(StoredAttachment)
+    /// Keep an existing attachment (`"stub": true`): resolved against the base revision,
+    /// or for `new_edits=false` against the nearest ancestor having it, then any
+    /// attachment of the document with `digest`. Unresolvable: `.missingStub`.
+    case stub(name: String, digest: AttachmentDigest?)
+
+    /// The attachment's name.
+    public var name: String {
+        switch self {
+        case .new(let attachment): attachment.name
+        case .stub(let name, _): name
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+import Testing
+
+@Suite struct AttachmentHandlersTests {
+    static let data: [UInt8] = (0..<2003).map { UInt8(($0 * 7) % 256) }
+    static let base64 = Data(data).base64EncodedString()
+
+    func harness() async throws -> RouterHarness {
+        let h = try RouterHarness()
+        #expect(await h.send("PUT", "/db").status == 201)
+        return h
+    }
+
+    /// CouchDB's `md5-<base64>` of `bytes`: a scratch blob store's key for them.
+    func digest(_ bytes: [UInt8]) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("settee-md5-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try BlobStore(directory: directory).write(bytes).digest
+    }
+
+    @Test func inlineAttachmentReadsAsStubThenInline() async throws {
+        let h = try await harness()
+        let put = await h.send("PUT", "/db/a", json: ["_attachments": ["x.bin": [
+            "content_type": "application/octet-stream", "data": .string(Self.base64)]]])
+        #expect(put.status == 201)
+        let stub = await h.send("GET", "/db/a").json["_attachments"]?["x.bin"]
+        #expect(stub?["stub"] == true && stub?["length"] == 2003 && stub?["revpos"] == 1)
+        #expect(stub?["digest"]?.stringValue == (try digest(Self.data)))
+        let inline = await h.send("GET", "/db/a?attachments=true", headers: ["Accept": "application/json"])
+        #expect(inline.json["_attachments"]?["x.bin"]?["data"]?.stringValue == Self.base64)
+        #expect(inline.json["_attachments"]?["x.bin"]?["stub"] == nil)
+    }
+
+    @Test func badInlineInputIs400AndStoresNothing() async throws {
+        let h = try await harness()
+        let bad = await h.send("PUT", "/db/a", json: ["_attachments": ["x": ["data": "***"]]])
+        #expect(bad.status == 400 && bad.json["error"] == "bad_request")
+        let underscore = await h.send("PUT", "/db/a", json: ["_attachments": ["_x": ["data": "YWJj"]]])
+        #expect(underscore.status == 400)
+        #expect(await h.send("PUT", "/db/b/_x", body: [1]).status == 400)
+        #expect(await h.send("GET", "/db/_design/d/_view/v").status == 501)
+        #expect(await h.send("GET", "/db/a").status == 404)
+        #expect(await h.send("GET", "/db/b").status == 404)
+    }
+
+    @Test func unknownStubIs412() async throws {
+        let h = try await harness()
+        let rev = try #require(await h.send("PUT", "/db/a", json: ["v": 1]).json["rev"])
+        let reply = await h.send("PUT", "/db/a", json: ["_rev": rev, "_attachments": ["n": ["stub": true]]])
+        #expect(reply.status == 412 && reply.json["error"] == "missing_stub")
+    }
+
+    @Test func standalonePutGetRangeAndDelete() async throws {
+        let h = try await harness()
+        let put = await h.send("PUT", "/db/doc/dir/f.bin", body: Self.data,
+                               headers: ["Content-Type": "application/octet-stream"])
+        #expect(put.status == 201 && put.json["id"] == "doc")
+        let get = await h.send("GET", "/db/doc/dir/f.bin")
+        #expect(get.status == 200 && get.body == Self.data)
+        #expect(get.headers["Content-Length"] == "2003" && get.headers["Accept-Ranges"] == "bytes")
+        let etag = try #require(get.headers["ETag"])
+        #expect(await h.send("GET", "/db/doc/dir/f.bin", headers: ["If-None-Match": etag]).status == 304)
+        let range = await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=10-19"])
+        #expect(range.status == 206 && range.body == Array(Self.data[10..<20]))
+        #expect(range.headers["Content-Range"] == "bytes 10-19/2003")
+        let past = await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=5000-6000"])
+        #expect(past.status == 416 && past.json["error"] == "requested_range_not_satisfiable")
+        let rev = try #require(put.json["rev"]?.stringValue)
+        #expect(await h.send("DELETE", "/db/doc/dir/f.bin").status == 409)
+        let deleted = await h.send("DELETE", "/db/doc/dir/f.bin?rev=\(rev)")
+        #expect(deleted.status == 200 && deleted.json["ok"] == true)
+        #expect(await h.send("GET", "/db/doc/dir/f.bin").json == ["error": "not_found",
+                                                                   "reason": "Document is missing attachment"])
+    }
+
+    @Test func compressibleAttachmentIsGzippedAndDecodedOnDemand() async throws {
+        let h = try await harness()
+        let text = Array(String(repeating: "compressible text ", count: 100).utf8)
+        #expect(await h.send("PUT", "/db/doc/t.txt", body: text, headers: ["Content-Type": "text/plain"]).status == 201)
+        let info = await h.send("GET", "/db/doc?att_encoding_info=true").json["_attachments"]?["t.txt"]
+        #expect(info?["encoding"] == "gzip" && info?["length"] == .int(text.count))
+        let plain = await h.send("GET", "/db/doc/t.txt")
+        #expect(plain.body == text && plain.headers["Content-Encoding"] == nil)
+        #expect(plain.headers["Content-Length"] == String(text.count))
+        let gzipped = await h.send("GET", "/db/doc/t.txt", headers: ["Accept-Encoding": "gzip"])
+        #expect(gzipped.headers["Content-Encoding"] == "gzip" && gzipped.body.count < text.count)
+        #expect(gzipped.headers["Content-Length"] == String(gzipped.body.count))
+    }
+
+    static func related(_ json: String, _ parts: [[UInt8]], close: Bool = true) -> [UInt8] {
+        var body = Array("--B\r\nContent-Type: application/json\r\n\r\n\(json)".utf8)
+        for part in parts { body += Array("\r\n--B\r\n\r\n".utf8) + part }
+        return body + Array((close ? "\r\n--B--" : "").utf8)
+    }
+
+    @Test func multipartPutThenMultipartGet() async throws {
+        let h = try await harness()
+        let json = #"{"v":1,"_attachments":{"a.bin":{"follows":true,"content_type":"application/octet-stream","length":2003},"b.txt":{"follows":true,"content_type":"text/plain","length":5}}}"#
+        let put = await h.send("PUT", "/db/mp", body: Self.related(json, [Self.data, Array("hello".utf8)]),
+                               headers: ["Content-Type": "multipart/related; boundary=\"B\""])
+        #expect(put.status == 201)
+        #expect(await h.send("GET", "/db/mp/a.bin").body == Self.data)
+        #expect(await h.send("GET", "/db/mp/b.txt").text == "hello")
+        let get = await h.send("GET", "/db/mp?attachments=true", headers: ["Accept": "multipart/related"])
+        #expect(get.headers["Content-Type"]?.hasPrefix("multipart/related") == true)
+        #expect(get.headers["Content-Length"] == String(get.body.count))
+        #expect(get.text.contains(#""follows":true"#) && get.text.contains("Content-Encoding: gzip"))
+    }
+
+    @Test func multipartWithBadPartsStoresNothing() async throws {
+        let h = try await harness()
+        let json = #"{"_attachments":{"a":{"follows":true,"length":3}}}"#
+        let headers: HTTPHeaders = ["Content-Type": "multipart/related; boundary=\"B\""]
+        #expect(await h.send("PUT", "/db/x", body: Self.related(json, []), headers: headers).status == 400)
+        #expect(await h.send("PUT", "/db/x", body: Self.related(json, [[1, 2, 3], [4]]), headers: headers).status == 400)
+        #expect(await h.send("PUT", "/db/x", body: Self.related(json, [[1, 2]]), headers: headers).status == 400)
+        #expect(await h.send("PUT", "/db/x", body: Self.related(json, [[1, 2, 3]], close: false),
+                             headers: headers).status == 400)
+        #expect(await h.send("GET", "/db/x").status == 404)
+        #expect(await h.send("PUT", "/db/x", body: Self.related(json, [[1, 2, 3]]), headers: headers).status == 201)
+    }
+
+    @Test func openRevsNestsRelatedPartsForAttachments() async throws {
+        let h = try await harness()
+        _ = await h.send("PUT", "/db/a", json: ["_attachments": ["x.bin": ["data": .string(Self.base64)]]])
+        let reply = await h.send("GET", "/db/a?open_revs=all&revs=true", headers: ["Accept": "multipart/mixed"])
+        #expect(reply.headers["Content-Type"]?.hasPrefix("multipart/mixed") == true)
+        #expect(reply.text.contains("Content-Type: multipart/related; boundary="))
+        #expect(reply.text.contains(#"Content-Disposition: attachment; filename="x.bin""#))
+        #expect(reply.body.count > Self.data.count)
+    }
+}

@@ -1,0 +1,130 @@
+internal import Foundation
+@testable import SetteeStore
+import Testing
+
+@Suite struct DatabaseAttachmentsTests {
+    func withDatabase(_ body: (Database) async throws -> Void) async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        try await body(try store.directory.create("db"))
+    }
+
+    func put(_ db: Database, _ id: String, base: RevisionID? = nil, _ attachments: [AttachmentUpdate],
+             body: String = "{}") async throws -> Result<RevisionID, StoreError> {
+        try await db.update([DocumentUpdate(id: id, body: bytes(body), baseRevision: base,
+                                            attachments: attachments)], newEdits: true)[0]
+    }
+
+    func attachments(_ db: Database, _ id: String) async throws -> [StoredAttachment] {
+        try await db.document(id: id, revisions: .winner)?.revisions.first?.attachments ?? []
+    }
+
+    @Test func newAttachmentGetsRevposAndStubKeepsIt() async throws {
+        try await withDatabase { db in
+            let a = try await db.storeAttachment(name: "a.bin", contentType: "application/octet-stream",
+                                                 bytes: [1, 2, 3])
+            let rev1 = try await put(db, "d", [.new(a)]).get()
+            let stored = try await attachments(db, "d")
+            #expect(stored.map(\.name) == ["a.bin"])
+            #expect(stored.first?.revpos == 1 && stored.first?.length == 3 && stored.first?.encoding == nil)
+            let rev2 = try await put(db, "d", base: rev1, [.stub(name: "a.bin", digest: nil)], body: #"{"v":2}"#).get()
+            #expect(try await attachments(db, "d").first?.revpos == 1)
+            _ = try await put(db, "d", base: rev2, [], body: #"{"v":3}"#).get()
+            #expect(try await attachments(db, "d").isEmpty)
+        }
+    }
+
+    @Test func unknownStubIsMissingStubAndStoresNothing() async throws {
+        try await withDatabase { db in
+            let rev1 = try await db.put("d").get()
+            let result = try await put(db, "d", base: rev1, [.stub(name: "nope", digest: nil)])
+            guard case .failure(.missingStub) = result else { Issue.record("expected missingStub: \(result)"); return }
+            #expect(try await db.document(id: "d", revisions: .winner)?.tree.winner?.rev == rev1)
+        }
+    }
+
+    @Test func attachmentsChangeTheRevisionID() async throws {
+        try await withDatabase { db in
+            let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [1])
+            let plain = try await db.put("p").get()
+            let with = try await put(db, "q", [.new(a)]).get()
+            #expect(plain.suffix != with.suffix)
+        }
+    }
+
+    @Test func identicalBytesShareOneBlob() async throws {
+        try await withDatabase { db in
+            let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: Array(repeating: 7, count: 100))
+            let b = try await db.storeAttachment(name: "b", contentType: "x/y", bytes: Array(repeating: 7, count: 100))
+            _ = try await put(db, "d", [.new(a), .new(b)]).get()
+            #expect(a.digest == b.digest)
+            #expect(try db.blobs.keys() == [a.digest])
+        }
+    }
+
+    @Test func compressibleTypesAreStoredGzipped() async throws {
+        try await withDatabase { db in
+            let text = Array(String(repeating: "hello attachment ", count: 50).utf8)
+            let a = try await db.storeAttachment(name: "t.txt", contentType: "text/plain", bytes: text)
+            #expect(a.encoding == "gzip" && a.length == Int64(text.count) && a.encodedLength < a.length)
+            let stored = try db.blobs.read(a.digest)
+            // The digest is the MD5 of the stored (compressed) bytes, as CouchDB's.
+            #expect(try db.blobs.write(stored).key == a.digest)
+            #expect(try await db.attachmentData(a) == text)
+        }
+    }
+
+    @Test func compactionSweepsUnreferencedBlobsAndOldRows() async throws {
+        try await withDatabase { db in
+            let old = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [1, 1])
+            let new = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [2, 2])
+            let orphan = try await db.storeAttachment(name: "o", contentType: "x/y", bytes: [3])
+            let rev1 = try await put(db, "d", [.new(old)]).get()
+            _ = try await put(db, "d", base: rev1, [.new(new)]).get()
+            try await db.compact()
+            #expect(try db.blobs.keys() == [new.digest])
+            #expect(!db.blobs.contains(orphan.digest))
+            let first = try await db.document(id: "d", revisions: .revision(rev1))?.revisions.first
+            #expect(first?.attachments.isEmpty == true)
+        }
+    }
+
+    @Test func replicatedStubsResolveAgainstAncestorsOrDigest() async throws {
+        try await withDatabase { db in
+            let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [9])
+            var first = DocumentUpdate(id: "d", body: bytes("{}"), history: [rev("1-aa")], attachments: [.new(a)])
+            first.attachments = [.new(StoredAttachment(name: "a", contentType: "x/y", digest: a.digest, revpos: 1,
+                                                       length: 1, encodedLength: 1))]
+            _ = try await db.update([first], newEdits: false)[0].get()
+            let child = DocumentUpdate(id: "d", body: bytes("{}"), history: [rev("2-bb"), rev("1-aa")],
+                                       attachments: [.stub(name: "a", digest: nil)])
+            _ = try await db.update([child], newEdits: false)[0].get()
+            #expect(try await attachments(db, "d").first?.revpos == 1)
+            let branch = DocumentUpdate(id: "d", body: bytes("{}"), history: [rev("2-cc"), rev("1-zz")],
+                                        attachments: [.stub(name: "a", digest: a.digest)])
+            _ = try await db.update([branch], newEdits: false)[0].get()
+            let orphanStub = DocumentUpdate(id: "e", body: bytes("{}"), history: [rev("1-ee")],
+                                            attachments: [.stub(name: "a", digest: a.digest)])
+            guard case .failure(.missingStub) = try await db.update([orphanStub], newEdits: false)[0] else {
+                Issue.record("a stub on a new document must be missing_stub")
+                return
+            }
+        }
+    }
+
+    @Test func mismatchedUploadStoresNothing() async throws {
+        try await withDatabase { db in
+            let upload = try await db.makeAttachmentUpload(contentType: "x/y")
+            try await upload.write([1, 2, 3])
+            await #expect(throws: StoreError.self) {
+                _ = try await upload.finish(name: "a", contentType: "x/y", expectedLength: 4)
+            }
+            let aborted = try await db.makeAttachmentUpload(contentType: "x/y")
+            try await aborted.write([4, 5])
+            aborted.abort()
+            #expect(try db.blobs.keys().isEmpty)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: db.blobs.directory)
+            #expect(entries.isEmpty)
+        }
+    }
+}
