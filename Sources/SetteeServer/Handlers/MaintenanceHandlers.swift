@@ -57,13 +57,3 @@ enum MaintenanceHandlers {
         }
     }
 }
-
-/// View, show, list and update functions need a JavaScript engine Settee does not have.
-enum DesignHandlers {
-    static func unsupported(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        guard (context.parameters.docID ?? "").hasPrefix("_design/"),
-              (context.parameters.attachment ?? "").hasPrefix("_")
-        else { throw CouchError(404, "not_found", "Document is missing attachment") }
-        throw CouchError.notImplemented
-    }
-}
