@@ -61,7 +61,7 @@ public enum TestHTTPClient {
         return Array((head + "\r\n").utf8) + body
     }
 
-    static func connect(host: String, port: Int, timeout: TimeInterval) throws -> Int32 {
+    public static func connect(host: String, port: Int, timeout: TimeInterval) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError.socket("socket", errno) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
@@ -83,7 +83,7 @@ public enum TestHTTPClient {
         return fd
     }
 
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
