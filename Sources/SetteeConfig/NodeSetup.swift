@@ -20,6 +20,8 @@ internal import SetteeStore
 public enum NodeSetup {
     /// File under the data directory that holds a generated uuid.
     public static let uuidFileName = ".uuid"
+    /// Where a generated `[chttpd_auth] secret` is kept.
+    public static let secretFileName = ".secret"
 
     /// Resolves the uuid, hashes admins (rewriting the ini if needed) and maps every
     /// setting onto `NodeConfiguration`.
@@ -34,6 +36,12 @@ public enum NodeSetup {
         if let size = config.maxHTTPRequestSize { http.limits.maxBodyBytes = size }
         var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
         if let size = config.maxDocumentSize { node.maxDocumentSize = size }
+        if let types = config.compressibleTypes { node.store.compressibleTypes = types }
+        node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
+        if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
+        // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
+        node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,
+                                      fileName: secretFileName)
         node.admins = hashFileAdmins(&config, logger: logger)
         if let admin = config.environmentAdmin {
             node.admins[admin.name] = PasswordHash.isHashed(admin.password)
@@ -44,9 +52,10 @@ public enum NodeSetup {
 
     /// The configured uuid, else the one stored in the data directory, else a new one
     /// written there (creating the directory).
-    public static func resolveUUID(configured: String?, dataDirectory: String) throws(ConfigError) -> String {
+    public static func resolveUUID(configured: String?, dataDirectory: String,
+                                   fileName: String = uuidFileName) throws(ConfigError) -> String {
         if let configured { return configured }
-        let path = (dataDirectory as NSString).appendingPathComponent(uuidFileName)
+        let path = (dataDirectory as NSString).appendingPathComponent(fileName)
         if let stored = try? String(contentsOfFile: path, encoding: .utf8) {
             let trimmed = stored.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { return trimmed }

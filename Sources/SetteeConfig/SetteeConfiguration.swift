@@ -41,7 +41,9 @@ public struct SetteeConfiguration: Sendable {
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size"],
-        "couchdb": ["database_dir", "max_document_size", "uuid"],
+        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security"],
+        "chttpd_auth": ["secret", "timeout"],
+        "attachments": ["compressible_types"],
         "log": ["level"],
     ]
 
@@ -56,6 +58,14 @@ public struct SetteeConfiguration: Sendable {
     public var maxDocumentSize: Int?
     /// `[couchdb] uuid`, when set in the file.
     public var uuid: String?
+    /// `[couchdb] default_security`: `admin_only` (CouchDB 3's default) or `everyone`.
+    public var defaultSecurityIsAdminOnly = true
+    /// `[chttpd_auth] secret`, when set; otherwise one is kept in the data directory.
+    public var secret: String?
+    /// `[chttpd_auth] timeout`: seconds a session cookie lives.
+    public var sessionTimeout: Int?
+    /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
+    public var compressibleTypes: [String]?
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.
     public var fileAdmins: [String: String] = [:]
     /// The admin from `SETTEE_ADMIN`, if set.
@@ -95,6 +105,15 @@ public struct SetteeConfiguration: Sendable {
             case ("couchdb", "database_dir"): dataDirectory = entry.value
             case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
             case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value
+            case ("couchdb", "default_security"):
+                guard ["admin_only", "everyone"].contains(entry.value) else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "admin_only or everyone")
+                }
+                defaultSecurityIsAdminOnly = entry.value == "admin_only"
+            case ("chttpd_auth", "secret"): secret = entry.value.isEmpty ? nil : entry.value
+            case ("chttpd_auth", "timeout"): sessionTimeout = try Self.size(entry.value, origin: origin)
+            case ("attachments", "compressible_types"):
+                compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")

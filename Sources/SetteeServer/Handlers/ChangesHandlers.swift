@@ -82,7 +82,12 @@ struct ChangesBatch {
                let revision = document.revisions.first {
                 var options = DocumentOptions()
                 options.conflicts = query.conflicts
-                DocumentHandlers.render(document, revision, options: options).write(to: &out)
+                options.attachments = query.attachments
+                options.attEncodingInfo = query.attEncodingInfo
+                // `attachments=true` with `include_docs` inlines each attachment's data (JSON feed).
+                let forms = query.attachments
+                    ? try await AttachmentJSON.inlineForms(database, document, revision, attsSince: []) : [:]
+                DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }

@@ -12,6 +12,9 @@ struct ChangesQuery: Sendable {
     var descending = false
     var includeDocs = false
     var conflicts = false
+    /// With `include_docs`: inline attachment data / show encoding info.
+    var attachments = false
+    var attEncodingInfo = false
     var allDocsStyle = false
     var docIDs: Set<String>?
     var filter = ChangesFilter.none
@@ -42,6 +45,8 @@ struct ChangesQuery: Sendable {
         descending = try q.bool("descending")
         includeDocs = try q.bool("include_docs")
         conflicts = try q.bool("conflicts")
+        attachments = try q.bool("attachments")
+        attEncodingInfo = try q.bool("att_encoding_info")
         switch q["style"] ?? "main_only" {
         case "main_only": allDocsStyle = false
         case "all_docs": allDocsStyle = true

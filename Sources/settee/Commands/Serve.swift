@@ -75,7 +75,7 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Turns SIGINT/SIGTERM into `node.shutdown()` followed by exit 0. SIGPIPE is
+    /// Turns SIGINT/SIGTERM into `node.shutdown()`, after which `run()` returns and the process exits 0. SIGPIPE is
     /// ignored so a client that hangs up mid-response cannot kill the server.
     static func handleTerminationSignals(node: SetteeNode, logger: Logger) -> [any DispatchSourceSignal] {
         signal(SIGPIPE, SIG_IGN)
@@ -84,10 +84,9 @@ struct Serve: AsyncParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 logger.notice("signal received, shutting down", metadata: ["signal": "\(number)"])
-                Task {
-                    await node.shutdown()
-                    Foundation.exit(0)
-                }
+                // One way out: shutdown() lets `node.run()` in `run()` return, and main
+                // returns 0. (Calling exit() here too raced main's own exit and could hang.)
+                Task { await node.shutdown() }
             }
             source.resume()
             return source
