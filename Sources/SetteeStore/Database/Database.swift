@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Synchronization
 
 /// One CouchDB database: documents with revision trees, `_local` documents,
 /// a changes sequence, all in one SQLite file (WAL).
@@ -14,6 +15,8 @@ public final class Database: Sendable {
     let writer: Writer
     let readers: ReaderPool
     let compaction = CompactionState()
+    /// The `_security` object once read; replaced by `setSecurity` after its commit.
+    let securityCache = Mutex<[UInt8]?>(nil)
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
@@ -86,12 +89,16 @@ public final class Database: Sendable {
     }
 
     /// The stored `_security` object (serialized JSON), `{}` when never set.
+    /// Kept in memory after the first read: the server checks it on every request.
     public func security() async throws -> [UInt8] {
-        try await readers.read { db in
+        if let cached = securityCache.withLock({ $0 }) { return cached }
+        let stored = try await readers.read { db in
             var object: [UInt8]?
             try db.query("SELECT value FROM info WHERE key = 'security'") { object = $0.blob(0) }
             return object ?? Array("{}".utf8)
         }
+        securityCache.withLock { if $0 == nil { $0 = stored } }
+        return stored
     }
 
     /// Stores the `_security` object (serialized JSON, validated by the caller).
@@ -99,6 +106,7 @@ public final class Database: Sendable {
         try await writer.write { db in
             try db.run("INSERT OR REPLACE INTO info(key, value) VALUES ('security', ?)", [.blob(object)])
         }
+        securityCache.withLock { $0 = object }
     }
 }
 
