@@ -79,6 +79,23 @@ import Testing
         #expect(median < 0.1, "median delivery \(median * 1000) ms")
     }
 
+    /// SIGINT/SIGTERM finish in-flight work and exit 0 even while a feed sleeps
+    /// with a one-minute heartbeat: the feed is ended, not waited for.
+    @Test func sigtermEndsIdleFeedsAndExitsZero() throws {
+        let dir = try TempDirectory(prefix: "feedstop")
+        let settee = try SetteeProcess.start(dataDirectory: dir.path)
+        #expect(try request(settee, "PUT", "/db").status == 201)
+        let feed = try RawConnection(port: settee.baseURL.port ?? 0)
+        try feed.send("GET /db/_changes?feed=continuous&since=now&heartbeat=60000 HTTP/1.1\r\nHost: x\r\n"
+            + "\(Self.auth.0): \(Self.auth.1)\r\n\r\n")
+        #expect(try feed.read(until: { $0.contains("\r\n\r\n") }, timeout: 10))
+        let asked = Date()
+        settee.kill(SIGTERM)
+        #expect(try settee.waitForExit(timeout: 30) == 0)
+        #expect(Date().timeIntervalSince(asked) < 10, "shutdown waited for the feed's heartbeat")
+        #expect(try feed.isClosedByPeer(timeout: 5))
+    }
+
     @Test func hostileFramingIsAnsweredAndTheServerServesOn() throws {
         let dir = try TempDirectory(prefix: "framing")
         let ini = dir.appending("settee.ini")

@@ -1,4 +1,5 @@
 internal import Logging
+internal import Synchronization
 
 extension Connection {
     /// Serves one request. - Returns: whether the connection may read another.
@@ -36,12 +37,28 @@ extension Connection {
             try await socket.write(head.bytes, deadline: deadline)
             let writer = StreamWriter(socket: socket, mode: head.mode, timeout: configuration.bodyTimeout,
                                       isServerStopping: isServerStopping)
-            try await produce(writer)
+            try await runProducer { try await produce(writer) }
             return try await writer.finish()
         } catch {
             logger.debug("response not completed: \(error)")
             return false
         }
+    }
+
+    /// Runs a stream's producer as a task that the peer's going away, or the
+    /// server's stopping, cancels: a producer asleep between writes (a `_changes`
+    /// feed waiting for the next change) learns of it at once.
+    private func runProducer(_ produce: @escaping @Sendable () async throws -> Void) async throws {
+        let task = Task { try await produce() }
+        streamProducer.withLock { $0 = task }
+        socket.onPeerClose { task.cancel() }
+        // A shutdown that began before the task was published must still reach it.
+        if isServerStopping() { task.cancel() }
+        defer {
+            socket.onPeerClose(nil)
+            streamProducer.withLock { $0 = nil }
+        }
+        try await task.value
     }
 
     /// The next piece of the request body, for `RequestBody`.

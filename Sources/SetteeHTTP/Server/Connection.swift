@@ -34,6 +34,9 @@ final class Connection: @unchecked Sendable {
     let logger: Logger
     let isServerStopping: @Sendable () -> Bool
     private let phase = Mutex(Phase.busy)
+    /// The producer of a streamed response while one runs; cancelled when the peer
+    /// goes or the server stops, so an idle feed ends at once instead of at its next write.
+    let streamProducer = Mutex<Task<Void, any Error>?>(nil)
 
     var buffer: [UInt8] = []
     var start = 0
@@ -60,6 +63,9 @@ final class Connection: @unchecked Sendable {
 
     /// Closes the connection now if it waits for a request; otherwise the
     /// connection closes itself after the response in flight.
+    /// Ends a streamed response that is waiting for something to send (shutdown).
+    func stopStreaming() { streamProducer.withLock { $0 }?.cancel() }
+
     func closeIfIdle() {
         let wasIdle = phase.withLock { p in
             defer { if p == .idle { p = .closing } }

@@ -86,7 +86,10 @@ public final class HTTPServer: Sendable {
         let (listeners, tasks) = state.withLock { s in (s.listeners, s.acceptTasks) }
         listeners.forEach { $0.close() }
         for task in tasks { await task.value }
-        state.withLock { s in Array(s.connections.values) }.forEach { $0.closeIfIdle() }
+        state.withLock { s in Array(s.connections.values) }.forEach { connection in
+            connection.closeIfIdle()
+            connection.stopStreaming()
+        }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let empty = state.withLock { s in
                 if !s.connections.isEmpty { s.drainWaiters.append(c) }

@@ -27,6 +27,9 @@ final class AsyncSocket: Sendable {
     /// True once the peer shut down its side; lets an idle stream notice a gone client.
     var isPeerClosed: Bool { waiter.isPeerClosed }
 
+    /// Runs `action` once when the peer closes; nil clears it. See `IOWaiter.onPeerClose`.
+    func onPeerClose(_ action: (@Sendable () -> Void)?) { waiter.onPeerClose(action) }
+
     /// Up to `maxBytes` bytes; empty at end of stream.
     /// - Throws: `HTTPError.timedOut` past `deadline`, `.connectionClosed`, `.socket`.
     func read(maxBytes: Int = 64 * 1024, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {

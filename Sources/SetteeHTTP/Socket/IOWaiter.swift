@@ -20,6 +20,8 @@ final class IOWaiter: Sendable {
         /// Once set, every pending and future wait throws it (socket closed, server stopping).
         var failure: HTTPError?
         var isPeerClosed = false
+        /// Run once when the peer goes (a streamed response's producer is cancelled by it).
+        var peerCloseAction: (@Sendable () -> Void)?
     }
 
     let fd: Int32
@@ -29,6 +31,15 @@ final class IOWaiter: Sendable {
 
     /// True once the peer has shut down its sending side (EPOLLRDHUP) or reset.
     var isPeerClosed: Bool { state.withLock { $0.isPeerClosed } }
+
+    /// Runs `action` once when the peer closes (at once if it already has); nil clears it.
+    func onPeerClose(_ action: (@Sendable () -> Void)?) {
+        let runNow = state.withLock { s -> Bool in
+            s.peerCloseAction = s.isPeerClosed ? nil : action
+            return s.isPeerClosed && action != nil
+        }
+        if runNow { action?() }
+    }
 
     /// Suspends until `direction` may make progress.
     /// - Throws: `HTTPError.timedOut` past `deadline`, or the failure set by `fail(_:)`.
@@ -56,15 +67,21 @@ final class IOWaiter: Sendable {
 
     /// Called by the event-loop thread with the epoll event mask.
     func signal(readable: Bool, writable: Bool, peerClosed: Bool) {
-        let (reader, writer) = state.withLock { s in
-            if peerClosed { s.isPeerClosed = true }
+        let (reader, writer, action) = state.withLock { s in
+            var action: (@Sendable () -> Void)?
+            if peerClosed {
+                s.isPeerClosed = true
+                action = s.peerCloseAction
+                s.peerCloseAction = nil
+            }
             var r: CheckedContinuation<Void, any Error>?, w: CheckedContinuation<Void, any Error>?
             if readable { if let c = s.reader { r = c; s.reader = nil } else { s.readReady = true } }
             if writable { if let c = s.writer { w = c; s.writer = nil } else { s.writeReady = true } }
-            return (r, w)
+            return (r, w, action)
         }
         reader?.resume()
         writer?.resume()
+        action?()
     }
 
     /// Resumes waiters whose deadline has passed with `HTTPError.timedOut`.

@@ -40,7 +40,8 @@ struct ChangesFeed: Sendable {
                 remaining = r - batch.changes.count
                 if remaining == 0 { return try await finish(writer, lastSeq: since) }
             }
-            if writer.isPeerClosed { return }
+            // The HTTP layer cancels this task when the client goes or the server stops.
+            if writer.isPeerClosed || Task.isCancelled { return }
             let untilDeadline = deadline.map { $0 - clock.now }
             if let untilDeadline, untilDeadline <= .zero { return try await finish(writer, lastSeq: since) }
             let wait = [heartbeat, untilDeadline].compactMap { $0 }.min()
