@@ -55,10 +55,11 @@ struct Serve: AsyncParsableCommand {
         await node.run()
         withExtendedLifetime(signalSources) {}
         logger.info("stopped")
+        LogSink.shared.flush()
     }
 
     static func makeLogger(level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label) }
         var logger = Logger(label: "settee")
         logger.logLevel = level
         return logger

@@ -1,0 +1,91 @@
+internal import Foundation
+internal import Logging
+internal import Synchronization
+
+/// A swift-log handler writing one line per event to stderr:
+/// `2026-11-23T10:41:51Z info [label] key=value message`.
+///
+/// Why not `StreamLogHandler`: the access log writes a line per request, and the
+/// stock handler formats a local timestamp with `strftime` and does a `write(2)`
+/// per line under a lock; on two cores that cost a third of `GET` throughput
+/// (bench/RESULTS.md). Here lines go into a shared buffer that a background
+/// thread writes out every 50 ms; warnings and worse are written at once, so a
+/// problem is on screen before anything else can go wrong.
+struct LineLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?,
+             source: String, file: String, function: String, line: UInt) {
+        var text = LogSink.shared.timestamp()
+        text += " \(level) "
+        let merged = extra.map { metadata.merging($0) { $1 } } ?? metadata
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) { text += "\(key)=\(value) " }
+        text += "[\(source)] \(message)\n"
+        LogSink.shared.append(text, immediately: level >= .warning)
+    }
+}
+
+/// The process's buffered stderr.
+final class LogSink: Sendable {
+    static let shared = LogSink()
+
+    private struct State {
+        var pending: [UInt8] = []
+        var second = -1
+        var stamp = ""
+    }
+    private let state = Mutex(State())
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: 0.05)
+                flush()
+            }
+        }
+        thread.name = "settee.log"
+        thread.start()
+    }
+
+    /// UTC to the second, formatted once per second.
+    func timestamp() -> String {
+        let now = time(nil)
+        return state.withLock { s in
+            if s.second != now {
+                var parts = tm()
+                var seconds = now
+                gmtime_r(&seconds, &parts)
+                s.stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                                 parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+                s.second = now
+            }
+            return s.stamp
+        }
+    }
+
+    func append(_ line: String, immediately: Bool) {
+        state.withLock { $0.pending.append(contentsOf: line.utf8) }
+        if immediately { flush() }
+    }
+
+    /// Writes out what is buffered; also called at exit.
+    func flush() {
+        let bytes = state.withLock { s -> [UInt8] in
+            defer { s.pending.removeAll(keepingCapacity: true) }
+            return s.pending
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
