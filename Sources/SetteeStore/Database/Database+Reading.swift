@@ -58,6 +58,17 @@ extension Database {
     /// `docIDs` restricts to those documents. One change per document, at its latest seq.
     public func changes(since: Int64, limit: Int?, descending: Bool,
                         docIDs: Set<String>? = nil) async throws -> [Change] {
+        guard !descending, docIDs == nil else {
+            return try await readChanges(since: since, limit: limit, descending: descending, docIDs: docIDs)
+        }
+        let key = SharedChangesReads.Key(since: since, limit: limit, sequence: changesNotifier.sequence)
+        return try await sharedChangesReads.read(key) {
+            try await self.readChanges(since: since, limit: limit, descending: false, docIDs: nil)
+        }
+    }
+
+    private func readChanges(since: Int64, limit: Int?, descending: Bool,
+                             docIDs: Set<String>?) async throws -> [Change] {
         try await readers.read { db in
             var records: [(rowID: Int64, id: String, seq: Int64)] = []
             if let docIDs {

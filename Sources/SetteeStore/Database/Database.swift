@@ -17,6 +17,8 @@ public final class Database: Sendable {
     let compaction = CompactionState()
     /// The `_security` object once read; replaced by `setSecurity` after its commit.
     let securityCache = Mutex<[UInt8]?>(nil)
+    /// Identical `_changes` reads in flight at once share one query.
+    let sharedChangesReads = SharedChangesReads()
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
