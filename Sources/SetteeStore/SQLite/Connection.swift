@@ -27,10 +27,6 @@ final class Connection {
         // WAL: readers never block the writer. synchronous=FULL: a commit is fsynced
         // before it returns, so a 2xx survives power loss (https://sqlite.org/pragma.html#pragma_synchronous).
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
-        // Reads through a memory map instead of a read(2) per page: the GET path's
-        // largest kernel cost in a profile (https://sqlite.org/mmap.html). 256 MiB of
-        // address space, not memory; the page cache backs it either way.
-        try execute("PRAGMA mmap_size=268435456;")
     }
 
     deinit { close() }
