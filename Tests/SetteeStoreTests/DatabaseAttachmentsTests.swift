@@ -121,7 +121,7 @@ import Testing
             }
             let aborted = try await db.makeAttachmentUpload(contentType: "x/y")
             try await aborted.write([4, 5])
-            aborted.abort()
+            await aborted.abort()
             #expect(try db.blobs.keys().isEmpty)
             let entries = try FileManager.default.contentsOfDirectory(atPath: db.blobs.directory)
             #expect(entries.isEmpty)

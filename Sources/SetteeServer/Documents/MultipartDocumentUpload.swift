@@ -60,8 +60,8 @@ final class MultipartDocumentUpload {
     }
 
     /// Drops the attachment being received (the client went away or sent garbage).
-    func abort() {
-        current?.abort()
+    func abort() async {
+        await current?.abort()
         current = nil
     }
 
@@ -92,7 +92,7 @@ final class MultipartDocumentUpload {
                                                           expectedDigest: follow.digest,
                                                           expectedLength: follow.partLength)
         } catch {
-            upload.abort()
+            await upload.abort()
             throw error
         }
     }

@@ -109,7 +109,7 @@ enum AttachmentHandlers {
             let declared = context.request.body.declaredLength.map(Int64.init)
             return try await upload.finish(name: name, contentType: contentType, expectedLength: declared)
         } catch {
-            upload.abort()
+            await upload.abort()
             throw error
         }
     }

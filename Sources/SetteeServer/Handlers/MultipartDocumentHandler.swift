@@ -32,10 +32,10 @@ enum MultipartDocumentHandler {
             }
             try reader.finish()
         } catch let error as MultipartError {
-            upload.abort()
+            await upload.abort()
             throw CouchError.badRequest(reason(error))
         } catch {
-            upload.abort()
+            await upload.abort()
             throw error
         }
         guard upload.isComplete, let parsed = upload.parsed else {

@@ -28,8 +28,13 @@ public final class AttachmentUpload: @unchecked Sendable {
     private let writer: BlobWriter
     private let compressor: GzipCompressor?
     private let encoding: Encoding
+    /// MD5 of the bytes as received, needed only when they are compressed here
+    /// (otherwise the stored bytes are the received ones and the writer hashes them).
     private var received = Insecure.MD5()
     private var receivedLength: Int64 = 0
+    /// The previous piece's hashing and writing: the next piece is read from the
+    /// socket while it runs (one piece in flight keeps order and bounds memory).
+    private var inFlight: Task<Void, any Error>?
 
     init(writer: BlobWriter, encoding: Encoding) throws {
         self.writer = writer
@@ -46,11 +51,21 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// - Throws: `StoreError.io` (disk full), `GzipError`.
     public func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        try await BlobIO.run { [self] in
-            received.update(data: bytes)
-            receivedLength += Int64(bytes.count)
-            try writer.write(compressor.map { try $0.compress(bytes) } ?? bytes)
+        try await settle()
+        inFlight = Task { [self] in
+            try await BlobIO.run { [self] in
+                if compressor != nil { received.update(data: bytes) }
+                receivedLength += Int64(bytes.count)
+                try writer.write(compressor.map { try $0.compress(bytes) } ?? bytes)
+            }
         }
+    }
+
+    /// Waits for the piece in flight; its error, if any, is this call's.
+    private func settle() async throws {
+        guard let pending = inFlight else { return }
+        inFlight = nil
+        try await pending.value
     }
 
     /// Makes the blob durable and describes it (`revpos` 0: the store fills it in).
@@ -60,18 +75,24 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// - Throws: `StoreError.attachmentMismatch` (nothing stored) or `.io`.
     public func finish(name: String, contentType: String, expectedDigest: AttachmentDigest? = nil,
                        expectedLength: Int64? = nil) async throws -> StoredAttachment {
-        try await BlobIO.run { [self] in
-            let digest = AttachmentDigest(md5: Array(received.finalize()))
+        try await settle()
+        return try await BlobIO.run { [self] in
             if let expectedLength, expectedLength != receivedLength {
                 writer.abort()
                 throw StoreError.attachmentMismatch("Attachment \(name): expected \(expectedLength) bytes, got \(receivedLength)")
             }
-            if let expectedDigest, expectedDigest != digest {
+            if let compressor, let expectedDigest, expectedDigest != AttachmentDigest(md5: Array(received.finalize())) {
                 writer.abort()
                 throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
             }
             if let compressor { try writer.write(compressor.finish()) }
-            let blob = try writer.finish()
+            // Uncompressed here, the stored bytes are the received ones: the writer checks the digest.
+            let blob: StoredBlob
+            do {
+                blob = try writer.finish(expectedDigest: compressor == nil ? expectedDigest : nil)
+            } catch StoreError.attachmentMismatch {
+                throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
+            }
             let length: Int64
             switch encoding {
             case .identity: length = blob.length
@@ -85,5 +106,9 @@ public final class AttachmentUpload: @unchecked Sendable {
     }
 
     /// Drops the upload and its temp file; safe after `finish` and more than once.
-    public func abort() { writer.abort() }
+    public func abort() async {
+        // After the piece in flight, never beside it: the writer is not thread-safe.
+        _ = try? await settle()
+        _ = try? await BlobIO.run { [self] in writer.abort() }
+    }
 }

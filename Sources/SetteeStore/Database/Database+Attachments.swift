@@ -29,7 +29,7 @@ extension Database {
             try await upload.write(bytes)
             return try await upload.finish(name: name, contentType: contentType)
         } catch {
-            upload.abort()
+            await upload.abort()
             throw error
         }
     }
