@@ -56,8 +56,7 @@ struct ChangesBatch {
         let lastSeq = (limited || query.descending) ? (changes.last?.sequence ?? since) : max(updateSeq, scannedTo, since)
         var pending = 0
         if limited && !query.descending, let last = changes.last {
-            pending = try await database.changes(since: last.sequence, limit: nil, descending: false,
-                                                 docIDs: query.docIDs).count
+            pending = try await database.changeCount(since: last.sequence, docIDs: query.docIDs)
         }
         out.append(contentsOf: "\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
         return out

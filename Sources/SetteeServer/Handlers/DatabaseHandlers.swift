@@ -31,9 +31,6 @@ enum DatabaseHandlers {
     static func create(_ context: RequestContext) async throws -> HTTPResponse {
         try context.requireAdmin()
         let name = context.parameters.db ?? ""
-        guard DatabaseDirectory.isValidName(name) else {
-            throw CouchError(400, "illegal_database_name", CouchError.illegalDatabaseNameReason(name))
-        }
         let database = try context.node.directory.create(name)
         if context.node.configuration.defaultSecurityIsAdminOnly {
             try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))

@@ -67,6 +67,19 @@ extension Database {
         }
     }
 
+    /// How many documents changed after `since` (`_changes`' `pending`), counted
+    /// without reading them. `docIDs` restricts the count to those documents.
+    public func changeCount(since: Int64, docIDs: Set<String>? = nil) async throws -> Int {
+        try await readers.read { db in
+            guard let docIDs else {
+                return Int(try db.integer("SELECT count(*) FROM docs WHERE seq > ?", [.integer(since)]) ?? 0)
+            }
+            return try docIDs.reduce(0) { count, id in
+                try (DocumentRecords.document(db, id: id)?.sequence ?? 0) > since ? count + 1 : count
+            }
+        }
+    }
+
     private func readChanges(since: Int64, limit: Int?, descending: Bool,
                              docIDs: Set<String>?) async throws -> [Change] {
         try await readers.read { db in
