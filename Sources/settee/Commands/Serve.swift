@@ -48,6 +48,11 @@ struct Serve: AsyncParsableCommand {
         // Before anything binds: an admin-less server on a public address is an open door.
         try settings.checkBindSafety()
         let nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        if nodeConfiguration.admins.isEmpty {
+            // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
+            // creating a database needs an admin, so say how to add one.
+            logger.warning("no admin configured: creating databases needs one; start with SETTEE_ADMIN=name:password or add it under [admins]")
+        }
         let node = try SetteeNode(configuration: nodeConfiguration, logger: logger)
         let signalSources = Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
