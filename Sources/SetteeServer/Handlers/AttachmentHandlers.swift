@@ -80,7 +80,7 @@ enum AttachmentHandlers {
     }
 
     private static func baseRevision(_ context: RequestContext, required: Bool) throws -> RevisionID? {
-        guard let text = context.query["rev"] ?? context.headers["If-Match"].map(DocumentHandlers.unquote) else {
+        guard let text = context.requestedRev else {
             if required { throw CouchError.conflict }
             return nil
         }

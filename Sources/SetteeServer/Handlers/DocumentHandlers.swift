@@ -37,7 +37,7 @@ enum DocumentHandlers {
         let id = context.parameters.docID ?? ""
         if id.hasPrefix("_local/") { return try await LocalDocHandlers.delete(context, database) }
         try DocumentParser.validate(id: id)
-        guard let revText = context.query["rev"] ?? context.headers["If-Match"].map(unquote) else {
+        guard let revText = context.requestedRev else {
             throw CouchError.conflict
         }
         let rev = try DocumentParser.revision(.string(revText))
@@ -88,7 +88,7 @@ enum DocumentHandlers {
 
     /// `?rev=` and `If-Match` stand in for `_rev`; when both name one it must agree.
     static func mergeRevParameters(_ context: RequestContext, into object: inout JSONObject) throws {
-        guard let given = context.query["rev"] ?? context.headers["If-Match"].map(unquote) else { return }
+        guard let given = context.requestedRev else { return }
         if let bodyRev = object["_rev"]?.stringValue, bodyRev != given {
             throw CouchError.badRequest("Document rev from request body and query string have different values")
         }

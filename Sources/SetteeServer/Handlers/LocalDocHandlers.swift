@@ -31,7 +31,7 @@ enum LocalDocHandlers {
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = localID(context)
-        let rev = context.query["rev"] ?? context.headers["If-Match"].map(DocumentHandlers.unquote)
+        let rev = context.requestedRev
         let newRev = try await database.putLocal(id: id, body: Array("{}".utf8), rev: rev, isDeleted: true)
         return JSONResponse.ok(["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
     }

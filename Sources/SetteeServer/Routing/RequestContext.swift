@@ -40,6 +40,13 @@ struct RequestContext: Sendable {
         return try JSONValueBody(bytes: bytes, maxDepth: node.configuration.maxJSONDepth)
     }
 
+    /// The revision a request names outside its body: `?rev=`, else `If-Match`
+    /// (its quotes removed), as CouchDB reads them for PUT, DELETE and attachments.
+    var requestedRev: String? {
+        if let rev = query["rev"] { return rev }
+        return request.headers["If-Match"].map(DocumentHandlers.unquote)
+    }
+
     /// Throws 401 unless the request comes from an admin.
     func requireAdmin() throws {
         guard user.isAdmin else {
