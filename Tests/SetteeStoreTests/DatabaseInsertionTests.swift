@@ -87,7 +87,9 @@ import Testing
         struct Boom: Error {}
         await #expect(throws: Boom.self) {
             try await db.writer.write { connection in
-                _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), revsLimit: 10)
+                var counts = DocumentCounts.Change()
+                _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), revsLimit: 10,
+                                      counts: &counts)
                 throw Boom()
             }
         }

@@ -68,17 +68,23 @@ struct ResponseHead: Sendable {
     }
 
     /// Always `HTTP/1.1` (RFC 9110 §2.5: a server sends its highest conformant version).
-    private static func serialize(status: Int, headers: HTTPHeaders) -> [UInt8] {
-        var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
+    /// Written byte by byte: this runs for every response.
+    static func serialize(status: Int, headers: HTTPHeaders) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes += "HTTP/1.1 ".utf8
+        bytes += String(status).utf8
+        bytes.append(0x20)
+        bytes += HTTPStatus.reasonPhrase(status).utf8
+        bytes += "\r\n".utf8
         for (name, value) in headers {
-            // A CR or LF from a handler would split the response (RFC 9110 §5.5).
-            text += "\(name): \(value.contains(where: \.isNewline) ? Self.flatten(value) : value)\r\n"
+            bytes += name.utf8
+            bytes += ": ".utf8
+            // A CR or LF from a handler would split the response (RFC 9110 §5.5): each becomes a space.
+            for byte in value.utf8 { bytes.append(byte == 0x0D || byte == 0x0A ? 0x20 : byte) }
+            bytes += "\r\n".utf8
         }
-        text += "\r\n"
-        return Array(text.utf8)
-    }
-
-    private static func flatten(_ value: String) -> String {
-        String(value.map { $0.isNewline ? " " : $0 })
+        bytes += "\r\n".utf8
+        return bytes
     }
 }

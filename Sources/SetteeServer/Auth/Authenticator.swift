@@ -12,8 +12,15 @@ struct Authenticator: Sendable {
     let cache = CredentialCache()
 
     func user(for request: HTTPRequest) throws -> UserContext {
-        if let authorization = request.headers["Authorization"], let (name, password) = Self.basicCredentials(authorization) {
-            return try authenticate(name: name, password: password)
+        if let authorization = request.headers["Authorization"] {
+            if let name = cache.name(forAuthorization: authorization, storedHash: { admins[$0] }) {
+                return UserContext(name: name, roles: ["_admin"])
+            }
+            if let (name, password) = Self.basicCredentials(authorization) {
+                let user = try authenticate(name: name, password: password)
+                if let hash = admins[name] { cache.remember(authorization: authorization, name: name, hash: hash) }
+                return user
+            }
         }
         if let cookie = Self.cookie(named: "AuthSession", in: request.headers), !cookie.isEmpty,
            let name = sessions.verify(cookie, now: Self.now(), passwordHash: { admins[$0] }) {

@@ -23,10 +23,12 @@ extension Database {
         let blobs = self.blobs
         let (results, sequence) = try await writer.write { db in
             let limit = try DocumentRecords.revsLimit(db)
+            var counts = DocumentCounts.Change()
             let results = try updates.map { update in
-                newEdits ? try Inserter.edit(db, update, revsLimit: limit, blobs: blobs)
-                         : try Inserter.merge(db, update, revsLimit: limit, blobs: blobs)
+                newEdits ? try Inserter.edit(db, update, revsLimit: limit, blobs: blobs, counts: &counts)
+                         : try Inserter.merge(db, update, revsLimit: limit, blobs: blobs, counts: &counts)
             }
+            try DocumentCounts.add(db, counts)
             return (results, try DocumentRecords.updateSequence(db))
         }
         // After the commit: a woken feed must find the rows it is told about.
@@ -39,10 +41,12 @@ extension Database {
 enum Inserter {
     /// `new_edits=true`: a new child revision (spec/couchdb.md "Revisions").
     /// `blobs` is where new attachments' blobs must exist (nil: not checked, tests).
-    static func edit(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int,
-                     blobs: BlobStore? = nil) throws -> Result<RevisionID, StoreError> {
-        let record = try DocumentRecords.document(db, id: update.id)
-        var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+    /// `counts` collects what the write does to the database's document totals.
+    static func edit(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int, blobs: BlobStore? = nil,
+                     counts: inout DocumentCounts.Change) throws -> Result<RevisionID, StoreError> {
+        let stored = try DocumentRecords.documentAndTree(db, id: update.id)
+        let record = stored?.record
+        var tree = stored?.tree ?? RevisionTree()
         guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else {
             return .failure(.conflict)
         }
@@ -59,10 +63,12 @@ enum Inserter {
         let sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: rev, parent: parent?.sequence,
                                                           isLeaf: true, isDeleted: update.isDeleted, body: update.body)
         try AttachmentRecords.insert(db, sequence: sequence, attachments)
-        if let parent { try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parent.sequence)]) }
+        counts.externalBytes += update.body.count
+        if let parent { counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parent.sequence) }
         tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted,
                           sequence: sequence, hasBody: true))
         try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
+        counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
         return .success(rev)
     }
 
@@ -83,15 +89,16 @@ enum Inserter {
     }
 
     /// `new_edits=false`: merges `history` (newest first) into the tree.
-    static func merge(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int,
-                      blobs: BlobStore? = nil) throws -> Result<RevisionID, StoreError> {
+    static func merge(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int, blobs: BlobStore? = nil,
+                      counts: inout DocumentCounts.Change) throws -> Result<RevisionID, StoreError> {
         let history = update.history
         guard let newest = history.first else { return .failure(.invalidRevision("missing _rev")) }
         for (index, rev) in history.enumerated() where rev.generation != newest.generation - index {
             return .failure(.invalidRevision("_revisions do not match _rev: \(rev)"))
         }
-        let record = try DocumentRecords.document(db, id: update.id)
-        var tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+        let stored = try DocumentRecords.documentAndTree(db, id: update.id)
+        let record = stored?.record
+        var tree = stored?.tree ?? RevisionTree()
         guard !tree.contains(newest) else { return .success(newest) }
         let ancestors = history.dropFirst().compactMap { tree.node($0)?.sequence }
         let attachments: [StoredAttachment]
@@ -105,19 +112,23 @@ enum Inserter {
         var sequence: Int64 = 0
         var parentSequence = added.first?.parent.flatMap { tree.node($0)?.sequence }
         if let parentSequence {
-            try db.run("UPDATE revs SET current = 0 WHERE sequence = ?", [.integer(parentSequence)])
+            counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parentSequence)
         }
         for node in added {
             let isLeaf = node.rev == newest
             sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: node.rev, parent: parentSequence,
                                                           isLeaf: isLeaf, isDeleted: node.isDeleted,
                                                           body: isLeaf ? update.body : nil)
-            if isLeaf { try AttachmentRecords.insert(db, sequence: sequence, attachments) }
+            if isLeaf {
+                try AttachmentRecords.insert(db, sequence: sequence, attachments)
+                counts.externalBytes += update.body.count
+            }
             tree.insert(.init(rev: node.rev, parent: node.parent, isDeleted: node.isDeleted,
                               sequence: sequence, hasBody: isLeaf))
             parentSequence = sequence
         }
         try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
+        counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
         return .success(newest)
     }
 

@@ -13,8 +13,7 @@ extension Database {
     /// A `.revision` not in the tree is simply absent from `StoredDocument.revisions`.
     public func document(id: String, revisions: RevisionSelection) async throws -> StoredDocument? {
         try await readers.read { db in
-            guard let record = try DocumentRecords.document(db, id: id) else { return nil }
-            let tree = try DocumentRecords.tree(db, rowID: record.rowID)
+            guard let (record, tree) = try DocumentRecords.documentAndTree(db, id: id) else { return nil }
             let revs: [RevisionID]
             switch revisions {
             case .winner: revs = tree.winner.map { [$0.rev] } ?? []
@@ -30,8 +29,7 @@ extension Database {
     /// Reads several revisions of one document by id; revisions not in its tree are left out.
     public func document(id: String, revs: [RevisionID]) async throws -> StoredDocument? {
         try await readers.read { db in
-            guard let record = try DocumentRecords.document(db, id: id) else { return nil }
-            let tree = try DocumentRecords.tree(db, rowID: record.rowID)
+            guard let (record, tree) = try DocumentRecords.documentAndTree(db, id: id) else { return nil }
             let stored = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: revs)
             return StoredDocument(id: id, tree: tree, revisions: stored, sequence: record.sequence)
         }
@@ -40,7 +38,7 @@ extension Database {
     /// `_all_docs`: live documents by id range, or exactly `keys` (missing and deleted ones included).
     public func allDocs(_ query: AllDocsQuery) async throws -> AllDocsResult {
         try await readers.read { db in
-            let total = Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 0") ?? 0)
+            let total = try DocumentCounts.totals(db).live
             let rows = try query.keys.map { try AllDocsReader.rows(db, keys: $0, query: query) }
                 ?? AllDocsReader.rows(db, range: query)
             var before: Int64 = 0
@@ -116,8 +114,7 @@ extension Database {
         let request = request.map { RevsDiffRequest(id: $0.id, revs: $0.revs) }
         return try await readers.read { db in
             try request.compactMap { item in
-                let record = try DocumentRecords.document(db, id: item.id)
-                let tree = try record.map { try DocumentRecords.tree(db, rowID: $0.rowID) } ?? RevisionTree()
+                let tree = try DocumentRecords.documentAndTree(db, id: item.id)?.tree ?? RevisionTree()
                 var seen = Set<RevisionID>()
                 let missing = item.revs.filter { !tree.contains($0) && seen.insert($0).inserted }
                 guard let highest = missing.map(\.generation).max() else { return nil }

@@ -57,14 +57,15 @@ public final class Database: Sendable {
             let pageSize = try db.integer("PRAGMA page_size") ?? 0
             let pages = try db.integer("PRAGMA page_count") ?? 0
             let free = try db.integer("PRAGMA freelist_count") ?? 0
+            let totals = try DocumentCounts.totals(db)
             return DatabaseInfo(
                 name: name,
-                docCount: Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 0") ?? 0),
-                deletedDocCount: Int(try db.integer("SELECT count(*) FROM docs WHERE deleted = 1") ?? 0),
+                docCount: totals.live,
+                deletedDocCount: totals.deleted,
                 updateSeq: try DocumentRecords.updateSequence(db),
                 purgeSeq: try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0,
                 fileSize: pages * pageSize, activeSize: (pages - free) * pageSize,
-                externalSize: try db.integer("SELECT total(length(json)) FROM revs WHERE current = 1") ?? 0,
+                externalSize: totals.externalBytes,
                 isCompacting: isCompacting)
         }
     }

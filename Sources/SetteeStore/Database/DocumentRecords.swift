@@ -18,20 +18,32 @@ enum DocumentRecords {
         return record
     }
 
+    /// A document's row and its revision tree, read by one statement; nil when
+    /// the id was never written. Every single-document read and write starts here.
+    static func documentAndTree(_ db: Connection, id: String) throws -> (record: DocumentRecord, tree: RevisionTree)? {
+        var record: DocumentRecord?
+        var rows: [TreeRow] = []
+        try db.query("""
+            SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL
+            FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
+            """, [.text(id)]) { row in
+            if record == nil {
+                record = DocumentRecord(rowID: row.int64(0), id: id, sequence: row.int64(1),
+                                        winner: row.text(2).flatMap(RevisionID.init), isDeleted: row.int64(3) != 0)
+            }
+            if let tree = TreeRow(row, from: 4) { rows.append(tree) }
+        }
+        return record.map { ($0, TreeRow.tree(rows)) }
+    }
+
     /// The revision tree of document row `rowID`, and each revision's row sequence.
     static func tree(_ db: Connection, rowID: Int64) throws -> RevisionTree {
-        var rows: [(sequence: Int64, rev: RevisionID, parent: Int64?, isDeleted: Bool, hasBody: Bool)] = []
+        var rows: [TreeRow] = []
         let sql = "SELECT sequence, revid, parent, deleted, json IS NOT NULL FROM revs WHERE doc_id = ?"
         try db.query(sql, [.integer(rowID)]) { row in
-            // Rows are written only by this store, so an unparsable revid means corruption: skip it.
-            guard let rev = row.text(1).flatMap(RevisionID.init) else { return }
-            rows.append((row.int64(0), rev, row.isNull(2) ? nil : row.int64(2), row.int64(3) != 0, row.int64(4) != 0))
+            if let tree = TreeRow(row, from: 0) { rows.append(tree) }
         }
-        let revBySequence = Dictionary(rows.map { ($0.sequence, $0.rev) }, uniquingKeysWith: { a, _ in a })
-        return RevisionTree(nodes: rows.map { row in
-            RevisionTree.Node(rev: row.rev, parent: row.parent.flatMap { revBySequence[$0] },
-                              isDeleted: row.isDeleted, sequence: row.sequence, hasBody: row.hasBody)
-        })
+        return TreeRow.tree(rows)
     }
 
     static func body(_ db: Connection, rowID: Int64, rev: RevisionID) throws -> [UInt8]? {
@@ -41,12 +53,19 @@ enum DocumentRecords {
         return body
     }
 
+    /// The JSON body stored in revision row `sequence`.
+    static func body(_ db: Connection, sequence: Int64) throws -> [UInt8]? {
+        var body: [UInt8]?
+        try db.query("SELECT json FROM revs WHERE sequence = ?", [.integer(sequence)]) { row in body = row.blob(0) }
+        return body
+    }
+
     /// Loads `revs` of a document as `StoredRevision`s; revisions not in `tree` are left out.
     static func revisions(_ db: Connection, rowID: Int64, tree: RevisionTree,
                           revs: [RevisionID]) throws -> [StoredRevision] {
         try revs.compactMap { rev in
             guard let node = tree.node(rev) else { return nil }
-            let body = node.hasBody ? try body(db, rowID: rowID, rev: rev) : nil
+            let body = node.hasBody ? try body(db, sequence: node.sequence) : nil
             let attachments = node.hasBody ? try AttachmentRecords.attachments(db, sequence: node.sequence) : []
             return StoredRevision(rev: rev, isDeleted: node.isDeleted, sequence: node.sequence, body: body,
                                   attachments: attachments)
@@ -74,5 +93,34 @@ enum DocumentRecords {
 
     static func updateSequence(_ db: Connection) throws -> Int64 {
         try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'revs'") ?? 0
+    }
+}
+
+/// One `revs` row as the tree needs it: sequence, revid, parent, deleted, has a body.
+private struct TreeRow {
+    let sequence: Int64
+    let rev: RevisionID
+    let parent: Int64?
+    let isDeleted: Bool
+    let hasBody: Bool
+
+    /// Reads the five columns starting at `column`; nil for a NULL row (no revisions
+    /// joined) or an unparsable revid, which only corruption can produce.
+    init?(_ row: Statement, from column: Int32) {
+        guard !row.isNull(column), let rev = row.text(column + 1).flatMap(RevisionID.init) else { return nil }
+        sequence = row.int64(column)
+        self.rev = rev
+        parent = row.isNull(column + 2) ? nil : row.int64(column + 2)
+        isDeleted = row.int64(column + 3) != 0
+        hasBody = row.int64(column + 4) != 0
+    }
+
+    /// Parent links are row sequences in the table and revision ids in the tree.
+    static func tree(_ rows: [TreeRow]) -> RevisionTree {
+        let revBySequence = Dictionary(rows.map { ($0.sequence, $0.rev) }, uniquingKeysWith: { a, _ in a })
+        return RevisionTree(nodes: rows.map { row in
+            RevisionTree.Node(rev: row.rev, parent: row.parent.flatMap { revBySequence[$0] },
+                              isDeleted: row.isDeleted, sequence: row.sequence, hasBody: row.hasBody)
+        })
     }
 }

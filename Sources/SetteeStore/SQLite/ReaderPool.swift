@@ -31,8 +31,8 @@ final class ReaderPool: @unchecked Sendable {
             reader.queue.async {
                 let connection = reader.connection
                 continuation.resume(with: Result {
-                    try connection.execute("BEGIN")
-                    defer { try? connection.execute("COMMIT") }
+                    try connection.run("BEGIN")
+                    defer { try? connection.run("COMMIT") }
                     return try work(connection)
                 })
             }

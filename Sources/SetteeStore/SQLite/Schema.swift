@@ -49,6 +49,8 @@ enum Schema {
             UNIQUE (sequence, name));
         CREATE INDEX attachments_by_digest ON attachments(digest);
         """,
+        // 2 → 3: running document totals for `GET /{db}` (DocumentCounts).
+        DocumentCounts.migration,
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.

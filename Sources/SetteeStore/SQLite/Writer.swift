@@ -85,15 +85,15 @@ final class Writer: @unchecked Sendable {
     private func commit(_ batch: [WriteJob]) {
         var failures: [(any Error)?] = Array(repeating: nil, count: batch.count)
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
                 failures[index] = runInSavepoint(job)
             }
-            try connection.execute("COMMIT")
+            try connection.run("COMMIT")
             lock.withLock { commits += 1 }
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
-            try? connection.execute("ROLLBACK")
+            try? connection.run("ROLLBACK")
             for job in batch { job.complete(error) }
             return
         }
@@ -102,10 +102,10 @@ final class Writer: @unchecked Sendable {
 
     private func runInSavepoint(_ job: WriteJob) -> (any Error)? {
         do {
-            try connection.execute("SAVEPOINT job")
+            try connection.run("SAVEPOINT job")
             do {
                 try job.body(connection)
-                try connection.execute("RELEASE job")
+                try connection.run("RELEASE job")
                 return nil
             } catch {
                 try connection.execute("ROLLBACK TO job; RELEASE job")
