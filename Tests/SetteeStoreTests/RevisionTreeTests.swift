@@ -122,3 +122,21 @@ private func randomPaths(_ generator: inout SplitMix) -> [[RevisionID]] {
         #expect(tree.leaves.allSatisfy { tree.history(of: $0.rev).count >= min(limit, $0.rev.generation) })
     }
 }
+
+/// Rev ids must never change between versions: peers compare them. Expected
+/// values are MD5s computed outside Swift (Python's hashlib) over the documented input.
+@Test func childRevisionIDsAreStable() {
+    #expect(RevisionHasher.child(of: nil, isDeleted: false, body: Array(#"{"a":1}"#.utf8)).description
+            == "1-73e739f17d43286245f535443683a01a")
+    #expect(RevisionHasher.child(of: rev("1-abc"), isDeleted: true, body: Array("{}".utf8)).description
+            == "2-111d4bcafd25870df6aab60407216625")
+}
+
+@Test func stemmingASmallTreeChangesNothing() {
+    var tree = RevisionTree()
+    tree.insert(.init(rev: rev("1-a"), parent: nil, isDeleted: false, sequence: 1, hasBody: false))
+    tree.insert(.init(rev: rev("2-b"), parent: rev("1-a"), isDeleted: false, sequence: 2, hasBody: true))
+    tree.insert(.init(rev: rev("2-c"), parent: rev("1-a"), isDeleted: false, sequence: 3, hasBody: true))
+    #expect(tree.stemming(to: 3) == RevisionTree.Stemming())
+    #expect(tree.stemming(to: 1).dropped == [rev("1-a")])
+}

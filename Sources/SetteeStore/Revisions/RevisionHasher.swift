@@ -19,10 +19,20 @@ enum RevisionHasher {
             md5.update(data: withUnsafeBytes(of: UInt32(name.count).bigEndian, Array.init) + name)
             md5.update(data: attachment.digest.md5)
         }
-        let hex = md5.finalize().map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-        }.joined()
-        return RevisionID(generation: (parent?.generation ?? 0) + 1, suffix: hex)
+        return RevisionID(generation: (parent?.generation ?? 0) + 1, suffix: hex(md5.finalize()))
+    }
+
+    /// Lowercase hex, written into one buffer: this runs for every document written.
+    private static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        digits.withUTF8Buffer { digits in
+            for byte in digest {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

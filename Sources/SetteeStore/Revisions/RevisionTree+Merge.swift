@@ -56,6 +56,9 @@ extension RevisionTree {
     /// by another leaf. So every leaf's history is at most `limit` long.
     public func stemming(to limit: Int) -> Stemming {
         precondition(limit >= 1, "revs_limit is at least 1")
+        // No path can be longer than the whole tree: nothing to drop and, with every
+        // history whole, every kept parent link lies inside some leaf's window.
+        guard nodes.count > limit else { return Stemming() }
         var kept = Set<RevisionID>()
         var linked = Set<RevisionID>()
         for leaf in leaves {

@@ -3,10 +3,9 @@ internal import CSQLite
 /// Turns SQLite result codes into `StoreError.sqlite`, carrying the code, the
 /// connection's message and the statement, so a failure can be debugged from the log alone.
 enum SQLiteError {
-    /// Throws `StoreError.sqlite` unless `code` is one of `accepted`.
-    static func check(_ code: Int32, _ handle: OpaquePointer?, sql: String,
-                      accepted: Set<Int32> = [SQLITE_OK]) throws {
-        guard !accepted.contains(code) else { return }
+    /// Throws `StoreError.sqlite` unless `code` is `SQLITE_OK`.
+    static func check(_ code: Int32, _ handle: OpaquePointer?, sql: String) throws {
+        guard code != SQLITE_OK else { return }
         throw error(code, handle, sql: sql)
     }
 

@@ -44,14 +44,15 @@ final class Statement {
         case .integer(let number):
             code = sqlite3_bind_int64(handle, index, number)
         case .text(let text):
-            // Bound by byte count, so text with NUL characters survives intact.
-            let bytes = Array(text.utf8)
-            code = bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { base in
-                    base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), settee_sqlite_transient())
-                    }
-                } ?? sqlite3_bind_text(handle, index, "", 0, settee_sqlite_transient())
+            // Bound by byte count, so text with NUL characters survives intact; the
+            // string's own UTF-8 storage is bound (SQLite copies it), no array made.
+            var text = text
+            code = text.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    chars.baseAddress.map {
+                        sqlite3_bind_text(handle, index, $0, Int32(chars.count), settee_sqlite_transient())
+                    } ?? sqlite3_bind_text(handle, index, "", 0, settee_sqlite_transient())
+                }
             }
         case .blob(let bytes):
             // A nil pointer would bind NULL: an empty blob must stay a zero-length blob.
