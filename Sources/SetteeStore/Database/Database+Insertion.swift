@@ -145,7 +145,7 @@ enum Inserter {
             try db.run("UPDATE revs SET parent = NULL WHERE sequence = ?", [.integer(root)])
         }
         for row in dropped {
-            try db.run("UPDATE revs SET parent = NULL WHERE parent = ?", [.integer(row)])
+            try db.run("UPDATE revs SET parent = NULL WHERE doc_id = ? AND parent = ?", [.integer(rowID), .integer(row)])
             try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(row)])
             try AttachmentRecords.delete(db, sequence: row)
         }

@@ -51,6 +51,13 @@ enum Schema {
         """,
         // 2 → 3: running document totals for `GET /{db}` (DocumentCounts).
         DocumentCounts.migration,
+        // 3 → 4: two indexes no query needed, each an extra b-tree insert per revision
+        // written. Reads by document use UNIQUE (doc_id, revid); stemming looks up
+        // children by (doc_id, parent) through the same index.
+        """
+        DROP INDEX IF EXISTS revs_current;
+        DROP INDEX IF EXISTS revs_parent;
+        """,
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
