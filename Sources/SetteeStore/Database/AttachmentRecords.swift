@@ -51,6 +51,8 @@ enum AttachmentRecords {
     /// `new_edits=true`: the new revision's attachments; stubs come from `parent`'s rows.
     static func resolve(_ db: Connection, _ updates: [AttachmentUpdate], parent: Int64?, generation: Int,
                         blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
+        // An edit without `_attachments` keeps none, so there is nothing to look up.
+        guard !updates.isEmpty else { return .success([]) }
         let base = try parent.map { try attachments(db, sequence: $0) } ?? []
         return try resolve(updates, generation: generation, blobs: blobs) { name, _ in
             base.first { $0.name == name }
