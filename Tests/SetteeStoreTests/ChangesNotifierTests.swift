@@ -1,4 +1,4 @@
-import SetteeStore
+@testable import SetteeStore
 import Testing
 
 /// No test sleeps to synchronise: registration is observed with
@@ -107,6 +107,72 @@ import Testing
                 }
                 group.addTask { notifier.notify(sequence: round + 1) }
             }
+        }
+        #expect(notifier.waiterCount == 0)
+    }
+
+    /// The one timer must be re-armed when a waiter with an earlier deadline arrives
+    /// after one with a later deadline started it (else the short wait would last 600 s).
+    @Test(.timeLimit(.minutes(1))) func earlierDeadlineRearmsTheTimer() async {
+        let notifier = ChangesNotifier()
+        let long = Task { await notifier.wait(after: 0, timeout: .seconds(600)) }
+        await notifier.waitUntil(waiterCount: 1)
+        #expect(await notifier.wait(after: 0, timeout: .milliseconds(20)) == nil)
+        #expect(notifier.waiterCount == 1)  // the long wait is still there
+        long.cancel()
+        #expect(await long.value == nil)
+        #expect(notifier.waiterCount == 0)
+    }
+
+    /// Many deadlines handled by the one timer: each waiter ends, none is left behind.
+    @Test(.timeLimit(.minutes(1))) func manyTimeoutsAllEnd() async {
+        let notifier = ChangesNotifier()
+        await withTaskGroup(of: Int64?.self) { group in
+            for i in 0..<200 {
+                group.addTask { await notifier.wait(after: 0, timeout: .milliseconds(5 + i % 40)) }
+            }
+            for await result in group { #expect(result == nil) }
+        }
+        #expect(notifier.waiterCount == 0)
+        // The timer stopped with no waiter left, and a new deadline starts it again.
+        #expect(await notifier.wait(after: 0, timeout: .milliseconds(5)) == nil)
+    }
+
+    /// A timeout that ends some waiters while a commit wakes others (more than one
+    /// wake-up batch) resumes each exactly once (a double resume traps).
+    @Test func timeoutsAndWakeUpsTogether() async {
+        let notifier = ChangesNotifier()
+        let count = ChangesNotifier.wakeBatch * 5
+        await withTaskGroup(of: Int64?.self) { group in
+            for i in 0..<count {
+                group.addTask { await notifier.wait(after: 0, timeout: i % 2 == 0 ? .seconds(600) : .milliseconds(1)) }
+            }
+            notifier.notify(sequence: 1)
+            var woken = 0
+            for await result in group where result != nil {
+                #expect(result == 1)
+                woken += 1
+            }
+            #expect(woken >= count / 2)
+        }
+        #expect(notifier.waiterCount == 0)
+    }
+
+    /// Waiters queued for a later batch are woken with the newest sequence, so a feed
+    /// woken late reads every change committed meanwhile in one go.
+    @Test func lateBatchesGetTheNewestSequence() async {
+        let notifier = ChangesNotifier()
+        let count = ChangesNotifier.wakeBatch * 4
+        await withTaskGroup(of: Int64?.self) { group in
+            for _ in 0..<count { group.addTask { await notifier.wait(after: 0, timeout: nil) } }
+            await notifier.waitUntil(waiterCount: count)
+            notifier.notify(sequence: 1)
+            notifier.notify(sequence: 2)
+            var results: [Int64?] = []
+            for await result in group { results.append(result) }
+            #expect(results.count == count)
+            #expect(results.allSatisfy { $0 == 1 || $0 == 2 })
+            #expect(results.filter { $0 == 1 }.count <= ChangesNotifier.wakeBatch)
         }
         #expect(notifier.waiterCount == 0)
     }

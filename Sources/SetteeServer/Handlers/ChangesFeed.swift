@@ -12,9 +12,22 @@ import SetteeStore
 /// so none is sent twice. With a heartbeat and no timeout the feed runs until
 /// the client goes; a write to a gone client throws and ends it, releasing
 /// everything (`ChangesQuery.idleLimit` has the timeout rules).
+///
+/// Continuous and eventsource lines are encoded once per (since, limit, format)
+/// and database sequence and the bytes shared with every feed that asks the same
+/// (`Database.sharedChanges`): after a write, the feeds parked at the same seq
+/// send one encoding instead of each reading and serializing the change.
 struct ChangesFeed: Sendable {
     let database: Database
     let query: ChangesQuery
+    /// `query.sharedLinesFormat`, worked out once rather than on every wake-up.
+    private let linesFormat: String?
+
+    init(database: Database, query: ChangesQuery) {
+        self.database = database
+        self.query = query
+        linesFormat = query.sharedLinesFormat
+    }
 
     func response() -> HTTPResponse {
         let type = query.feed == "eventsource" ? "text/event-stream" : "application/json"
@@ -30,15 +43,20 @@ struct ChangesFeed: Sendable {
         let deadline = query.idleLimit.map { clock.now + $0 }
         let heartbeat = query.heartbeat.map { Duration.milliseconds(max($0, 1)) }
         while true {
-            let batch = try await ChangesBatch.read(database, query: query, since: since, limit: remaining)
-            if query.feed == "longpoll", !batch.changes.isEmpty || remaining == 0 {
-                return try await writer.write(try await batch.normalBody(query: query, updateSeq: batch.scannedTo))
-            }
-            if !batch.changes.isEmpty { try await writer.write(try await lines(batch)) }
-            since = batch.scannedTo
-            if let r = remaining {
-                remaining = r - batch.changes.count
-                if remaining == 0 { return try await finish(writer, lastSeq: since) }
+            if query.feed == "longpoll" {
+                let batch = try await ChangesBatch.read(database, query: query, since: since, limit: remaining)
+                if !batch.changes.isEmpty || remaining == 0 {
+                    return try await writer.write(try await batch.normalBody(query: query, updateSeq: batch.scannedTo))
+                }
+                since = batch.scannedTo
+            } else {
+                let page = try await lines(after: since, limit: remaining)
+                if page.count > 0 { try await writer.write(page.bytes) }
+                since = page.scannedTo
+                if let r = remaining {
+                    remaining = r - page.count
+                    if remaining == 0 { return try await finish(writer, lastSeq: since) }
+                }
             }
             // The HTTP layer cancels this task when the client goes or the server stops.
             if writer.isPeerClosed || Task.isCancelled { return }
@@ -50,6 +68,16 @@ struct ChangesFeed: Sendable {
                 try await writer.write(query.feed == "eventsource" ? Array("event: heartbeat\ndata: \n\n".utf8) : [0x0A])
             }
         }
+    }
+
+    /// The lines for the changes after `since`, shared with other feeds when the query allows.
+    private func lines(after since: Int64, limit: Int?) async throws -> EncodedChanges {
+        let encode: @Sendable () async throws -> EncodedChanges = { [self] in
+            let batch = try await ChangesBatch.read(database, query: query, since: since, limit: limit)
+            return EncodedChanges(bytes: try await lines(batch), count: batch.changes.count, scannedTo: batch.scannedTo)
+        }
+        guard let linesFormat else { return try await encode() }
+        return try await database.sharedChanges(.init(since: since, limit: limit, format: linesFormat), encode: encode)
     }
 
     /// Continuous: one JSON object per line. Eventsource: `data:` and `id:` per event.

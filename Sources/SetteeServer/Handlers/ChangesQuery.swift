@@ -33,6 +33,22 @@ struct ChangesQuery: Sendable {
         return .milliseconds(min(timeout ?? Self.maxTimeout, Self.maxTimeout))
     }
 
+    /// A name for everything that shapes a continuous or eventsource feed's lines
+    /// besides `since` and `limit`, so that feeds with equal names can share the
+    /// bytes. Nil when lines are not shared: other feeds, `descending`, and filters
+    /// whose identity is not a plain value (`_doc_ids`, `_selector`).
+    var sharedLinesFormat: String? {
+        guard feed == "continuous" || feed == "eventsource", !descending, docIDs == nil else { return nil }
+        let filterName: String
+        switch filter {
+        case .none: filterName = ""
+        case .design: filterName = "_design"
+        case .selector: return nil
+        }
+        return "\(feed) filter=\(filterName) include_docs=\(includeDocs) conflicts=\(conflicts) "
+            + "attachments=\(attachments) att_encoding_info=\(attEncodingInfo) all_docs=\(allDocsStyle)"
+    }
+
     init(_ context: RequestContext) async throws {
         let q = context.query
         feed = q["feed"] ?? "normal"

@@ -59,8 +59,8 @@ extension Database {
         guard !descending, docIDs == nil else {
             return try await readChanges(since: since, limit: limit, descending: descending, docIDs: docIDs)
         }
-        let key = SharedChangesReads.Key(since: since, limit: limit, sequence: changesNotifier.sequence)
-        return try await sharedChangesReads.read(key) {
+        let key = ChangesReadKey(since: since, limit: limit)
+        return try await sharedChangesReads.value(for: key, at: changesNotifier.sequence) {
             try await self.readChanges(since: since, limit: limit, descending: false, docIDs: nil)
         }
     }
