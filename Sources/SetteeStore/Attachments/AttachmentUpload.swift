@@ -81,7 +81,7 @@ public final class AttachmentUpload: @unchecked Sendable {
                 writer.abort()
                 throw StoreError.attachmentMismatch("Attachment \(name): expected \(expectedLength) bytes, got \(receivedLength)")
             }
-            if let compressor, let expectedDigest, expectedDigest != AttachmentDigest(md5: Array(received.finalize())) {
+            if compressor != nil, let expectedDigest, expectedDigest != AttachmentDigest(md5: Array(received.finalize())) {
                 writer.abort()
                 throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
             }
