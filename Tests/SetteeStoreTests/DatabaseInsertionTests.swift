@@ -123,3 +123,29 @@ import Testing
         #expect(db.writer.commitCount <= 50)
     }
 }
+
+/// The `docs` row caches a document's seq and winner: the seq must equal the sequence
+/// of the revision row written last, on every write path, including stemmed ones.
+@Suite struct NewDocumentRowTests {
+    @Test func docsRowHoldsTheLastRevisionsSequenceAndWinner() async throws {
+        let store = try TestStore(revsLimit: 2)
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a", #"{"x":1}"#)
+        _ = try await db.update([DocumentUpdate(id: "b", body: bytes("{}")),
+                                 DocumentUpdate(id: "c", body: bytes("{}"), isDeleted: true),
+                                 DocumentUpdate(id: "b", body: bytes("{}"))], newEdits: true)
+        _ = try await db.force("d", ["3-c", "2-b", "1-a"], #"{"y":2}"#)  // stemmed to 2
+        _ = try await db.force("e", ["1-z"], "{}", deleted: true)
+        for id in ["a", "b", "c", "d", "e"] {
+            let stored = try await db.readers.read { try DocumentRecords.documentAndTree($0, id: id) }
+            let (record, tree) = try #require(stored)
+            let winner = try #require(tree.winner)
+            #expect(record.sequence == tree.nodes.values.map(\.sequence).max(), "\(id)")
+            #expect(record.winner == winner.rev && record.isDeleted == winner.isDeleted, "\(id)")
+        }
+        let changes = try await db.changes(since: 0, limit: nil, descending: false)
+        #expect(changes.map(\.id) == ["a", "b", "c", "d", "e"])  // the second "b" is a conflict
+        #expect(changes.map(\.sequence) == changes.map(\.sequence).sorted())
+    }
+}
