@@ -3,8 +3,9 @@ import SetteeJSON
 import SetteeStore
 
 /// `GET`/`POST /{db}/_changes` in every feed mode
-/// (CouchDB API Reference › Databases › /{db}/_changes). The normal feed is
-/// answered at once; the others stream (`ChangesFeed`).
+/// (CouchDB API Reference › Databases › /{db}/_changes). The normal feed streams
+/// page by page (`NormalChangesFeed`; descending is answered whole), the others
+/// stream as changes arrive (`ChangesFeed`).
 enum ChangesHandlers {
     static func changes(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let query = try await ChangesQuery(context)
@@ -12,6 +13,8 @@ enum ChangesHandlers {
         case "continuous", "eventsource", "longpoll":
             return ChangesFeed(database: database, query: query).response()
         default:
+            // Descending reads newest first without a `since` to page from; it stays whole.
+            guard query.descending else { return NormalChangesFeed(database: database, query: query).response() }
             let updateSeq = try await database.updateSequence()
             let since = query.since ?? updateSeq
             let batch = try await ChangesBatch.read(database, query: query, since: since, limit: query.limit)
