@@ -3,11 +3,11 @@
  the node, print one `Settee listening on http://ADDR:PORT/` line per listener (tests
  and scripts parse it), then run until SIGINT/SIGTERM.
 
- Signals are received through DispatchSource, not a signal handler: a handler may
- only call async-signal-safe functions, while shutting down awaits in-flight writes.
+ Signals reach the shutdown through `TerminationSignals` (a handler that writes to a
+ pipe, read by a thread): a handler may only call async-signal-safe functions, while
+ shutting down awaits in-flight writes.
 */
 internal import ArgumentParser
-internal import Dispatch
 internal import Foundation
 internal import Logging
 internal import SetteeConfig
@@ -54,11 +54,10 @@ struct Serve: AsyncParsableCommand {
             logger.warning("no admin configured: creating databases needs one; start with SETTEE_ADMIN=name:password or add it under [admins]")
         }
         let node = try SetteeNode(configuration: nodeConfiguration, logger: logger)
-        let signalSources = Self.handleTerminationSignals(node: node, logger: logger)
+        Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
         Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
         await node.run()
-        withExtendedLifetime(signalSources) {}
         logger.info("stopped")
         LogSink.shared.flush()
     }
@@ -83,19 +82,13 @@ struct Serve: AsyncParsableCommand {
 
     /// Turns SIGINT/SIGTERM into `node.shutdown()`, after which `run()` returns and the process exits 0. SIGPIPE is
     /// ignored so a client that hangs up mid-response cannot kill the server.
-    static func handleTerminationSignals(node: SetteeNode, logger: Logger) -> [any DispatchSourceSignal] {
+    static func handleTerminationSignals(node: SetteeNode, logger: Logger) {
         signal(SIGPIPE, SIG_IGN)
-        return [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)   // the default action would kill us before the source sees it
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                logger.notice("signal received, shutting down", metadata: ["signal": "\(number)"])
-                // One way out: shutdown() lets `node.run()` in `run()` return, and main
-                // returns 0. (Calling exit() here too raced main's own exit and could hang.)
-                Task { await node.shutdown() }
-            }
-            source.resume()
-            return source
+        TerminationSignals.install { number in
+            logger.notice("signal received, shutting down", metadata: ["signal": "\(number)"])
+            // One way out: shutdown() lets `node.run()` in `run()` return, and main
+            // returns 0. (Calling exit() here too raced main's own exit and could hang.)
+            Task { await node.shutdown() }
         }
     }
 }
