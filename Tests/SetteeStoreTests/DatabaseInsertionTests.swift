@@ -90,6 +90,7 @@ import Testing
                 var counts = DocumentCounts.Change()
                 _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), revsLimit: 10,
                                       counts: &counts)
+                try DocumentCounts.add(connection, counts)
                 throw Boom()
             }
         }
@@ -97,6 +98,9 @@ import Testing
         #expect(try await db.document(id: "lost", revisions: .none) == nil)
         #expect(try await db.document(id: "kept", revisions: .none) != nil)
         #expect(try await db.info().docCount == 1)
+        // The rolled-back job's change to the document totals went with it.
+        let totals = try await db.readers.read { (try DocumentCounts.totals($0), try DocumentCounts.recount($0)) }
+        #expect(totals.0 == totals.1)
     }
 
     @Test func batchIsOneTransaction() async throws {

@@ -71,24 +71,4 @@ import Testing
         #expect(afterReopen.stored == compacted.stored)
         #expect(afterReopen.stored.live == 5)
     }
-
-    @Test func rolledBackJobLeavesTotalsAlone() async throws {
-        let store = try TestStore()
-        defer { store.remove() }
-        let db = try store.directory.create("db")
-        _ = try await db.put("kept", #"{"x":1}"#)
-        struct Boom: Error {}
-        await #expect(throws: Boom.self) {
-            try await db.writer.write { connection in
-                var counts = DocumentCounts.Change()
-                _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), revsLimit: 10,
-                                      counts: &counts)
-                try DocumentCounts.add(connection, counts)
-                throw Boom()
-            }
-        }
-        let (stored, recount) = try await both(db)
-        #expect(stored == recount)
-        #expect(stored.live == 1)
-    }
 }
