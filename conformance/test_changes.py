@@ -114,6 +114,17 @@ def test_limit_and_pending(client, db1):
     assert b2["pending"] == 1
 
 
+def test_limit_zero_returns_one_change(client, db1):
+    """_changes?limit=0 answers like limit=1: couch_changes' enumerator emits a row and
+    only then checks `Go = if Limit =< 1 -> stop` (src/couch/src/couch_changes.erl), and
+    PouchDB mirrors it ("0 and 1 should return 1 document", pouchdb-core changes.js)."""
+    for i in ("a", "b"):
+        put_doc(db1, i, {})
+    b = changes(db1, {"limit": 0})
+    assert [r["id"] for r in b["results"]] == ["a"]
+    assert b["pending"] == 1
+
+
 def test_descending(client, db1):
     """_changes?descending=true: newest first."""
     for i in ("a", "b", "c"):

@@ -61,8 +61,13 @@ struct ChangesBatch {
         if limited && !query.descending, let last = changes.last {
             pending = try await database.changeCount(since: last.sequence, docIDs: query.docIDs)
         }
-        out.append(contentsOf: "\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
+        out.append(contentsOf: Self.closing(lastSeq: lastSeq, pending: pending))
         return out
+    }
+
+    /// What ends a normal or longpoll body after its last result.
+    static func closing(lastSeq: Int64, pending: Int) -> [UInt8] {
+        Array("\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
     }
 
     /// One result: `{"seq":..,"id":..,"changes":[{"rev":..}],"deleted":true,"doc":{..}}`.

@@ -57,7 +57,9 @@ struct ChangesQuery: Sendable {
             throw CouchError.badRequest("Supported `feed` types: normal, continuous, live, longpoll, eventsource")
         }
         since = try Self.parseSince(q["since"] ?? context.headers["Last-Event-ID"])
-        limit = try q.nonNegativeInt("limit")
+        // 0 acts as 1, as in CouchDB: couch_changes emits a row before it checks
+        // `Limit =< 1` (PouchDB mirrors this: "0 and 1 should return 1 document").
+        limit = try q.nonNegativeInt("limit").map { max($0, 1) }
         descending = try q.bool("descending")
         includeDocs = try q.bool("include_docs")
         conflicts = try q.bool("conflicts")

@@ -54,7 +54,7 @@ struct NormalChangesFeed: Sendable {
             lastSeq = lastEmitted ?? since
             pending = try await database.changeCount(since: lastSeq, docIDs: query.docIDs)
         }
-        out.append(contentsOf: "\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
+        out.append(contentsOf: ChangesBatch.closing(lastSeq: lastSeq, pending: pending))
         try await writer.write(out)
     }
 }
