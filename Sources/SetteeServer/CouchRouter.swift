@@ -28,7 +28,7 @@ struct CouchRouter: HTTPResponder {
             }
             response = couchError.response
         }
-        response.headers.add("Server", "Settee/\(SetteeVersion.version) (CouchDB/\(SetteeVersion.couchDBVersion))")
+        response.headers.add("Server", SetteeVersion.serverHeader)
         return response
     }
 
@@ -70,4 +70,6 @@ enum SetteeVersion {
     static let version = "0.1.0"
     /// The CouchDB API version Settee matches; clients check it.
     static let couchDBVersion = "3.4.3"
+    /// The `Server` header of every response, built once.
+    static let serverHeader = "Settee/\(version) (CouchDB/\(couchDBVersion))"
 }

@@ -2,6 +2,10 @@
 public enum PercentDecoding {
     /// Decodes `text`; nil on a bad `%XX` or bytes that are not UTF-8.
     public static func decode(_ text: some StringProtocol, plusAsSpace: Bool) -> String? {
+        // Most ids and parameters have nothing to decode: the text is already valid UTF-8.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var it = text.utf8.makeIterator()
