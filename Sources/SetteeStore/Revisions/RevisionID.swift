@@ -14,16 +14,22 @@ public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// Parses `N-sig`; nil when it is not a valid revision id.
+    /// Works on the UTF-8 bytes: it runs for every node of every tree read.
     public init?(_ text: String) {
-        guard let dash = text.firstIndex(of: "-"),
-              let generation = Int(text[..<dash]), generation >= 1, generation < 1 << 40,
-              text[..<dash].allSatisfy(\.isASCII)
-        else { return nil }
-        var suffix = String(text[text.index(after: dash)...])
-        guard !suffix.isEmpty else { return nil }
-        if suffix.utf8.count == 32 {
-            guard suffix.utf8.allSatisfy({ $0.isHexDigit }) else { return nil }
-            suffix = suffix.lowercased()
+        let bytes = text.utf8
+        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        var generation = 0
+        for byte in bytes[..<dash] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), generation < 1 << 40 else { return nil }
+            generation = generation * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        guard generation >= 1, generation < 1 << 40 else { return nil }
+        let rest = bytes[bytes.index(after: dash)...]
+        guard !rest.isEmpty else { return nil }
+        var suffix = String(Substring(rest))
+        if rest.count == 32 {
+            guard rest.allSatisfy({ $0.isHexDigit }) else { return nil }
+            if rest.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) { suffix = suffix.lowercased() }
         }
         self.init(generation: generation, suffix: suffix)
     }
