@@ -1,0 +1,31 @@
+import Testing
+@testable import SetteeStore
+
+@Suite struct RevisionIDTests {
+    @Test func parsesGenerationAndSuffix() throws {
+        let rev = try #require(RevisionID("12-abc"))
+        #expect(rev.generation == 12)
+        #expect(rev.suffix == "abc")
+        #expect(rev.description == "12-abc")
+    }
+
+    /// CouchDB 3.4.3 stores an uppercase 32-hex suffix (new_edits=false) lowercased.
+    @Test func a32HexSuffixIsLowercased() throws {
+        let upper = try #require(RevisionID("1-0123456789ABCDEF0123456789ABCDEF"))
+        #expect(upper.suffix == "0123456789abcdef0123456789abcdef")
+        #expect(RevisionID("1-0123456789abcdef0123456789abcdeg") == nil)
+    }
+
+    @Test func rejectsWhatIsNotARevision() {
+        for text in ["", "1", "1-", "-abc", "0-abc", "x-abc", "١-abc", "+1-abc", "99999999999999999999-abc"] {
+            #expect(RevisionID(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func ordersByGenerationThenSuffixBytes() throws {
+        let a = try #require(RevisionID("2-b")), b = try #require(RevisionID("10-a")), c = try #require(RevisionID("2-c"))
+        #expect(a < b)
+        #expect(a < c)
+        #expect(!(c < a))
+    }
+}
