@@ -37,6 +37,7 @@ public enum NodeSetup {
         var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
         if let size = config.maxDocumentSize { node.maxDocumentSize = size }
         if let types = config.compressibleTypes { node.store.compressibleTypes = types }
+        if let size = config.readerMmapSize { node.store.readerMmapSize = size }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.

@@ -45,6 +45,7 @@ public struct SetteeConfiguration: Sendable {
         "chttpd_auth": ["secret", "timeout"],
         "attachments": ["compressible_types"],
         "log": ["level"],
+        "settee": ["reader_mmap_size"],
     ]
 
     /// The ini file in use, if any (kept for in-place rewrites).
@@ -66,6 +67,8 @@ public struct SetteeConfiguration: Sendable {
     public var sessionTimeout: Int?
     /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
     public var compressibleTypes: [String]?
+    /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
+    public var readerMmapSize: Int?
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.
     public var fileAdmins: [String: String] = [:]
     /// The admin from `SETTEE_ADMIN`, if set.
@@ -115,6 +118,11 @@ public struct SetteeConfiguration: Sendable {
             case ("attachments", "compressible_types"):
                 compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
+            case ("settee", "reader_mmap_size"):
+                guard let bytes = Int(entry.value), bytes >= 0 else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: off)")
+                }
+                readerMmapSize = bytes
             case ("admins", let name): fileAdmins[name] = entry.value
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }

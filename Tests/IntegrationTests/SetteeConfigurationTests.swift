@@ -38,6 +38,17 @@ import Testing
                                     "x.ini:5: unknown setting [nope] bar, ignored"])
     }
 
+    @Test func readerMmapSizeTakesBytesOrZero() throws {
+        var config = SetteeConfiguration()
+        try config.apply(INIFile(text: "[settee]\nreader_mmap_size = 0\n", source: "f"))
+        #expect(config.readerMmapSize == 0)
+        #expect(config.warnings.isEmpty)
+        #expect(throws: ConfigError.invalidValue(origin: "f:2", value: "-1", expected: "a number of bytes (0: off)")) {
+            var config = SetteeConfiguration()
+            try config.apply(INIFile(text: "[settee]\nreader_mmap_size = -1\n", source: "f"))
+        }
+    }
+
     @Test func rejectsBadValuesWithTheirOrigin() {
         #expect(throws: ConfigError.invalidValue(origin: "f:2", value: "http", expected: "a port 0-65535")) {
             var config = SetteeConfiguration()

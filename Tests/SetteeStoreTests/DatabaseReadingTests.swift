@@ -1,5 +1,6 @@
 import Testing
 @testable import SetteeStore
+import Logging
 
 @Suite struct DatabaseReadingTests {
     @Test func readsSelectedRevisions() async throws {
@@ -19,6 +20,43 @@ import Testing
         let both = try await db.document(id: "a", revs: [second, first, rev("7-x")])
         #expect(both?.revisions.map(\.rev) == [second, first])
         #expect(try await db.document(id: "nope", revisions: .winner) == nil)
+    }
+
+    /// `.winner` takes the body and the attachment check from the statement that reads
+    /// the tree; it must give what reading the same revision by id gives, conflicts or not.
+    @Test func winnerReadMatchesReadingTheWinnerById() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a", #"{"v":1}"#).get()
+        _ = try await db.put("a", #"{"v":2}"#, base: first).get()
+        _ = try await db.update([DocumentUpdate(id: "a", body: bytes(#"{"v":"other"}"#), isDeleted: false,
+                                                history: [rev("2-ffff"), first])], newEdits: false)
+        let winner = try #require(try await db.document(id: "a", revisions: .winner))
+        let rev = try #require(winner.tree.winner?.rev)
+        let byID = try #require(try await db.document(id: "a", revisions: .revision(rev)))
+        #expect(winner.tree.leaves.count == 2)
+        #expect(winner.revisions.map(\.rev) == [rev])
+        #expect(winner.revisions.first?.body == byID.revisions.first?.body)
+        #expect(winner.revisions.first?.body != nil)
+        #expect(winner.revisions.first?.attachments.isEmpty == true)
+    }
+
+    /// Readers map the file (`PRAGMA mmap_size`) as configured, 0 meaning `pread`,
+    /// and a mapped reader sees every commit made after it opened.
+    @Test(arguments: [0, 1 << 20])
+    func readersMapTheFileAsConfigured(mmapSize: Int) async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        var configuration = store.directory.configuration
+        configuration.readerMmapSize = mmapSize
+        let directory = try DatabaseDirectory(configuration: configuration, logger: .init(label: "test"))
+        let db = try directory.create("mapped")
+        let mapped = try await db.readers.read { try $0.integer("PRAGMA mmap_size") }
+        #expect(mapped == Int64(mmapSize))
+        for n in 0..<200 { _ = try await db.put("doc\(n)", #"{"n":\#(n)}"#) }
+        let last = try #require(try await db.document(id: "doc199", revisions: .winner))
+        #expect(last.revisions.first?.body == bytes(#"{"n":199}"#))
     }
 
     @Test func changesListEachDocumentOnceAtLatestSeq() async throws {

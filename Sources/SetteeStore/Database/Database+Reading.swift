@@ -13,7 +13,8 @@ extension Database {
     /// A `.revision` not in the tree is simply absent from `StoredDocument.revisions`.
     public func document(id: String, revisions: RevisionSelection) async throws -> StoredDocument? {
         try await readers.read { db in
-            guard let (record, tree) = try DocumentRecords.documentAndTree(db, id: id) else { return nil }
+            guard let read = try DocumentRecords.documentTreeAndWinner(db, id: id) else { return nil }
+            let (record, tree) = (read.record, read.tree)
             let revs: [RevisionID]
             switch revisions {
             case .winner: revs = tree.winner.map { [$0.rev] } ?? []
@@ -21,7 +22,8 @@ extension Database {
             case .allLeaves: revs = tree.leaves.map(\.rev)
             case .none: revs = []
             }
-            let stored = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: revs)
+            let stored = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: revs,
+                                                       known: read.winner)
             return StoredDocument(id: id, tree: tree, revisions: stored, sequence: record.sequence)
         }
     }

@@ -41,7 +41,8 @@ public final class Database: Sendable {
         compressibleTypes = configuration.compressibleTypes
         changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
         writer = Writer(connection: connection, label: name)
-        readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name)
+        readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name,
+                                 mmapSize: max(0, configuration.readerMmapSize))
     }
 
     /// Closes every connection after running work; used when the database is deleted.

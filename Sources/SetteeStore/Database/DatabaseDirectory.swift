@@ -115,6 +115,9 @@ public struct StoreConfiguration: Sendable {
     public var defaultRevsLimit: Int = 1000
     /// Readers per database (concurrent SQLite connections for reads).
     public var readerCount: Int = 4
+    /// Bytes of a database file each reader maps (`[settee] reader_mmap_size`); 0 turns
+    /// mapping off. Virtual address space only: the pages are the OS page cache's.
+    public var readerMmapSize: Int = 256 * 1024 * 1024
     /// Attachment types stored gzip'd (CouchDB's `[attachments] compressible_types`).
     public var compressibleTypes: [String] = Gzip.defaultCompressibleTypes
 

@@ -8,6 +8,20 @@ struct DocumentRecord {
     let isDeleted: Bool
 }
 
+/// A document's row and tree, and its winning revision's row as a plain `GET` needs it.
+struct DocumentWithWinner {
+    struct Winner {
+        let rev: RevisionID
+        let body: [UInt8]?
+        let hasAttachments: Bool
+    }
+
+    let record: DocumentRecord
+    let tree: RevisionTree
+    /// Nil unless read by `documentTreeAndWinner` (or when no revision row is the winner).
+    let winner: Winner?
+}
+
 enum DocumentRecords {
     static func document(_ db: Connection, id: String) throws -> DocumentRecord? {
         var record: DocumentRecord?
@@ -21,19 +35,44 @@ enum DocumentRecords {
     /// A document's row and its revision tree, read by one statement; nil when
     /// the id was never written. Every single-document read and write starts here.
     static func documentAndTree(_ db: Connection, id: String) throws -> (record: DocumentRecord, tree: RevisionTree)? {
+        try read(db, id: id, withWinner: false).map { ($0.record, $0.tree) }
+    }
+
+    /// `documentAndTree`, plus the winner's body and whether it has attachment rows,
+    /// from the same statement: a plain `GET` then needs no second statement for the
+    /// body and none at all for attachments when there are none.
+    static func documentTreeAndWinner(_ db: Connection, id: String) throws -> DocumentWithWinner? {
+        try read(db, id: id, withWinner: true)
+    }
+
+    private static let treeSQL = """
+        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL
+        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
+        """
+    private static let treeAndWinnerSQL = """
+        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
+               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN r.json END,
+               CASE WHEN r.revid = d.winner THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
+        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
+        """
+
+    /// Runs `treeSQL`, or `treeAndWinnerSQL` (whose three extra columns follow the tree's).
+    private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
         var record: DocumentRecord?
         var rows: [TreeRow] = []
-        try db.query("""
-            SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL
-            FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
-            """, [.text(id)]) { row in
+        var winner: DocumentWithWinner.Winner?
+        try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
             if record == nil {
                 record = DocumentRecord(rowID: row.int64(0), id: id, sequence: row.int64(1),
                                         winner: row.text(2).flatMap(RevisionID.init), isDeleted: row.int64(3) != 0)
             }
-            if let tree = TreeRow(row, from: 4) { rows.append(tree) }
+            guard let tree = TreeRow(row, from: 4) else { return }
+            rows.append(tree)
+            if withWinner, row.int64(9) != 0 {
+                winner = .init(rev: tree.rev, body: row.blob(10), hasAttachments: row.int64(11) != 0)
+            }
         }
-        return record.map { ($0, TreeRow.tree(rows)) }
+        return record.map { DocumentWithWinner(record: $0, tree: TreeRow.tree(rows), winner: winner) }
     }
 
     /// The revision tree of document row `rowID`, and each revision's row sequence.
@@ -61,12 +100,15 @@ enum DocumentRecords {
     }
 
     /// Loads `revs` of a document as `StoredRevision`s; revisions not in `tree` are left out.
-    static func revisions(_ db: Connection, rowID: Int64, tree: RevisionTree,
-                          revs: [RevisionID]) throws -> [StoredRevision] {
+    /// What `known` already holds of a revision is not read again.
+    static func revisions(_ db: Connection, rowID: Int64, tree: RevisionTree, revs: [RevisionID],
+                          known: DocumentWithWinner.Winner? = nil) throws -> [StoredRevision] {
         try revs.compactMap { rev in
             guard let node = tree.node(rev) else { return nil }
-            let body = node.hasBody ? try body(db, sequence: node.sequence) : nil
-            let attachments = node.hasBody ? try AttachmentRecords.attachments(db, sequence: node.sequence) : []
+            let known = known?.rev == rev ? known : nil
+            let body = node.hasBody ? try known?.body ?? body(db, sequence: node.sequence) : nil
+            let hasAttachments = node.hasBody && known?.hasAttachments != false
+            let attachments = hasAttachments ? try AttachmentRecords.attachments(db, sequence: node.sequence) : []
             return StoredRevision(rev: rev, isDeleted: node.isDeleted, sequence: node.sequence, body: body,
                                   attachments: attachments)
         }

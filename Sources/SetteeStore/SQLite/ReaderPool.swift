@@ -13,11 +13,18 @@ final class ReaderPool: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
 
-    init(path: String, count: Int, label: String) throws {
+    /// - Parameter mmapSize: bytes of the file each reader maps (`PRAGMA mmap_size`); 0 reads with `pread`.
+    ///   Mapped, a page is read from the OS page cache in place: no `pread` per page
+    ///   missed (a tenth of a `GET`'s CPU on a database larger than the readers'
+    ///   caches) and no private copy in each reader's cache. The cost, per
+    ///   https://sqlite.org/mmap.html, is that an I/O error on the file becomes a
+    ///   signal instead of an error code; Settee owns its files, so it accepts that.
+    init(path: String, count: Int, label: String, mmapSize: Int = 0) throws {
         precondition(count >= 1, "a database needs at least one reader")
         readers = try (0..<count).map { index in
-            Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"),
-                   connection: try Connection(path: path))
+            let connection = try Connection(path: path)
+            if mmapSize > 0 { try connection.execute("PRAGMA mmap_size = \(mmapSize)") }
+            return Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: connection)
         }
     }
 
