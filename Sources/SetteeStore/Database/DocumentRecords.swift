@@ -77,14 +77,22 @@ enum DocumentRecords {
         return db.lastInsertRowID
     }
 
-    /// Inserts one revision row and returns its sequence.
-    static func insertRevision(_ db: Connection, rowID: Int64, rev: RevisionID, parent: Int64?,
-                               isLeaf: Bool, isDeleted: Bool, body: [UInt8]?) throws -> Int64 {
+    /// Inserts the `docs` row of a document never written before, already holding
+    /// its seq and winner; returns its row id, or nil (nothing written) when `id` has a row.
+    static func insertNewDocument(_ db: Connection, id: String, sequence: Int64, winner: RevisionID,
+                                  isDeleted: Bool) throws -> Int64? {
+        try db.run("INSERT INTO docs(docid, seq, winner, deleted) VALUES (?, ?, ?, ?) ON CONFLICT(docid) DO NOTHING",
+                   [.text(id), .integer(sequence), .text(winner.description), .integer(isDeleted ? 1 : 0)])
+        return db.changes == 0 ? nil : db.lastInsertRowID
+    }
+
+    /// Inserts one revision row as `sequence` (see `Inserter.Job` for why the writer picks it).
+    static func insertRevision(_ db: Connection, sequence: Int64, rowID: Int64, rev: RevisionID, parent: Int64?,
+                               isLeaf: Bool, isDeleted: Bool, body: [UInt8]?) throws {
         try db.run("""
-            INSERT INTO revs(doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?)
-            """, [.integer(rowID), .text(rev.description), parent.map(SQLiteValue.integer) ?? .null,
+            INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.integer(sequence), .integer(rowID), .text(rev.description), parent.map(SQLiteValue.integer) ?? .null,
                   .integer(isLeaf ? 1 : 0), .integer(isDeleted ? 1 : 0), body.map(SQLiteValue.blob) ?? .null])
-        return db.lastInsertRowID
     }
 
     static func revsLimit(_ db: Connection) throws -> Int {

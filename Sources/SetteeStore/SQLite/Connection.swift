@@ -8,6 +8,9 @@ final class Connection {
     let path: String
     private var handle: OpaquePointer?
     private var statements: [String: Statement] = [:]
+    /// Called with the SQL of every statement run through `statement(_:_:)`; lets
+    /// store tests assert which statements a write issued.
+    var statementObserver: ((String) -> Void)?
 
     /// Opens (creating) the file at `path` and applies the durability pragmas.
     init(path: String) throws {
@@ -53,6 +56,7 @@ final class Connection {
     /// The cached prepared statement for `sql`, with `arguments` bound.
     func statement(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Statement {
         let db = try openHandle(sql)
+        statementObserver?(sql)
         let statement: Statement
         if let cached = statements[sql] {
             statement = cached
@@ -88,6 +92,9 @@ final class Connection {
     }
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows the last INSERT, UPDATE or DELETE changed (0 when `ON CONFLICT DO NOTHING` skipped the row).
+    var changes: Int64 { sqlite3_changes64(handle) }
 }
 
 @available(*, unavailable)
