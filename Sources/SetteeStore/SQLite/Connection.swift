@@ -12,8 +12,15 @@ final class Connection {
     /// store tests assert which statements a write issued.
     var statementObserver: ((String) -> Void)?
 
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    /// Memory statistics off: with them on, every allocation and free inside SQLite
+    /// takes a global mutex to count bytes nobody reads (about 3 % of a bulk write).
+    /// https://sqlite.org/c3ref/c_config_covering_index_scan.html#sqliteconfigmemstatus
+    private static let configured: Void = { _ = settee_sqlite_disable_memstatus() }()
+
     /// Opens (creating) the file at `path` and applies the durability pragmas.
     init(path: String) throws {
+        _ = Connection.configured
         self.path = path
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
