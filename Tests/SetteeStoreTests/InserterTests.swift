@@ -1,17 +1,21 @@
 @testable import SetteeStore
 import Testing
 
-/// `Inserter.create` (a new id in two statements) and `Inserter.Job`'s sequence count.
+/// `Inserter.create` (a new id in two statements, a run of them in two multi-row
+/// statements) and `Inserter.Job`'s sequence count.
 @Suite struct InserterTests {
-    /// Runs `updates` as one job on the writer and returns the results and the SQL it issued.
-    func traced(_ db: Database, _ updates: [DocumentUpdate]) async throws -> ([Result<RevisionID, StoreError>], [String]) {
+    /// Runs `updates` as one job on the writer and returns the results and the SQL it issued;
+    /// `asRuns`: through the job-wide `edit` that batches runs of new ids, else one by one.
+    func traced(_ db: Database, _ updates: [DocumentUpdate],
+                asRuns: Bool = false) async throws -> ([Result<RevisionID, StoreError>], [String]) {
         try await db.writer.write { connection in
             let log = ResultBox<[String]>()
             log.value = []
             connection.statementObserver = { log.value?.append($0) }
             defer { connection.statementObserver = nil }
             var job = try Inserter.Job(connection)
-            let results = try updates.map { try Inserter.edit(connection, $0, job: &job) }
+            let results = asRuns ? try Inserter.edit(connection, updates, job: &job)
+                                 : try updates.map { try Inserter.edit(connection, $0, job: &job) }
             try DocumentCounts.add(connection, job.counts)
             return (results, log.value ?? [])
         }
@@ -30,6 +34,54 @@ import Testing
         #expect(try await db.updateSequence() == 3)
         let changes = try await db.changes(since: 0, limit: nil, descending: false)
         #expect(changes.map(\.id) == ["d0", "d1", "d2"] && changes.map(\.sequence) == [1, 2, 3])
+    }
+
+    @Test func runsOfNewDocumentsAreOneInsertPerTable() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let count = Inserter.runLength * 2 + 3
+        let updates = (0..<count).map { DocumentUpdate(id: "d\($0)", body: bytes(#"{"i":\#($0)}"#)) }
+        let (results, sql) = try await traced(db, updates, asRuns: true)
+        #expect(results.allSatisfy { (try? $0.get())?.generation == 1 })
+        let perRun = sql.filter { !$0.contains(" info ") && !$0.contains("sqlite_sequence") }
+        // Each of the three runs: the largest row id, then one INSERT into docs and one into revs.
+        #expect(perRun.count == 9)
+        #expect(perRun.filter { $0.hasPrefix("INSERT INTO docs") }.count == 3)
+        #expect(perRun.filter { $0.hasPrefix("INSERT INTO revs") }.count == 3)
+        let changes = try await db.changes(since: 0, limit: nil, descending: false)
+        #expect(changes.map(\.id) == updates.map(\.id))
+        #expect(changes.map(\.sequence) == (1...Int64(count)).map { $0 })
+        let document = try #require(try await db.document(id: "d52", revisions: .winner))
+        #expect(document.revisions.first?.body == bytes(#"{"i":52}"#))
+        let totals = try await db.readers.read { (try DocumentCounts.totals($0), try DocumentCounts.recount($0)) }
+        #expect(totals.0 == totals.1 && totals.0.live == count)
+    }
+
+    @Test func runWithAnExistingOrRepeatedIdGoesOneByOneInOrder() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let x = try await db.put("x").get()
+        let results = try await db.update([
+            DocumentUpdate(id: "a", body: bytes("{}")),
+            DocumentUpdate(id: "x", body: bytes("{}")),  // exists: conflict
+            DocumentUpdate(id: "b", body: bytes("{}")),
+            DocumentUpdate(id: "b", body: bytes(#"{"again":1}"#)),  // twice in the run: conflict
+            DocumentUpdate(id: "x", body: bytes(#"{"v":2}"#), baseRevision: x),  // ends the run
+            DocumentUpdate(id: "c", body: bytes("{}")),
+        ], newEdits: true)
+        #expect(results.map { (try? $0.get())?.generation } == [1, nil, 1, nil, 2, 1])
+        #expect(results[1] == .failure(.conflict) && results[3] == .failure(.conflict))
+        let changes = try await db.changes(since: 0, limit: nil, descending: false)
+        #expect(changes.map(\.id) == ["a", "b", "x", "c"] && changes.map(\.sequence) == [2, 3, 4, 5])
+        for id in ["a", "b", "c", "x"] {
+            let stored = try await db.readers.read { try DocumentRecords.documentAndTree($0, id: id) }
+            let (record, tree) = try #require(stored)
+            #expect(record.sequence == tree.nodes.values.map(\.sequence).max() && record.winner == tree.winner?.rev)
+        }
+        let totals = try await db.readers.read { (try DocumentCounts.totals($0), try DocumentCounts.recount($0)) }
+        #expect(totals.0 == totals.1 && totals.0.live == 4)
     }
 
     @Test func existingIdTakesTheGeneralPath() async throws {

@@ -25,9 +25,8 @@ extension Database {
         let blobs = self.blobs
         let (results, sequence) = try await writer.write { db in
             var job = try Inserter.Job(db, blobs: blobs)
-            let results = try updates.map { update in
-                newEdits ? try Inserter.edit(db, update, job: &job) : try Inserter.merge(db, update, job: &job)
-            }
+            let results = newEdits ? try Inserter.edit(db, updates, job: &job)
+                                   : try updates.map { try Inserter.merge(db, $0, job: &job) }
             try DocumentCounts.add(db, job.counts)
             return (results, job.lastSequence)
         }
