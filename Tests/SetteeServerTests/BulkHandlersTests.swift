@@ -16,6 +16,17 @@ import Testing
         #expect(rows[2]["id"]?.stringValue?.count == 32)
     }
 
+    @Test func bulkDocsAnswerIsExactJSON() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        _ = await h.send("PUT", "/db/taken", json: [:])
+        let r = await h.send("POST", "/db/_bulk_docs", json: ["docs": [["_id": "a\"q\n"], ["_id": "taken", "_rev": "1-abc"]]])
+        #expect(r.status == 201)
+        let rev = r.json.arrayValue?.first?["rev"]?.stringValue ?? "?"
+        #expect(r.text == #"[{"ok":true,"id":"a\"q\n","rev":"\#(rev)"},"#
+            + #"{"id":"taken","rev":"1-abc","error":"conflict","reason":"Document update conflict."}]"# + "\n")
+    }
+
     @Test func newEditsFalseAnswersEmptyAndIsIdempotent() async throws {
         let h = try RouterHarness()
         _ = await h.send("PUT", "/db")

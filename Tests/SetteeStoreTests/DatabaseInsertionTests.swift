@@ -87,10 +87,9 @@ import Testing
         struct Boom: Error {}
         await #expect(throws: Boom.self) {
             try await db.writer.write { connection in
-                var counts = DocumentCounts.Change()
-                _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), revsLimit: 10,
-                                      counts: &counts)
-                try DocumentCounts.add(connection, counts)
+                var job = try Inserter.Job(connection)
+                _ = try Inserter.edit(connection, DocumentUpdate(id: "lost", body: bytes("{}")), job: &job)
+                try DocumentCounts.add(connection, job.counts)
                 throw Boom()
             }
         }

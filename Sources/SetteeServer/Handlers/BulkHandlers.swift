@@ -32,11 +32,25 @@ enum BulkHandlers {
             updates.append(update)
         }
         let results = try await database.update(updates, newEdits: newEdits)
-        var rows: [JSONValue] = []
+        return JSONResponse.make(status: 201, bytes: resultRows(parsed, results, newEdits: newEdits))
+    }
+
+    /// The answer's rows, written straight to bytes: a row per document (only the
+    /// failures with `new_edits:false`). Building a `JSONValue` per row first cost
+    /// as much as the serializing itself on a 1,000-document batch.
+    static func resultRows(_ parsed: [DocumentParser.Parsed], _ results: [Result<RevisionID, StoreError>],
+                           newEdits: Bool) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(results.count * 80)
         for (p, result) in zip(parsed, results) {
             switch result {
             case .success(let rev) where newEdits:
-                rows.append(["ok": true, "id": .string(p.update.id), "rev": .string(rev.description)])
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: #"{"ok":true,"id":"#.utf8)
+                JSONWriter.writeString(p.update.id, to: &out)
+                out.append(contentsOf: #","rev":"#.utf8)
+                JSONWriter.writeString(rev.description, to: &out)
+                out.append(UInt8(ascii: "}"))
             case .success:
                 continue
             case .failure(let error):
@@ -45,10 +59,12 @@ enum BulkHandlers {
                 if let rev = p.rev { row["rev"] = .string(rev.description) }
                 row["error"] = .string(couch.error)
                 row["reason"] = .string(couch.reason)
-                rows.append(.object(row))
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeObject(row, to: &out)
             }
         }
-        return JSONResponse.make(status: 201, .array(rows))
+        out.append(contentsOf: "]\n".utf8)
+        return out
     }
 
     static func bulkGet(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

@@ -59,6 +59,13 @@ enum AttachmentRecords {
         }
     }
 
+    /// A new document's attachments: no parent, so a stub is `.missingStub` and nothing is read.
+    static func resolveWithoutParent(_ updates: [AttachmentUpdate], generation: Int,
+                                     blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
+        guard !updates.isEmpty else { return .success([]) }
+        return try resolve(updates, generation: generation, blobs: blobs) { _, _ in nil }
+    }
+
     /// `new_edits=false`: stubs from the nearest ancestor in `ancestors` (sequences, newest
     /// first) that has the name, else any attachment of document `rowID` with the digest.
     static func resolve(_ db: Connection, _ updates: [AttachmentUpdate], ancestors: [Int64], rowID: Int64?,

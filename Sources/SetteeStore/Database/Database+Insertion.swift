@@ -6,9 +6,11 @@
 /// throws but `Result` failures, and leave the other documents alone: nothing
 /// is written for a document before its checks pass.
 ///
-/// Each stored revision row gets the next sequence. After a document's rows
-/// are written its tree is stemmed to `_revs_limit` and the `docs` row caches
-/// the winner and the document's latest sequence (its `_changes` seq).
+/// Each stored revision row gets the next sequence, counted by `Inserter.Job`.
+/// After a document's rows are written its tree is stemmed to `_revs_limit` and
+/// the `docs` row caches the winner and the document's latest sequence (its
+/// `_changes` seq). A new document skips all of that: `Inserter.create` writes
+/// its two rows in their final state.
 extension Database {
     /// Applies `updates` in order in one transaction.
     ///
@@ -22,14 +24,11 @@ extension Database {
     public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
         let (results, sequence) = try await writer.write { db in
-            let limit = try DocumentRecords.revsLimit(db)
-            var counts = DocumentCounts.Change()
-            let results = try updates.map { update in
-                newEdits ? try Inserter.edit(db, update, revsLimit: limit, blobs: blobs, counts: &counts)
-                         : try Inserter.merge(db, update, revsLimit: limit, blobs: blobs, counts: &counts)
-            }
-            try DocumentCounts.add(db, counts)
-            return (results, try DocumentRecords.updateSequence(db))
+            var job = try Inserter.Job(db, blobs: blobs)
+            let results = newEdits ? try Inserter.edit(db, updates, job: &job)
+                                   : try updates.map { try Inserter.merge(db, $0, job: &job) }
+            try DocumentCounts.add(db, job.counts)
+            return (results, job.lastSequence)
         }
         // After the commit: a woken feed must find the rows it is told about.
         changesNotifier.notify(sequence: sequence)
@@ -40,10 +39,9 @@ extension Database {
 /// The per-document steps of `Database.update`, run on the writer queue.
 enum Inserter {
     /// `new_edits=true`: a new child revision (spec/couchdb.md "Revisions").
-    /// `blobs` is where new attachments' blobs must exist (nil: not checked, tests).
-    /// `counts` collects what the write does to the database's document totals.
-    static func edit(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int, blobs: BlobStore? = nil,
-                     counts: inout DocumentCounts.Change) throws -> Result<RevisionID, StoreError> {
+    static func edit(_ db: Connection, _ update: DocumentUpdate,
+                     job: inout Job) throws -> Result<RevisionID, StoreError> {
+        if update.baseRevision == nil, let created = try create(db, update, job: &job) { return created }
         let stored = try DocumentRecords.documentAndTree(db, id: update.id)
         let record = stored?.record
         var tree = stored?.tree ?? RevisionTree()
@@ -52,7 +50,7 @@ enum Inserter {
         }
         let attachments: [StoredAttachment]
         switch try AttachmentRecords.resolve(db, update.attachments, parent: parent?.sequence,
-                                             generation: (parent?.rev.generation ?? 0) + 1, blobs: blobs) {
+                                             generation: (parent?.rev.generation ?? 0) + 1, blobs: job.blobs) {
         case .success(let resolved): attachments = resolved
         case .failure(let error): return .failure(error)
         }
@@ -60,15 +58,16 @@ enum Inserter {
                                        attachments: attachments)
         guard !tree.contains(rev) else { return .failure(.conflict) }
         let rowID = try record?.rowID ?? DocumentRecords.insertDocument(db, id: update.id)
-        let sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: rev, parent: parent?.sequence,
-                                                          isLeaf: true, isDeleted: update.isDeleted, body: update.body)
+        let sequence = job.nextSequence()
+        try DocumentRecords.insertRevision(db, sequence: sequence, rowID: rowID, rev: rev, parent: parent?.sequence,
+                                           isLeaf: true, isDeleted: update.isDeleted, body: update.body)
         try AttachmentRecords.insert(db, sequence: sequence, attachments)
-        counts.externalBytes += update.body.count
-        if let parent { counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parent.sequence) }
+        job.counts.externalBytes += update.body.count
+        if let parent { job.counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parent.sequence) }
         tree.insert(.init(rev: rev, parent: parent?.rev, isDeleted: update.isDeleted,
                           sequence: sequence, hasBody: true))
-        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
-        counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
+        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: job.revsLimit)
+        job.counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
         return .success(rev)
     }
 
@@ -89,8 +88,8 @@ enum Inserter {
     }
 
     /// `new_edits=false`: merges `history` (newest first) into the tree.
-    static func merge(_ db: Connection, _ update: DocumentUpdate, revsLimit: Int, blobs: BlobStore? = nil,
-                      counts: inout DocumentCounts.Change) throws -> Result<RevisionID, StoreError> {
+    static func merge(_ db: Connection, _ update: DocumentUpdate,
+                      job: inout Job) throws -> Result<RevisionID, StoreError> {
         let history = update.history
         guard let newest = history.first else { return .failure(.invalidRevision("missing _rev")) }
         for (index, rev) in history.enumerated() where rev.generation != newest.generation - index {
@@ -103,7 +102,7 @@ enum Inserter {
         let ancestors = history.dropFirst().compactMap { tree.node($0)?.sequence }
         let attachments: [StoredAttachment]
         switch try AttachmentRecords.resolve(db, update.attachments, ancestors: ancestors, rowID: record?.rowID,
-                                             generation: newest.generation, blobs: blobs) {
+                                             generation: newest.generation, blobs: job.blobs) {
         case .success(let resolved): attachments = resolved
         case .failure(let error): return .failure(error)
         }
@@ -112,23 +111,24 @@ enum Inserter {
         var sequence: Int64 = 0
         var parentSequence = added.first?.parent.flatMap { tree.node($0)?.sequence }
         if let parentSequence {
-            counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parentSequence)
+            job.counts.externalBytes -= try DocumentCounts.retireLeaf(db, sequence: parentSequence)
         }
         for node in added {
             let isLeaf = node.rev == newest
-            sequence = try DocumentRecords.insertRevision(db, rowID: rowID, rev: node.rev, parent: parentSequence,
-                                                          isLeaf: isLeaf, isDeleted: node.isDeleted,
-                                                          body: isLeaf ? update.body : nil)
+            sequence = job.nextSequence()
+            try DocumentRecords.insertRevision(db, sequence: sequence, rowID: rowID, rev: node.rev,
+                                               parent: parentSequence, isLeaf: isLeaf, isDeleted: node.isDeleted,
+                                               body: isLeaf ? update.body : nil)
             if isLeaf {
                 try AttachmentRecords.insert(db, sequence: sequence, attachments)
-                counts.externalBytes += update.body.count
+                job.counts.externalBytes += update.body.count
             }
             tree.insert(.init(rev: node.rev, parent: node.parent, isDeleted: node.isDeleted,
                               sequence: sequence, hasBody: isLeaf))
             parentSequence = sequence
         }
-        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: revsLimit)
-        counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
+        try finish(db, rowID: rowID, tree: &tree, sequence: sequence, revsLimit: job.revsLimit)
+        job.counts.document(wasDeleted: record?.isDeleted, isDeleted: tree.winner?.isDeleted)
         return .success(newest)
     }
 

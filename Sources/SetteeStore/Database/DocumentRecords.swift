@@ -119,14 +119,60 @@ enum DocumentRecords {
         return db.lastInsertRowID
     }
 
-    /// Inserts one revision row and returns its sequence.
-    static func insertRevision(_ db: Connection, rowID: Int64, rev: RevisionID, parent: Int64?,
-                               isLeaf: Bool, isDeleted: Bool, body: [UInt8]?) throws -> Int64 {
+    /// Inserts the `docs` row of a document never written before, already holding
+    /// its seq and winner; returns its row id, or nil (nothing written) when `id` has a row.
+    static func insertNewDocument(_ db: Connection, id: String, sequence: Int64, winner: RevisionID,
+                                  isDeleted: Bool) throws -> Int64? {
+        try db.run("INSERT INTO docs(docid, seq, winner, deleted) VALUES (?, ?, ?, ?) ON CONFLICT(docid) DO NOTHING",
+                   [.text(id), .integer(sequence), .text(winner.description), .integer(isDeleted ? 1 : 0)])
+        return db.changes == 0 ? nil : db.lastInsertRowID
+    }
+
+    /// Inserts the `docs` rows of new documents with one statement, each already
+    /// holding its row id, seq and winner. False when some id has a row (or is
+    /// given twice): then fewer rows went in, and the caller must delete them.
+    static func insertNewDocuments(_ db: Connection, _ rows: [NewDocument.Row]) throws -> Bool {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(rows.count * 5)
+        for row in rows {
+            values += [.integer(row.rowID), .text(row.document.update.id), .integer(row.sequence),
+                       .text(row.document.rev.description), .integer(row.document.update.isDeleted ? 1 : 0)]
+        }
+        try db.run("INSERT INTO docs(doc_id, docid, seq, winner, deleted) VALUES "
+                   + repeatElement("(?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+                   + " ON CONFLICT(docid) DO NOTHING", values)
+        return db.changes == rows.count
+    }
+
+    /// Deletes the `docs` rows in `rowIDs` (rows of documents that have no revisions yet).
+    static func deleteDocuments(_ db: Connection, rowIDs: ClosedRange<Int64>) throws {
+        try db.run("DELETE FROM docs WHERE doc_id BETWEEN ? AND ?", [.integer(rowIDs.lowerBound), .integer(rowIDs.upperBound)])
+    }
+
+    /// Inserts the one revision row of each new document in `rows` with one statement.
+    static func insertFirstRevisions(_ db: Connection, _ rows: [NewDocument.Row]) throws {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(rows.count * 6)
+        for row in rows {
+            values += [.integer(row.sequence), .integer(row.rowID), .text(row.document.rev.description),
+                       .integer(row.document.update.isDeleted ? 1 : 0), .blob(row.document.update.body)]
+        }
+        try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES "
+                   + repeatElement("(?, ?, ?, NULL, 1, ?, ?)", count: rows.count).joined(separator: ", "), values)
+    }
+
+    /// The largest `docs` row id, 0 for none.
+    static func lastRowID(_ db: Connection) throws -> Int64 {
+        try db.integer("SELECT max(doc_id) FROM docs") ?? 0
+    }
+
+    /// Inserts one revision row as `sequence` (see `Inserter.Job` for why the writer picks it).
+    static func insertRevision(_ db: Connection, sequence: Int64, rowID: Int64, rev: RevisionID, parent: Int64?,
+                               isLeaf: Bool, isDeleted: Bool, body: [UInt8]?) throws {
         try db.run("""
-            INSERT INTO revs(doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?)
-            """, [.integer(rowID), .text(rev.description), parent.map(SQLiteValue.integer) ?? .null,
+            INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.integer(sequence), .integer(rowID), .text(rev.description), parent.map(SQLiteValue.integer) ?? .null,
                   .integer(isLeaf ? 1 : 0), .integer(isDeleted ? 1 : 0), body.map(SQLiteValue.blob) ?? .null])
-        return db.lastInsertRowID
     }
 
     static func revsLimit(_ db: Connection) throws -> Int {

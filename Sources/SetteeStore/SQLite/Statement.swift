@@ -15,6 +15,7 @@ final class Statement {
     let sql: String
     private(set) var handle: OpaquePointer?
     private let connection: OpaquePointer
+    private let parameterCount: Int
 
     init(connection: OpaquePointer, sql: String) throws {
         self.sql = sql
@@ -22,6 +23,7 @@ final class Statement {
         var statement: OpaquePointer?
         try SQLiteError.check(sqlite3_prepare_v2(connection, sql, -1, &statement, nil), connection, sql: sql)
         handle = statement
+        parameterCount = Int(sqlite3_bind_parameter_count(statement))
     }
 
     func finalize() {
@@ -30,9 +32,12 @@ final class Statement {
     }
 
     /// Resets the statement and binds `values` to parameters 1...n.
+    ///
+    /// Every parameter is bound on every call, so no value of the previous run can
+    /// linger and `sqlite3_clear_bindings` (about 1 % of a bulk write) is not needed.
     func bind(_ values: [SQLiteValue]) throws {
+        precondition(values.count == parameterCount, "\(values.count) values for \(parameterCount) parameters: \(sql)")
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
