@@ -29,6 +29,8 @@ extension Database {
             // on this same queue (AttachmentRecords.resolve), so nothing dangles.
             try blobs.sweep(keeping: try AttachmentRecords.referencedKeys(db))
             try db.execute("VACUUM")
+        }
+        try await writer.withReadersOffTheWAL { db in
             // Fold the WAL back so file size reflects the vacuumed database.
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }

@@ -40,9 +40,10 @@ public final class Database: Sendable {
         try blobs.sweepTemporaryFiles()
         compressibleTypes = configuration.compressibleTypes
         changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
-        writer = Writer(connection: connection, label: name)
+        let commits = CommitCounter()
+        writer = Writer(connection: connection, label: name, commits: commits)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name,
-                                 mmapSize: max(0, configuration.readerMmapSize))
+                                 mmapSize: max(0, configuration.readerMmapSize), commits: commits)
     }
 
     /// Closes every connection after running work; used when the database is deleted.

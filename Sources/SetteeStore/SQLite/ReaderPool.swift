@@ -1,15 +1,25 @@
 internal import Dispatch
 internal import Foundation
+internal import Synchronization
 
 /// A few reader connections, each on its own serial queue.
 ///
 /// Why a pool: in WAL mode readers never block the writer nor each other, so
-/// several connections let reads run in parallel while a write commits. Each
-/// read runs in its own (deferred) transaction so its statements see one
+/// several connections let reads run in parallel while a write commits. Every
+/// read runs inside a (deferred) read transaction, so its statements see one
 /// consistent snapshot. Blocking sqlite calls stay off the cooperative pool.
+///
+/// Snapshots are kept between reads while the writer has not committed
+/// (`CommitCounter`): beginning and ending a WAL read transaction (two `fcntl`
+/// locks, an `fstat`, the wal-index header check) was a tenth of a `GET`'s CPU.
+/// A reader ends its snapshot at its next read after a commit, or, if no read
+/// comes, when the writer's commit asks it to, so an idle reader never holds
+/// the WAL from being checkpointed and reset.
 final class ReaderPool: @unchecked Sendable {
-    // @unchecked: each connection is used only on its own queue; `next` only under `lock`.
+    // @unchecked: a reader's connection and snapshot are used only on its own
+    // queue; `next` only under `lock`.
     private let readers: [Reader]
+    private let commits: CommitCounter
     private let lock = NSLock()
     private var next = 0
 
@@ -19,47 +29,109 @@ final class ReaderPool: @unchecked Sendable {
     ///   caches) and no private copy in each reader's cache. The cost, per
     ///   https://sqlite.org/mmap.html, is that an I/O error on the file becomes a
     ///   signal instead of an error code; Settee owns its files, so it accepts that.
-    init(path: String, count: Int, label: String, mmapSize: Int = 0) throws {
+    init(path: String, count: Int, label: String, mmapSize: Int = 0, commits: CommitCounter) throws {
         precondition(count >= 1, "a database needs at least one reader")
         readers = try (0..<count).map { index in
             let connection = try Connection(path: path)
             if mmapSize > 0 { try connection.execute("PRAGMA mmap_size = \(mmapSize)") }
             return Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: connection)
         }
+        self.commits = commits
+        commits.observe { [readers] count in
+            for reader in readers { reader.releaseSnapshot(olderThan: count) }
+        }
     }
 
-    /// Runs `work` in a read transaction on the next reader.
+    /// Runs `work` on the next reader, on a snapshot no older than the last commit.
     func read<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let reader = lock.withLock {
             defer { next = (next + 1) % readers.count }
             return readers[next]
         }
+        let commits = self.commits
         return try await withCheckedThrowingContinuation { continuation in
             reader.queue.async {
-                let connection = reader.connection
                 continuation.resume(with: Result {
-                    try connection.run("BEGIN")
-                    defer { try? connection.run("COMMIT") }
-                    return try work(connection)
+                    try reader.read(at: commits.value, keepingSnapshot: commits.mayKeepSnapshots, work)
                 })
             }
         }
     }
 
+    /// How many snapshots the readers began so far (lets tests check reuse).
+    var snapshotsBegun: Int { readers.reduce(0) { $0 + $1.snapshotsBegun.load(ordering: .relaxed) } }
+
+    /// How many readers hold a snapshot once the work queued on them so far has run.
+    func openSnapshots() -> Int {
+        readers.reduce(0) { count, reader in count + (reader.queue.sync { reader.hasSnapshot } ? 1 : 0) }
+    }
+
     /// Waits for running reads, then closes every connection.
     func close() {
-        for reader in readers { reader.queue.sync { reader.connection.close() } }
+        for reader in readers { reader.queue.sync { reader.close() } }
     }
 }
 
-/// One reader connection and the queue that alone uses it.
+/// One reader connection, the queue that alone uses it, and its open snapshot.
 private final class Reader: @unchecked Sendable {
-    // @unchecked: `connection` is used only on `queue`.
+    // @unchecked: `connection` and `snapshot` are used only on `queue`.
     let queue: DispatchQueue
-    let connection: Connection
+    private let connection: Connection
+    /// The commit count when the open read transaction began; nil when none is open.
+    private var snapshot: UInt64?
+    /// Set while a snapshot is open, so the writer schedules a release only then.
+    private let holdsSnapshot = Atomic<Bool>(false)
+    /// Set while a release is queued, so a burst of commits queues one.
+    private let isReleaseQueued = Atomic<Bool>(false)
+    let snapshotsBegun = Atomic<Int>(0)
+
+    /// Whether a read transaction is open; only on `queue`.
+    var hasSnapshot: Bool { snapshot != nil }
 
     init(queue: DispatchQueue, connection: Connection) {
         self.queue = queue
         self.connection = connection
+    }
+
+    /// `work` in the open snapshot if it began at `commitCount`, else in a new one,
+    /// which stays open afterwards if `keepingSnapshot`.
+    func read<T>(at commitCount: UInt64, keepingSnapshot: Bool, _ work: (Connection) throws -> T) throws -> T {
+        if snapshot != commitCount {
+            endSnapshot()
+            try connection.run("BEGIN")
+            snapshotsBegun.add(1, ordering: .relaxed)
+            snapshot = commitCount
+            holdsSnapshot.store(true, ordering: .releasing)
+        }
+        do {
+            defer { if !keepingSnapshot { endSnapshot() } }
+            return try work(connection)
+        } catch {
+            // After an error the transaction's state is unknown: start afresh next time.
+            endSnapshot()
+            throw error
+        }
+    }
+
+    /// Ends the open snapshot on `queue` if it began before commit number `count`.
+    func releaseSnapshot(olderThan count: UInt64) {
+        guard holdsSnapshot.load(ordering: .acquiring),
+              !isReleaseQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            isReleaseQueued.store(false, ordering: .releasing)
+            if let snapshot, snapshot < count { endSnapshot() }
+        }
+    }
+
+    func close() {
+        endSnapshot()
+        connection.close()
+    }
+
+    private func endSnapshot() {
+        guard snapshot != nil else { return }
+        try? connection.run("COMMIT")
+        snapshot = nil
+        holdsSnapshot.store(false, ordering: .releasing)
     }
 }

@@ -11,6 +11,8 @@ internal import Foundation
 /// own SAVEPOINT: a job that throws is rolled back alone and gets its error;
 /// the others still commit. A job's continuation resumes only after COMMIT.
 /// Blocking sqlite calls run on `queue`, never on Swift's cooperative pool.
+/// `commits` is bumped after every commit, before any job of it is answered
+/// (readers rely on that to reuse their snapshots, see `ReaderPool`).
 final class Writer: @unchecked Sendable {
     // @unchecked: `connection` is touched only on `queue`; `pending` and
     // `isDraining` only under `lock`.
@@ -19,13 +21,14 @@ final class Writer: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [WriteJob] = []
     private var isDraining = false
-    private var commits = 0
+    private let commits: CommitCounter
 
     /// How many transactions committed so far (lets tests check batching).
-    var commitCount: Int { lock.withLock { commits } }
+    var commitCount: Int { Int(commits.value) }
 
-    init(connection: Connection, label: String) {
+    init(connection: Connection, label: String, commits: CommitCounter) {
         self.connection = connection
+        self.commits = commits
         self.queue = DispatchQueue(label: "settee.writer.\(label)")
     }
 
@@ -46,11 +49,25 @@ final class Writer: @unchecked Sendable {
     }
 
     /// Runs `work` on the writer queue outside any transaction (VACUUM needs that).
+    /// It counts as a commit: readers drop their snapshots afterwards.
     func withoutTransaction<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try work(self.connection) })
+                let result = Result { try work(self.connection) }
+                self.commits.bump()
+                continuation.resume(with: result)
             }
+        }
+    }
+
+    /// Runs `work` like `withoutTransaction`, while readers keep no snapshot between
+    /// reads: a TRUNCATE checkpoint waits until no reader uses the WAL.
+    func withReadersOffTheWAL<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withoutTransaction { [commits] connection in
+            commits.mayKeepSnapshots = false
+            defer { commits.mayKeepSnapshots = true }
+            commits.bump()  // asks the readers holding a snapshot to end it
+            return try work(connection)
         }
     }
 
@@ -90,7 +107,7 @@ final class Writer: @unchecked Sendable {
                 failures[index] = runInSavepoint(job)
             }
             try connection.run("COMMIT")
-            lock.withLock { commits += 1 }
+            commits.bump()
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
             try? connection.run("ROLLBACK")

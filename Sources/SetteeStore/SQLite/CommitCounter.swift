@@ -1,0 +1,34 @@
+internal import Synchronization
+
+/// How many times the database's one writer has committed, for readers to know
+/// whether the snapshot they hold is still the latest.
+///
+/// All writes of a database go through its in-process `Writer`, which bumps this
+/// after each commit and before it answers the jobs of that commit. So when a
+/// reader sees the count it saw when its snapshot began, no write has been
+/// acknowledged since, and reading from that snapshot is as current as starting
+/// a new one.
+final class CommitCounter: Sendable {
+    private let count = Atomic<UInt64>(0)
+    private let snapshotsMayBeKept = Atomic<Bool>(true)
+    /// Called with the new count after each bump (`ReaderPool` releases snapshots that went stale).
+    private let observers = Mutex<[@Sendable (UInt64) -> Void]>([])
+
+    var value: UInt64 { count.load(ordering: .acquiring) }
+
+    /// False while the writer needs every reader off the WAL (a TRUNCATE checkpoint
+    /// waits for that): readers then end their snapshot after each read.
+    var mayKeepSnapshots: Bool {
+        get { snapshotsMayBeKept.load(ordering: .acquiring) }
+        set { snapshotsMayBeKept.store(newValue, ordering: .releasing) }
+    }
+
+    func bump() {
+        let now = count.add(1, ordering: .releasing).newValue
+        for observer in observers.withLock({ $0 }) { observer(now) }
+    }
+
+    func observe(_ observer: @escaping @Sendable (UInt64) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+}
