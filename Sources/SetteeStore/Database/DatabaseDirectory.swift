@@ -113,8 +113,10 @@ public struct StoreConfiguration: Sendable {
     public var path: String
     /// `_revs_limit` of new databases.
     public var defaultRevsLimit: Int = 1000
-    /// Readers per database (concurrent SQLite connections for reads).
-    public var readerCount: Int = 4
+    /// Readers per database (concurrent SQLite connections for reads): one per core,
+    /// at least two. More cannot read in parallel, and each one maps the file again
+    /// (`readerMmapSize`), which RSS counts per mapping.
+    public var readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Bytes of a database file each reader maps (`[settee] reader_mmap_size`); 0 turns
     /// mapping off. Virtual address space only: the pages are the OS page cache's.
     public var readerMmapSize: Int = 256 * 1024 * 1024

@@ -16,12 +16,9 @@ internal import Synchronization
 /// comes, when the writer's commit asks it to, so an idle reader never holds
 /// the WAL from being checkpointed and reset.
 final class ReaderPool: @unchecked Sendable {
-    // @unchecked: a reader's connection and snapshot are used only on its own
-    // queue; `next` only under `lock`.
+    // @unchecked: a reader's connection and snapshot are used only on its own queue.
     private let readers: [Reader]
     private let commits: CommitCounter
-    private let lock = NSLock()
-    private var next = 0
 
     /// - Parameter mmapSize: bytes of the file each reader maps (`PRAGMA mmap_size`); 0 reads with `pread`.
     ///   Mapped, a page is read from the OS page cache in place: no `pread` per page
@@ -42,18 +39,23 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` on the next reader, on a snapshot no older than the last commit.
+    /// Runs `work` on the least busy reader (the first of equals), on a snapshot no
+    /// older than the last commit.
+    ///
+    /// Least busy, not in turn: a read never queues behind a long scan while another
+    /// reader is free, and the first readers take the load, so the others touch few
+    /// pages (a mapped page counts in RSS once per reader that touched it).
     func read<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let reader = lock.withLock {
-            defer { next = (next + 1) % readers.count }
-            return readers[next]
-        }
+        let reader = readers.min { $0.queued.load(ordering: .relaxed) < $1.queued.load(ordering: .relaxed) } ?? readers[0]
+        reader.queued.add(1, ordering: .relaxed)
         let commits = self.commits
         return try await withCheckedThrowingContinuation { continuation in
             reader.queue.async {
-                continuation.resume(with: Result {
+                let result = Result {
                     try reader.read(at: commits.value, keepingSnapshot: commits.mayKeepSnapshots, work)
-                })
+                }
+                reader.queued.subtract(1, ordering: .relaxed)
+                continuation.resume(with: result)
             }
         }
     }
@@ -84,6 +86,8 @@ private final class Reader: @unchecked Sendable {
     /// Set while a release is queued, so a burst of commits queues one.
     private let isReleaseQueued = Atomic<Bool>(false)
     let snapshotsBegun = Atomic<Int>(0)
+    /// Reads queued or running on this reader, for `ReaderPool.read` to pick the least busy.
+    let queued = Atomic<Int>(0)
 
     /// Whether a read transaction is open; only on `queue`.
     var hasSnapshot: Bool { snapshot != nil }
