@@ -16,6 +16,18 @@ def test_welcome(client):
     assert isinstance(b["vendor"], dict) and isinstance(b["vendor"].get("name"), str)
 
 
+def test_responses_carry_an_imf_fixdate_date(client):
+    """API Reference › Server › GET / (its example response has `Date: Fri, 21 Sep 2018
+    20:30:42 GMT`); RFC 9110 §6.6.1: an origin server with a clock sends Date, in the
+    IMF-fixdate form of §5.6.7. Checked on a 200 and on an error answer."""
+    from email.utils import parsedate_to_datetime
+    for r in (client.get(client.url()), client.get(client.url(random_db_name()))):
+        date = r.headers.get("Date")
+        assert date is not None, r.headers
+        assert date.endswith(" GMT") and len(date) == 29, date
+        assert parsedate_to_datetime(date).year >= 2024
+
+
 def test_welcome_uuid_is_stable(client):
     """spec/couchdb.md › Database info: the server uuid in GET / is stable (PouchDB
     derives replication ids from it)."""

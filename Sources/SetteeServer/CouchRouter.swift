@@ -29,6 +29,7 @@ struct CouchRouter: HTTPResponder {
             response = couchError.response
         }
         response.headers.add("Server", SetteeVersion.serverHeader)
+        response.headers.add("Date", HTTPDate.now())
         return response
     }
 
