@@ -55,5 +55,9 @@ public final class SetteeNode: Sendable {
     public func run() async { await server.run() }
 
     /// Finishes in-flight requests, then stops.
-    public func shutdown() async { await server.shutdown() }
+    /// Stops the HTTP server (in-flight requests finish), then closes the databases.
+    public func shutdown() async {
+        await server.shutdown()
+        directory.closeAll()
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SetteeStore
 
@@ -27,6 +28,22 @@ import Testing
             #expect(DatabaseFileName.name(fromFile: file) == name)
         }
         #expect(DatabaseFileName.name(fromFile: "notes.txt") == nil)
+    }
+
+    /// Closing folds the WAL into the file: a stopped server leaves one file per database.
+    @Test func closeAllCheckpointsAndReopens() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a", #"{"v":1}"#)
+        _ = try await db.document(id: "a", revisions: .winner)
+        let file = store.path + "/" + DatabaseFileName.file(for: "db")
+        #expect(FileManager.default.fileExists(atPath: file + "-wal"))
+        store.directory.closeAll()
+        #expect(!FileManager.default.fileExists(atPath: file + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: file + "-shm"))
+        let reopened = try #require(try store.directory.database(named: "db"))
+        #expect(try await reopened.document(id: "a", revisions: .winner)?.revisions.first?.body == bytes(#"{"v":1}"#))
     }
 
     @Test func dataSurvivesReopen() async throws {

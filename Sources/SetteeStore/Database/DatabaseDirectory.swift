@@ -79,6 +79,17 @@ public final class DatabaseDirectory: Sendable {
         }
     }
 
+    /// Closes every open database, after the work queued on it; the last connection
+    /// to a file checkpoints its WAL into it and removes `-wal` and `-shm`
+    /// (https://sqlite.org/wal.html), so a stopped server leaves one file per database.
+    /// A database asked for afterwards is opened again.
+    public func closeAll() {
+        open.withLock { databases in
+            for database in databases.values { database.close() }
+            databases.removeAll()
+        }
+    }
+
     private func filePath(_ name: String) -> String {
         configuration.path + "/" + DatabaseFileName.file(for: name)
     }
