@@ -68,7 +68,7 @@ struct ResponseHead: Sendable {
     }
 
     /// Always `HTTP/1.1` (RFC 9110 §2.5: a server sends its highest conformant version).
-    /// Written byte by byte: this runs for every response.
+    /// Written into one buffer: this runs for every response.
     static func serialize(status: Int, headers: HTTPHeaders) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -80,8 +80,11 @@ struct ResponseHead: Sendable {
         for (name, value) in headers {
             bytes += name.utf8
             bytes += ": ".utf8
-            // A CR or LF from a handler would split the response (RFC 9110 §5.5): each becomes a space.
-            for byte in value.utf8 { bytes.append(byte == 0x0D || byte == 0x0A ? 0x20 : byte) }
+            // A CR or LF from a handler would split the response (RFC 9110 §5.5): each becomes
+            // a space. Copied whole, then checked in place: values almost never have one.
+            let start = bytes.count
+            bytes += value.utf8
+            for index in start..<bytes.count where bytes[index] == 0x0D || bytes[index] == 0x0A { bytes[index] = 0x20 }
             bytes += "\r\n".utf8
         }
         bytes += "\r\n".utf8
