@@ -61,9 +61,12 @@ enum BulkHandlers {
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: #"{"ok":true,"id":"#.utf8)
                 JSONWriter.writeString(p.update.id, to: &out)
-                out.append(contentsOf: #","rev":"#.utf8)
-                JSONWriter.writeString(rev.description, to: &out)
-                out.append(UInt8(ascii: "}"))
+                // `rev.description` in parts: building that string was a third of this loop.
+                out.append(contentsOf: #","rev":""#.utf8)
+                out.append(contentsOf: String(rev.generation).utf8)
+                out.append(UInt8(ascii: "-"))
+                JSONWriter.writeEscaped(rev.suffix, to: &out)
+                out.append(contentsOf: #""}"#.utf8)
             case .success:
                 continue
             case .failure(let error):
