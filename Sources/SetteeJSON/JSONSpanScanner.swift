@@ -86,6 +86,7 @@ public struct JSONSpanScanner {
         guard byte(index) == UInt8(ascii: "{") else { return nil }
         index += 1
         var spans: [JSONMemberSpan] = []
+        spans.reserveCapacity(8)  // one allocation for a small document instead of four
         skipWhitespace()
         if byte(index) == UInt8(ascii: "}") { index += 1; return spans }
         while true {

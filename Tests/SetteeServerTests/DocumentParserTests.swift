@@ -73,3 +73,10 @@ import Testing
         #expect(DocumentParser.body(of: object, raw: raw) == Array(#"{"a":1,"b":2}"#.utf8))
     }
 }
+
+extension DocumentParserTests {
+    @Test(arguments: ["_id", "_", "_x", "_é", "_\u{301}", "_\u{301}x", "a", "", "é", "\u{301}_", "_\r\n"])
+    func specialMeansStartingWithTheCharacterUnderscore(key: String) {
+        #expect(DocumentParser.isSpecial(key) == key.hasPrefix("_"))
+    }
+}

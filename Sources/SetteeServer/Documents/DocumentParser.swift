@@ -117,10 +117,14 @@ struct DocumentParser {
 
     /// Whether `key` names a special member: it starts with the *character* `_`, so
     /// `"_\u{301}"` (`_` and a combining accent) is an ordinary member, as it always was
-    /// here. The first byte rules out nearly every key without `hasPrefix`'s grapheme
-    /// breaking: a key whose first byte is not `_` cannot start with the character `_`.
+    /// here. The bytes decide without `hasPrefix`'s grapheme breaking when they can: a
+    /// key whose first byte is not `_` cannot start with the character `_`, and an ASCII
+    /// byte after `_` always starts a new character (UAX #29: only CR LF joins ASCII).
     static func isSpecial(_ key: String) -> Bool {
-        key.utf8.first == UInt8(ascii: "_") && key.hasPrefix("_")
+        var bytes = key.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "_") else { return false }
+        guard let second = bytes.next() else { return true }
+        return second < 0x80 || key.hasPrefix("_")
     }
 
     static func idString(_ value: JSONValue) throws -> String {
