@@ -53,8 +53,15 @@ public enum JSONWriter {
     /// (ids, revs, field names) have none, and appending byte by byte was the
     /// largest cost of serializing a `_bulk_docs` batch.
     public static func writeString(_ s: String, to out: inout [UInt8]) {
-        var s = s
         out.append(UInt8(ascii: "\""))
+        writeEscaped(s, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes what goes between the quotes of `s` as a JSON string, so a caller can
+    /// write a string in parts (`"` `1` `-` `abc` `"`) without joining them first.
+    public static func writeEscaped(_ s: String, to out: inout [UInt8]) {
+        var s = s
         s.withUTF8 { bytes in
             var start = 0
             for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == 0x22 || bytes[index] == 0x5C {
@@ -64,7 +71,6 @@ public enum JSONWriter {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     private static func writeEscape(_ b: UInt8, to out: inout [UInt8]) {

@@ -1,0 +1,47 @@
+import SetteeJSON
+import Testing
+
+@Suite struct JSONSpanScannerTests {
+    private func members(_ text: String, at start: Int = 0) -> [JSONMemberSpan]? {
+        Array(text.utf8).withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0, at: start) }
+    }
+
+    private func texts(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        return (members(text) ?? []).map { String(decoding: bytes[$0.range], as: UTF8.self) }
+    }
+
+    @Test func membersRunFromKeyToValueEnd() {
+        #expect(texts(#" { "a" :1, "b":[1, {"c":"}"}] ,"d":"x\"y"} "#) == [#""a" :1"#, #""b":[1, {"c":"}"}]"#, #""d":"x\"y""#])
+        #expect(texts("{}") == [])
+        #expect(members(#"{"a":1}"#)?.first?.valueStart == 5)
+    }
+
+    @Test func compactMeansWhatJSONWriterWrites() {
+        let cases: [(String, Bool)] = [
+            (#"{"a":1}"#, true), (#"{"a" :1}"#, false), (#"{"a": 1}"#, false), (#"{"a":[1,2]}"#, true),
+            (#"{"a":[1 ,2]}"#, false), (#"{"a":{"b":null}}"#, true), (#"{"a":{ "b":null}}"#, false),
+            (#"{"a":"\n\r\t\b\f\"\\"}"#, true), (#"{"a":"\/"}"#, false), (#"{"a":"\u00e9"}"#, false),
+            (#"{"a":"\u001f"}"#, false), (#"{"\u0061":1}"#, false), (#"{"a":"é 😀"}"#, true),
+            (#"{"a":-1.5e+3}"#, true), (#"{"a":"x y"}"#, true), (#"{"a":true,"b":false}"#, true),
+        ]
+        for (text, isCompact) in cases {
+            #expect(members(text)?.first?.isCompact == isCompact, "\(text)")
+        }
+        // White space between members is not part of either.
+        #expect(members(#"{"a":1 , "b":2}"#)?.map(\.isCompact) == [true, true])
+    }
+
+    @Test func arrayElementsThatAreObjectsGetTheirMembers() {
+        let text = #"[{"a":1}, 2 ,{},"s",[{"x":1}]]"#
+        let elements = Array(text.utf8).withUnsafeBufferPointer { JSONSpanScanner.elementMembers(ofArrayIn: $0, at: 0) }
+        #expect(elements?.count == 5)
+        #expect(elements?.map { $0?.count } == [1, nil, 0, nil, nil])
+    }
+
+    @Test func truncatedOrForeignTextGivesNilNeverACrash() {
+        for text in [#"{"a":"#, #"{"a":"x"#, #"{"a":tru"#, #"{"a":[1,2"#, #"{"a"1}"#, "[1]", "", #"{"a":1"#, #"{"a":"\"#] {
+            #expect(members(text) == nil, "\(text)")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import SetteeHTTP
+import SetteeJSON
+@testable import SetteeServer
+@testable import SetteeStore
+import Testing
+
+/// Pins the exact body bytes `_bulk_docs` stores, and so the rev ids it derives from
+/// them, for inputs whose text is not what `JSONWriter` writes: white space, number
+/// spellings, escapes, duplicate keys, escaped special keys. Whatever shortcut the
+/// body path takes, these must not move.
+@Suite struct BulkHandlersStoredBytesTests {
+    /// (id, the document as sent, the body that must be stored)
+    static let cases: [(String, String, String)] = [
+        ("plain", #"{"_id":"plain","a":1,"b":"x","c":[true,false,null],"d":{}}"#,
+         #"{"a":1,"b":"x","c":[true,false,null],"d":{}}"#),
+        ("ws", "{ \"_id\" : \"ws\" ,\n\t\"a\" : [ 1 , 2 ] , \"b\" : { \"c\" : null } ,\"d\":[ ],\"e\":{ } }",
+         #"{"a":[1,2],"b":{"c":null},"d":[],"e":{}}"#),
+        ("inner-ws", #"{"_id":"inner-ws","a":1,"b":[1, 2],"c":{"d" :3},"e":"f"}"#,
+         #"{"a":1,"b":[1,2],"c":{"d":3},"e":"f"}"#),
+        ("num", #"{"_id":"num","a":1.0,"b":1e5,"c":-0,"d":123456789012345678901234567890,"e":1E+5,"f":-0.0e-0}"#,
+         #"{"a":1.0,"b":1e5,"c":-0,"d":123456789012345678901234567890,"e":1E+5,"f":-0.0e-0}"#),
+        ("esc", #"{"_id":"esc","a":"\/","b":"\u00e9","c":"é","d":"\n\t\"\\","e":"\u001F","f":"\u001f","g":"\u000a","h":"\ud83d\ude00","i":"\b\f\r","j":"😀"}"#,
+         #"{"a":"/","b":"é","c":"é","d":"\n\t\"\\","e":"\u001f","f":"\u001f","g":"\n","h":"😀","i":"\b\f\r","j":"😀"}"#),
+        ("esc-key", #"{"_id":"esc-key","\u0061":1,"b\/c":2,"é":3,"\"":4}"#, #"{"a":1,"b/c":2,"é":3,"\"":4}"#),
+        ("dup", #"{"_id":"dup","a":1,"a":2,"_id":"other","b":{"c":1,"c":2}}"#, #"{"a":1,"a":2,"b":{"c":1,"c":2}}"#),
+        ("mid", #"{"a":1,"_id":"mid","b":2,"_deleted":false}"#, #"{"a":1,"b":2}"#),
+        ("escaped-id", #"{"\u005fid":"escaped-id","v":1}"#, #"{"v":1}"#),
+        ("empty", #"{"_id":"empty"}"#, "{}"),
+        ("deep", #"{"_id":"deep","a":[[[[{"b":[[]]}]]]]}"#, #"{"a":[[[[{"b":[[]]}]]]]}"#),
+    ]
+
+    @Test func storedBodiesAndRevIDsArePinned() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        let request = #"{"docs":["# + Self.cases.map(\.1).joined(separator: ",") + "]}"
+        let r = await h.send("POST", "/db/_bulk_docs", body: Array(request.utf8),
+                             headers: ["Content-Type": "application/json"])
+        #expect(r.status == 201)
+        let rows = r.json.arrayValue ?? []
+        #expect(rows.count == Self.cases.count)
+        for ((id, _, body), row) in zip(Self.cases, rows) {
+            let rev = RevisionHasher.child(of: nil, isDeleted: false, body: Array(body.utf8))
+            #expect(row == ["ok": true, "id": .string(id), "rev": .string(rev.description)], "\(id)")
+            let read = await h.send("GET", "/db/\(id)")
+            let expected = #"{"_id":"\#(id)","_rev":"\#(rev)""# + (body == "{}" ? "}" : "," + body.dropFirst())
+            #expect(read.text == expected, "\(id)")
+        }
+    }
+
+    /// Literal rev ids, computed before the body path changed, so a change to the
+    /// hasher or to the stored bytes shows up here too.
+    @Test func revIDsMatchTheRecordedOnes() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        let request = #"{"docs":["# + Self.cases.map(\.1).joined(separator: ",") + "]}"
+        let r = await h.send("POST", "/db/_bulk_docs", body: Array(request.utf8),
+                             headers: ["Content-Type": "application/json"])
+        let revs = (r.json.arrayValue ?? []).compactMap { $0["rev"]?.stringValue }
+        #expect(revs == Self.recordedRevs)
+    }
+
+    static let recordedRevs: [String] = [
+        "1-d9bc3256dd6d005f571dc5372f8eacd4",
+        "1-ce3e08c8cd15d720acbc642217f667e2",
+        "1-542c5da26aac04c50057f0340ee7c6ad",
+        "1-8c302364cc6ecc05c85442c7ef0d1ba9",
+        "1-2d9c27df009720474fe90bc9415d6f79",
+        "1-68653578b848424e4b0eafd5f501f0a3",
+        "1-66636a6b874056f14acbb10ef2d9db4c",
+        "1-4a98acc046da70cc93ef869a9d78299b",
+        "1-6fd599f3af6135c9f801e899c08d1582",
+        "1-7fb403f73a4446d70cf0a21a97e0b10a",
+        "1-89b1f432fced0823e02ccff6d787aadb",
+    ]
+
+    @Test func deletedAndReplicatedDocumentsKeepTheirBodies() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        let deleted = #"{"docs":[{"_id":"gone","_deleted":true, "why" : "x"}]}"#
+        let r = await h.send("POST", "/db/_bulk_docs", body: Array(deleted.utf8),
+                             headers: ["Content-Type": "application/json"])
+        let rev = RevisionHasher.child(of: nil, isDeleted: true, body: Array(#"{"why":"x"}"#.utf8))
+        #expect(r.json == [["ok": true, "id": "gone", "rev": .string(rev.description)]])
+        let replicated = #"{"new_edits":false,"docs":[{"_id":"r","_rev":"2-bb","_revisions":{"start":2,"ids":["bb","aa"]},"v":1.50, "w":"\/"}]}"#
+        let put = await h.send("POST", "/db/_bulk_docs", body: Array(replicated.utf8),
+                               headers: ["Content-Type": "application/json"])
+        #expect(put.status == 201)
+        #expect(await h.send("GET", "/db/r").text == #"{"_id":"r","_rev":"2-bb","v":1.50,"w":"/"}"#)
+    }
+
+    @Test func badInputFailsTheWholeRequestAsBefore() async throws {
+        let h = try RouterHarness { $0.maxJSONDepth = 6 }
+        _ = await h.send("PUT", "/db")
+        let bodies: [([UInt8], String)] = [
+            (Array(#"{"docs":[{"_id":"u","\u005fx":1}]}"#.utf8), "Bad special document member: _x"),
+            (Array(#"{"docs":[{"_id":"v","a":"é"}]}"#.utf8).map { $0 == 0xC3 ? 0xC0 : $0 }, "invalid UTF-8 JSON"),
+            (Array(#"{"docs":[{"_id":"d","a":[[[[1]]]]}]}"#.utf8), "JSON nesting exceeds the limit of 6 levels"),
+            (Array(#"{"docs":[{"_id":"n","a":01}]}"#.utf8), "invalid UTF-8 JSON"),
+            (Array(#"{"docs":[{"_id":"s","a":"\ud800"}]}"#.utf8), "invalid UTF-8 JSON"),
+            (Array(#"{"docs":[1]}"#.utf8), "Document must be a JSON object"),
+        ]
+        for (body, reason) in bodies {
+            let r = await h.send("POST", "/db/_bulk_docs", body: body, headers: ["Content-Type": "application/json"])
+            #expect(r.status == 400)
+            #expect(r.json["reason"]?.stringValue == reason)
+        }
+        #expect(await h.send("GET", "/db").json["doc_count"] == 0)
+    }
+
+    /// `_` followed by a combining accent is one character that is not `_`: an ordinary
+    /// member (rev recorded from main's binary before the body path changed).
+    @Test func underscoreWithACombiningMarkIsAnOrdinaryMember() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        let body = "{\"docs\":[{\"_id\":\"comb\",\"_\u{301}\":1,\"a\":2}]}"
+        let r = await h.send("POST", "/db/_bulk_docs", body: Array(body.utf8), headers: ["Content-Type": "application/json"])
+        #expect(r.json == [["ok": true, "id": "comb", "rev": "1-54e80446762620f0cd621f1d12cb2a22"]])
+        #expect(await h.send("GET", "/db/comb").text
+            == "{\"_id\":\"comb\",\"_rev\":\"1-54e80446762620f0cd621f1d12cb2a22\",\"_\u{301}\":1,\"a\":2}")
+    }
+
+    @Test func firstDocsMemberWins() async throws {
+        let h = try RouterHarness()
+        _ = await h.send("PUT", "/db")
+        let body = #"{"docs":[{"_id":"first","a":1}],"d\u006fcs":[{"_id":"second"}]}"#
+        let r = await h.send("POST", "/db/_bulk_docs", body: Array(body.utf8), headers: ["Content-Type": "application/json"])
+        #expect(r.json.arrayValue?.count == 1)
+        #expect(r.json.arrayValue?.first?["id"] == "first")
+    }
+}

@@ -1,0 +1,82 @@
+@testable import SetteeServer
+import SetteeJSON
+import Testing
+
+/// `DocumentParser.body(of:raw:)` copies compact members from the request; whatever
+/// the text, it must give the bytes serializing the parsed body gives.
+@Suite struct DocumentParserTests {
+    /// A fixed-seed generator (SplitMix64), so a failure can be replayed.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let stringPieces = ["a", "Z", " ", "é", "😀", "_", #"\n"#, #"\""#, #"\\"#, #"\/"#, #"\u00e9"#, #"\u001f"#,
+                               #"\u001F"#, #"\t"#, #"\b"#, #"\f"#, #"\r"#, #"\u0000"#, #"\ud83d\ude00"#, #"\u005f"#, "\u{301}"]
+    static let numbers = ["0", "-0", "1.0", "1e5", "1E+5", "-12.5e-3", "123456789012345678901234567890", "7"]
+    static let spaces = ["", "", "", "", " ", "\n", "\t", "\r\n "]
+
+    static func string(_ rng: inout Seeded) -> String {
+        "\"" + (0..<Int.random(in: 0...4, using: &rng)).map { _ in stringPieces.randomElement(using: &rng)! }.joined() + "\""
+    }
+
+    static func value(_ rng: inout Seeded, depth: Int) -> String {
+        let ws = { (rng: inout Seeded) in spaces.randomElement(using: &rng)! }
+        switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &rng) {
+        case 0: return string(&rng)
+        case 1: return numbers.randomElement(using: &rng)!
+        case 2: return ["true", "false", "null"].randomElement(using: &rng)!
+        case 3: return "[" + ws(&rng) + "]"
+        case 4:
+            let items = (0..<Int.random(in: 1...3, using: &rng)).map { _ in ws(&rng) + value(&rng, depth: depth + 1) + ws(&rng) }
+            return "[" + items.joined(separator: ",") + "]"
+        default: return object(&rng, depth: depth + 1)
+        }
+    }
+
+    static func object(_ rng: inout Seeded, depth: Int) -> String {
+        let members = (0..<Int.random(in: 0...4, using: &rng)).map { _ -> String in
+            let key = Bool.random(using: &rng) ? ["\"_id\"", "\"_rev\"", "\"_x\"", "\"v\"", "\"_\u{301}\""].randomElement(using: &rng)! : string(&rng)
+            let ws = (0..<4).map { _ in spaces.randomElement(using: &rng)! }
+            return ws[0] + key + ws[1] + ":" + ws[2] + value(&rng, depth: depth) + ws[3]
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    @Test func copiedBodiesEqualSerializedOnes() throws {
+        var rng = Seeded(state: 20261123)
+        var compactMembers = 0
+        for _ in 0..<2_000 {
+            let text = Array(("[" + Self.object(&rng, depth: 1) + "]").utf8)
+            let docs = try JSONReader.parse(text).arrayValue ?? []
+            let spans = text.withUnsafeBufferPointer { JSONSpanScanner.elementMembers(ofArrayIn: $0, at: 0) }
+            let object = try #require(docs.first?.objectValue)
+            let members = try #require(spans?.first ?? nil)
+            compactMembers += members.filter(\.isCompact).count
+            let raw = DocumentParser.RawMembers(text: text, spans: members)
+            #expect(DocumentParser.body(of: object, raw: raw) == DocumentParser.body(of: object, raw: nil),
+                    "\(String(decoding: text, as: UTF8.self))")
+        }
+        #expect(compactMembers > 300)
+    }
+
+    @Test func spansThatDoNotLineUpAreIgnored() {
+        let object: JSONObject = ["a": 1, "b": 2]
+        let raw = DocumentParser.RawMembers(text: Array(#"{"a":1}"#.utf8),
+                                            spans: [JSONMemberSpan(range: 1..<6, valueStart: 5, isCompact: true)])
+        #expect(DocumentParser.body(of: object, raw: raw) == Array(#"{"a":1,"b":2}"#.utf8))
+    }
+}
+
+extension DocumentParserTests {
+    @Test(arguments: ["_id", "_", "_x", "_é", "_\u{301}", "_\u{301}x", "a", "", "é", "\u{301}_", "_\r\n"])
+    func specialMeansStartingWithTheCharacterUnderscore(key: String) {
+        #expect(DocumentParser.isSpecial(key) == key.hasPrefix("_"))
+    }
+}
