@@ -29,12 +29,17 @@ import Testing
         ("deep", #"{"_id":"deep","a":[[[[{"b":[[]]}]]]]}"#, #"{"a":[[[[{"b":[[]]}]]]]}"#),
     ]
 
+    /// Creates `db` and posts every case in one `_bulk_docs`.
+    static func postCases(_ h: RouterHarness) async -> RouterHarness.Reply {
+        _ = await h.send("PUT", "/db")
+        let request = #"{"docs":["# + cases.map(\.1).joined(separator: ",") + "]}"
+        return await h.send("POST", "/db/_bulk_docs", body: Array(request.utf8),
+                            headers: ["Content-Type": "application/json"])
+    }
+
     @Test func storedBodiesAndRevIDsArePinned() async throws {
         let h = try RouterHarness()
-        _ = await h.send("PUT", "/db")
-        let request = #"{"docs":["# + Self.cases.map(\.1).joined(separator: ",") + "]}"
-        let r = await h.send("POST", "/db/_bulk_docs", body: Array(request.utf8),
-                             headers: ["Content-Type": "application/json"])
+        let r = await Self.postCases(h)
         #expect(r.status == 201)
         let rows = r.json.arrayValue ?? []
         #expect(rows.count == Self.cases.count)
@@ -50,11 +55,7 @@ import Testing
     /// Literal rev ids, computed before the body path changed, so a change to the
     /// hasher or to the stored bytes shows up here too.
     @Test func revIDsMatchTheRecordedOnes() async throws {
-        let h = try RouterHarness()
-        _ = await h.send("PUT", "/db")
-        let request = #"{"docs":["# + Self.cases.map(\.1).joined(separator: ",") + "]}"
-        let r = await h.send("POST", "/db/_bulk_docs", body: Array(request.utf8),
-                             headers: ["Content-Type": "application/json"])
+        let r = await Self.postCases(try RouterHarness())
         let revs = (r.json.arrayValue ?? []).compactMap { $0["rev"]?.stringValue }
         #expect(revs == Self.recordedRevs)
     }

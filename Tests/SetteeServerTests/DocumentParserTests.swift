@@ -1,33 +1,22 @@
 @testable import SetteeServer
 import SetteeJSON
+import SetteeTestSupport
 import Testing
 
 /// `DocumentParser.body(of:raw:)` copies compact members from the request; whatever
 /// the text, it must give the bytes serializing the parsed body gives.
 @Suite struct DocumentParserTests {
-    /// A fixed-seed generator (SplitMix64), so a failure can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let stringPieces = ["a", "Z", " ", "é", "😀", "_", #"\n"#, #"\""#, #"\\"#, #"\/"#, #"\u00e9"#, #"\u001f"#,
                                #"\u001F"#, #"\t"#, #"\b"#, #"\f"#, #"\r"#, #"\u0000"#, #"\ud83d\ude00"#, #"\u005f"#, "\u{301}"]
     static let numbers = ["0", "-0", "1.0", "1e5", "1E+5", "-12.5e-3", "123456789012345678901234567890", "7"]
     static let spaces = ["", "", "", "", " ", "\n", "\t", "\r\n "]
 
-    static func string(_ rng: inout Seeded) -> String {
+    static func string(_ rng: inout SplitMix) -> String {
         "\"" + (0..<Int.random(in: 0...4, using: &rng)).map { _ in stringPieces.randomElement(using: &rng)! }.joined() + "\""
     }
 
-    static func value(_ rng: inout Seeded, depth: Int) -> String {
-        let ws = { (rng: inout Seeded) in spaces.randomElement(using: &rng)! }
+    static func value(_ rng: inout SplitMix, depth: Int) -> String {
+        let ws = { (rng: inout SplitMix) in spaces.randomElement(using: &rng)! }
         switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &rng) {
         case 0: return string(&rng)
         case 1: return numbers.randomElement(using: &rng)!
@@ -40,7 +29,7 @@ import Testing
         }
     }
 
-    static func object(_ rng: inout Seeded, depth: Int) -> String {
+    static func object(_ rng: inout SplitMix, depth: Int) -> String {
         let members = (0..<Int.random(in: 0...4, using: &rng)).map { _ -> String in
             let key = Bool.random(using: &rng) ? ["\"_id\"", "\"_rev\"", "\"_x\"", "\"v\"", "\"_\u{301}\""].randomElement(using: &rng)! : string(&rng)
             let ws = (0..<4).map { _ in spaces.randomElement(using: &rng)! }
@@ -50,7 +39,7 @@ import Testing
     }
 
     @Test func copiedBodiesEqualSerializedOnes() throws {
-        var rng = Seeded(state: 20261123)
+        var rng = SplitMix(state: 20261123)
         var compactMembers = 0
         for _ in 0..<2_000 {
             let text = Array(("[" + Self.object(&rng, depth: 1) + "]").utf8)

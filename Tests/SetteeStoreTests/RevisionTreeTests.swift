@@ -1,3 +1,4 @@
+import SetteeTestSupport
 import Testing
 @testable import SetteeStore
 
@@ -6,20 +7,6 @@ private func node(_ text: String, parent: String? = nil, deleted: Bool = false) 
     RevisionTree.Node(rev: rev(text), parent: parent.map(rev), isDeleted: deleted, sequence: 0, hasBody: true)
 }
 
-/// A deterministic pseudo-random generator so property tests are reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Random branching paths (newest first): a shared trunk `a`, then a branch
-/// whose suffixes name the branch and its fork point, so equal revs always have equal parents.
 private func randomPaths(_ generator: inout SplitMix) -> [[RevisionID]] {
     (0..<Int.random(in: 1...6, using: &generator)).map { _ in
         let length = Int.random(in: 1...8, using: &generator)
