@@ -7,6 +7,8 @@ import Testing
         #expect(rev.generation == 12)
         #expect(rev.suffix == "abc")
         #expect(rev.description == "12-abc")
+        // A sign on the generation is read as `Int(_:)` reads it.
+        #expect(RevisionID("+3-abc") == RevisionID(generation: 3, suffix: "abc"))
     }
 
     /// CouchDB 3.4.3 stores an uppercase 32-hex suffix (new_edits=false) lowercased.
@@ -17,7 +19,7 @@ import Testing
     }
 
     @Test func rejectsWhatIsNotARevision() {
-        for text in ["", "1", "1-", "-abc", "0-abc", "x-abc", "١-abc", "+1-abc", "99999999999999999999-abc"] {
+        for text in ["", "1", "1-", "-abc", "0-abc", "x-abc", "١-abc", "+-abc", "++1-abc", "99999999999999999999-abc"] {
             #expect(RevisionID(text) == nil, "\(text)")
         }
     }

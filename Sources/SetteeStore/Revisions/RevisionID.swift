@@ -18,8 +18,12 @@ public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertibl
     public init?(_ text: String) {
         let bytes = text.utf8
         guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        var digits = bytes[..<dash]
+        // A leading `+`, as `Int(_:)` took before and Erlang's `list_to_integer` takes.
+        if digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
         var generation = 0
-        for byte in bytes[..<dash] {
+        for byte in digits {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), generation < 1 << 40 else { return nil }
             generation = generation * 10 + Int(byte - UInt8(ascii: "0"))
         }

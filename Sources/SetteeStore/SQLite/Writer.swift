@@ -23,7 +23,8 @@ final class Writer: @unchecked Sendable {
     private var isDraining = false
     private let commits: CommitCounter
 
-    /// How many transactions committed so far (lets tests check batching).
+    /// How many transactions committed so far, counting each `withoutTransaction`
+    /// run as one (lets tests check batching).
     var commitCount: Int { Int(commits.value) }
 
     init(connection: Connection, label: String, commits: CommitCounter) {
