@@ -4,6 +4,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [(name: String, value: String)] = []
 
     public init() {}
+    /// Room for `capacity` fields before the storage grows.
+    public init(capacity: Int) { fields.reserveCapacity(capacity) }
     public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
@@ -18,6 +20,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
+
+    /// Makes room for `capacity` fields in all.
+    public mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
 
     /// Replaces every field `name` with one field of `value`.
     public mutating func set(_ name: String, _ value: String) {

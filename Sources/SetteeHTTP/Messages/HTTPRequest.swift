@@ -45,10 +45,19 @@ public struct HTTPRequest: Sendable {
     /// Path segments, each percent-decoded on its own (so `a%2Fb` stays one segment `a/b`).
     /// Nil when a segment is not valid percent-encoded UTF-8.
     public var pathSegments: [String]? {
+        let path = rawPath.utf8
         var segments: [String] = []
-        for raw in rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            guard let decoded = PercentDecoding.decode(Substring(raw), plusAsSpace: false) else { return nil }
-            segments.append(decoded)
+        segments.reserveCapacity(4)  // `/db/docid` and the like: one allocation
+        var start = path.startIndex
+        while start < path.endIndex {
+            let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
+            if start < end {
+                guard let decoded = PercentDecoding.decode(Substring(path[start..<end]), plusAsSpace: false) else {
+                    return nil
+                }
+                segments.append(decoded)
+            }
+            start = end < path.endIndex ? path.index(after: end) : end
         }
         return segments
     }

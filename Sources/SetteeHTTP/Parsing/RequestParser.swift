@@ -23,24 +23,51 @@ struct RequestParser: Sendable {
     /// Parses the head that starts at `buffer[start]`.
     /// - Returns: the head and the index just past it, or nil when more bytes are needed.
     /// - Throws: `HTTPError` (400/413/431 material) on malformed or oversized input.
+    ///
+    /// One pass finds and checks the head's end, a second reads its lines in place:
+    /// no array of lines, no split request line (every request runs this; the
+    /// intermediate arrays were a dozen allocations per request).
     func parse(_ buffer: [UInt8], from start: Int = 0) throws(HTTPError) -> (head: RequestHead, end: Int)? {
         let begin = skipLeadingEmptyLines(buffer, from: start)
-        guard let lines = try splitHead(buffer, from: begin) else { return nil }
-        guard let first = lines.ranges.first else { throw .malformedRequest("empty request") }
+        guard let end = try headEnd(buffer, from: begin) else { return nil }
+        var lines = LineCursor(buffer: buffer, position: begin)
+        guard let first = lines.next(), !first.isEmpty else { throw .malformedRequest("empty request") }
         let (method, target, version) = try Self.parseRequestLine(buffer[first])
-        let fieldRanges = lines.ranges.dropFirst()
-        guard fieldRanges.count <= limits.maxHeaderCount else { throw .headersTooLarge(limit: limits.maxHeaderBytes) }
-        var headers = HTTPHeaders()
-        for range in fieldRanges {
+        var headers = HTTPHeaders(capacity: 8)
+        var mentionsFraming = false
+        var fieldCount = 0
+        while let range = lines.next(), !range.isEmpty {
+            fieldCount += 1
+            guard fieldCount <= limits.maxHeaderCount else { throw .headersTooLarge(limit: limits.maxHeaderBytes) }
             let (name, value) = try Self.parseFieldLine(buffer[range])
+            mentionsFraming = mentionsFraming || Self.affectsFraming(name)
             headers.add(name, value)
         }
-        let framing = try Self.framing(of: headers, version: version, limits: limits)
-        let head = RequestHead(
-            method: method, target: target, version: version, headers: headers, framing: framing,
-            isKeepAlive: Self.isKeepAlive(headers, version: version),
-            expectsContinue: Self.expectsContinue(headers, version: version))
-        return (head, lines.end)
+        // Most requests name none of the four fields that framing and persistence
+        // depend on: their answers are the defaults, without scanning the fields again.
+        let head: RequestHead
+        if mentionsFraming {
+            head = RequestHead(
+                method: method, target: target, version: version, headers: headers,
+                framing: try Self.framing(of: headers, version: version, limits: limits),
+                isKeepAlive: Self.isKeepAlive(headers, version: version),
+                expectsContinue: Self.expectsContinue(headers, version: version))
+        } else {
+            head = RequestHead(method: method, target: target, version: version, headers: headers, framing: .none,
+                               isKeepAlive: version == .http11, expectsContinue: false)
+        }
+        return (head, end)
+    }
+
+    /// Whether a field named `name` changes framing or persistence (see `framing(of:)`).
+    private static func affectsFraming(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 6: name.caseInsensitiveEquals("Expect")
+        case 10: name.caseInsensitiveEquals("Connection")
+        case 14: name.caseInsensitiveEquals("Content-Length")
+        case 17: name.caseInsensitiveEquals("Transfer-Encoding")
+        default: false
+        }
     }
 
     /// RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request-line
@@ -55,35 +82,39 @@ struct RequestParser: Sendable {
         return i
     }
 
-    /// Finds the lines of the head (without terminators) and the index past the empty line.
-    private func splitHead(_ buffer: [UInt8], from start: Int) throws(HTTPError) -> (ranges: [Range<Int>], end: Int)? {
-        var ranges: [Range<Int>] = []
-        var lineStart = start
-        var i = start
-        while i < buffer.count {
-            guard i - start < limits.maxHeaderBytes else { throw .headersTooLarge(limit: limits.maxHeaderBytes) }
-            let byte = buffer[i]
-            if byte == .lf {
-                var lineEnd = i
-                if lineEnd > lineStart, buffer[lineEnd - 1] == .cr { lineEnd -= 1 }
-                if lineEnd == lineStart { return (ranges, i + 1) }
-                ranges.append(lineStart..<lineEnd)
-                lineStart = i + 1
-            } else if byte == .cr, i + 1 < buffer.count, buffer[i + 1] != .lf {
-                throw .malformedRequest("bare CR in header section")  // RFC 9112 §2.2
-            } else if byte == 0 {
-                throw .malformedRequest("NUL in header section")  // RFC 9110 §5.5
+    /// The index just past the head's empty line; nil when it has not arrived yet.
+    /// Checks the whole head for size, bare CRs and NULs on the way.
+    private func headEnd(_ buffer: [UInt8], from start: Int) throws(HTTPError) -> Int? {
+        let maxBytes = limits.maxHeaderBytes
+        return try buffer.withUnsafeBufferPointer { bytes throws(HTTPError) -> Int? in
+            var lineStart = start
+            var i = start
+            while i < bytes.count {
+                guard i - start < maxBytes else { throw .headersTooLarge(limit: maxBytes) }
+                let byte = bytes[i]
+                if byte == .lf {
+                    let lineEnd = i > lineStart && bytes[i - 1] == .cr ? i - 1 : i
+                    if lineEnd == lineStart { return i + 1 }
+                    lineStart = i + 1
+                } else if byte == .cr, i + 1 < bytes.count, bytes[i + 1] != .lf {
+                    throw .malformedRequest("bare CR in header section")  // RFC 9112 §2.2
+                } else if byte == 0 {
+                    throw .malformedRequest("NUL in header section")  // RFC 9110 §5.5
+                }
+                i += 1
             }
-            i += 1
+            return nil
         }
-        return nil
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
     static func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPError) -> (String, String, HTTPVersion) {
-        let parts = line.split(separator: .space, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformedRequest("request line is not method SP target SP version") }
-        let method = parts[0], target = parts[1], version = parts[2]
+        guard let firstSpace = line.firstIndex(of: .space),
+              let secondSpace = line[(firstSpace + 1)...].firstIndex(of: .space),
+              !line[(secondSpace + 1)...].contains(.space)
+        else { throw .malformedRequest("request line is not method SP target SP version") }
+        let method = line[..<firstSpace], target = line[(firstSpace + 1)..<secondSpace]
+        let version = line[(secondSpace + 1)...]
         guard !method.isEmpty, method.allSatisfy(\.isTokenCharacter) else { throw .malformedRequest("bad method") }
         // RFC 9112 §3.2: the target holds no whitespace or control characters.
         guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
@@ -96,11 +127,10 @@ struct RequestParser: Sendable {
     /// HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3). A later 1.x minor is
     /// answered as 1.1 (RFC 9110 §2.5); other majors are not HTTP/1 framing at all.
     static func parseVersion(_ text: ArraySlice<UInt8>) throws(HTTPError) -> HTTPVersion {
-        let bytes = Array(text)
-        guard bytes.count == 8, bytes.starts(with: Array("HTTP/1.".utf8)), bytes[7].isDigit else {
+        guard text.count == 8, text.starts(with: "HTTP/1.".utf8), text[text.startIndex + 7].isDigit else {
             throw .malformedRequest("unsupported HTTP version")
         }
-        return bytes[7] == UInt8(ascii: "0") ? .http10 : .http11
+        return text[text.startIndex + 7] == UInt8(ascii: "0") ? .http10 : .http11
     }
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
@@ -117,17 +147,32 @@ struct RequestParser: Sendable {
     }
 }
 
+/// The lines of a head already known to be complete (`headEnd`), without their
+/// terminators; the empty line that ends the head comes back as an empty range.
+private struct LineCursor {
+    let buffer: [UInt8]
+    var position: Int
+
+    mutating func next() -> Range<Int>? {
+        guard position < buffer.count, let lf = buffer[position...].firstIndex(of: .lf) else { return nil }
+        let lineEnd = lf > position && buffer[lf - 1] == .cr ? lf - 1 : lf
+        defer { position = lf + 1 }
+        return position..<lineEnd
+    }
+}
+
 extension UInt8 {
     static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
     static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
     var isDigit: Bool { self >= 0x30 && self <= 0x39 }
 
-    /// tchar (RFC 9110 §5.6.2).
+    /// tchar (RFC 9110 §5.6.2): ALPHA, DIGIT and `!#$%&'*+-.^_`|~`.
     var isTokenCharacter: Bool {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 0x30...0x39: true
-        default: Array("!#$%&'*+-.^_`|~".utf8).contains(self)
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
         }
     }
 }

@@ -17,8 +17,8 @@ final class CredentialCache: Sendable {
         let hash: String
     }
 
-    private let headers = Mutex<[[UInt8]: Proven]>([:])
-    private let verified = Mutex<Set<[UInt8]>>([])
+    private let headers = Mutex<[Key: Proven]>([:])
+    private let verified = Mutex<Set<Key>>([])
     private let capacity: Int
 
     init(capacity: Int = 1024) { self.capacity = capacity }
@@ -26,14 +26,14 @@ final class CredentialCache: Sendable {
     /// The name a previously verified `Authorization` header proved, if its
     /// stored hash (from `storedHash`) is still the one it was checked against.
     func name(forAuthorization header: String, storedHash: (String) -> String?) -> String? {
-        let key = Array(SHA256.hash(data: Array(header.utf8)))
+        let key = Self.digest(header)
         guard let proven = headers.withLock({ $0[key] }), storedHash(proven.name) == proven.hash else { return nil }
         return proven.name
     }
 
     /// Records that `header` proved `name` against `hash`.
     func remember(authorization header: String, name: String, hash: String) {
-        let key = Array(SHA256.hash(data: Array(header.utf8)))
+        let key = Self.digest(header)
         headers.withLock { entries in
             if entries.count >= capacity { entries.removeAll() }
             entries[key] = Proven(name: name, hash: hash)
@@ -42,7 +42,7 @@ final class CredentialCache: Sendable {
 
     /// Whether `password` matches `hash`, from the cache or by `PasswordHash.verify`.
     func verify(name: String, password: String, against hash: String) -> Bool {
-        let key = Array(SHA256.hash(data: Array("\(name)\u{0}\(password)\u{0}\(hash)".utf8)))
+        let key = Self.digest("\(name)\u{0}\(password)\u{0}\(hash)")
         if verified.withLock({ $0.contains(key) }) { return true }
         guard PasswordHash.verify(password: password, against: hash) else { return false }
         verified.withLock { set in
@@ -50,5 +50,31 @@ final class CredentialCache: Sendable {
             set.insert(key)
         }
         return true
+    }
+
+    /// A SHA-256 as four words: a key that costs no allocation.
+    private struct Key: Hashable, Sendable {
+        let words: (UInt64, UInt64, UInt64, UInt64)
+
+        static func == (a: Key, b: Key) -> Bool { a.words == b.words }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+    }
+
+    /// The SHA-256 of `text`'s UTF-8, hashed in place (a header is checked on every request).
+    private static func digest(_ text: String) -> Key {
+        var text = text
+        let digest = text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        return digest.withUnsafeBytes { raw in
+            Key(words: (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                        raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                        raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+                        raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        }
     }
 }

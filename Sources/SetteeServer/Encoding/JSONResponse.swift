@@ -13,6 +13,8 @@ enum JSONResponse {
     /// A response whose JSON is already serialized (spliced documents).
     static func make(status: Int, bytes: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = headers
+        // These two, then `Server` and `Date` (CouchRouter): one allocation, not four.
+        headers.reserveCapacity(headers.fields.count + 4)
         headers.add("Content-Type", "application/json")
         headers.add("Cache-Control", "must-revalidate")
         return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))

@@ -57,13 +57,21 @@ struct RequestContext: Sendable {
     }
 }
 
-/// The state every handler shares.
-struct NodeState: Sendable {
+/// The state every handler shares. A class: every request's context holds it, and
+/// copying the struct it was retained each of the configuration's strings and
+/// collections (a tenth of a `GET`'s reference counting).
+final class NodeState: Sendable {
     let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let authenticator: Authenticator
     /// The server-wide `_db_updates` history and its waiters.
     let databaseUpdates = DatabaseUpdates()
+
+    init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator) {
+        self.configuration = configuration
+        self.directory = directory
+        self.authenticator = authenticator
+    }
 }
 
 struct PathParameters: Sendable {

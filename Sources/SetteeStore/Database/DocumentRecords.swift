@@ -46,7 +46,8 @@ enum DocumentRecords {
     }
 
     private static let treeSQL = """
-        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL
+        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
+               r.revid = d.winner
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
     private static let treeAndWinnerSQL = """
@@ -56,23 +57,26 @@ enum DocumentRecords {
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
 
-    /// Runs `treeSQL`, or `treeAndWinnerSQL` (whose three extra columns follow the tree's).
+    /// Runs `treeSQL`, or `treeAndWinnerSQL` (whose two extra columns follow the tree's).
+    /// The record's winner is the revision row the `docs` row names (column 9), so
+    /// no revision id is parsed twice: this runs for every document read.
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
-        var record: DocumentRecord?
+        var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
         var rows: [TreeRow] = []
+        var winnerRev: RevisionID?
         var winner: DocumentWithWinner.Winner?
         try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
-            if record == nil {
-                record = DocumentRecord(rowID: row.int64(0), id: id, sequence: row.int64(1),
-                                        winner: row.text(2).flatMap(RevisionID.init), isDeleted: row.int64(3) != 0)
-            }
+            if first == nil { first = (row.int64(0), row.int64(1), row.int64(3) != 0) }
             guard let tree = TreeRow(row, from: 4) else { return }
             rows.append(tree)
-            if withWinner, row.int64(9) != 0 {
-                winner = .init(rev: tree.rev, body: row.blob(10), hasAttachments: row.int64(11) != 0)
-            }
+            guard row.int64(9) != 0 else { return }
+            winnerRev = tree.rev
+            if withWinner { winner = .init(rev: tree.rev, body: row.blob(10), hasAttachments: row.int64(11) != 0) }
         }
-        return record.map { DocumentWithWinner(record: $0, tree: TreeRow.tree(rows), winner: winner) }
+        guard let first else { return nil }
+        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
+                                    isDeleted: first.isDeleted)
+        return DocumentWithWinner(record: record, tree: TreeRow.tree(rows), winner: winner)
     }
 
     /// The revision tree of document row `rowID`, and each revision's row sequence.
@@ -195,7 +199,7 @@ private struct TreeRow {
     /// Reads the five columns starting at `column`; nil for a NULL row (no revisions
     /// joined) or an unparsable revid, which only corruption can produce.
     init?(_ row: Statement, from column: Int32) {
-        guard !row.isNull(column), let rev = row.text(column + 1).flatMap(RevisionID.init) else { return nil }
+        guard !row.isNull(column), let rev = row.revisionID(column + 1) else { return nil }
         sequence = row.int64(column)
         self.rev = rev
         parent = row.isNull(column + 2) ? nil : row.int64(column + 2)
@@ -205,6 +209,11 @@ private struct TreeRow {
 
     /// Parent links are row sequences in the table and revision ids in the tree.
     static func tree(_ rows: [TreeRow]) -> RevisionTree {
+        // Most documents have one revision stored: its parent, if any, was stemmed.
+        if rows.count == 1, let row = rows.first, row.parent == nil {
+            return RevisionTree(nodes: [RevisionTree.Node(rev: row.rev, parent: nil, isDeleted: row.isDeleted,
+                                                          sequence: row.sequence, hasBody: row.hasBody)])
+        }
         let revBySequence = Dictionary(rows.map { ($0.sequence, $0.rev) }, uniquingKeysWith: { a, _ in a })
         return RevisionTree(nodes: rows.map { row in
             RevisionTree.Node(rev: row.rev, parent: row.parent.flatMap { revBySequence[$0] },

@@ -16,7 +16,11 @@ public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Parses `N-sig`; nil when it is not a valid revision id.
     /// Works on the UTF-8 bytes: it runs for every node of every tree read.
     public init?(_ text: String) {
-        let bytes = text.utf8
+        self.init(utf8: text.utf8)
+    }
+
+    /// Parses `N-sig` from its UTF-8 bytes (a column of the store, read in place).
+    init?<Bytes: BidirectionalCollection>(utf8 bytes: Bytes) where Bytes.Element == UInt8, Bytes.SubSequence: Collection {
         guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else { return nil }
         var digits = bytes[..<dash]
         // A leading `+`, as `Int(_:)` took before and Erlang's `list_to_integer` takes.
@@ -30,7 +34,7 @@ public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertibl
         guard generation >= 1, generation < 1 << 40 else { return nil }
         let rest = bytes[bytes.index(after: dash)...]
         guard !rest.isEmpty else { return nil }
-        var suffix = String(Substring(rest))
+        var suffix = String(decoding: rest, as: UTF8.self)
         if rest.count == 32 {
             guard rest.allSatisfy({ $0.isHexDigit }) else { return nil }
             if rest.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) { suffix = suffix.lowercased() }

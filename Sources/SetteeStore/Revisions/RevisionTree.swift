@@ -32,6 +32,7 @@ public struct RevisionTree: Sendable {
 
     public init() {}
     public init(nodes: [Node]) {
+        self.nodes.reserveCapacity(nodes.count)
         for node in nodes { self.nodes[node.rev] = node }
     }
 
@@ -52,6 +53,7 @@ public struct RevisionTree: Sendable {
 
     /// The open revisions, in winner order: the winner first.
     public var leaves: [Node] {
+        if nodes.count == 1 { return Array(nodes.values) }
         let parents = Set(nodes.values.compactMap(\.parent))
         return nodes.values.filter { !parents.contains($0.rev) }.sorted(by: RevisionTree.ranksBefore)
     }

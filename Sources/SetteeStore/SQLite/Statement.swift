@@ -96,6 +96,12 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// The column's text parsed as a revision id, without an intermediate `String`.
+    func revisionID(_ column: Int32) -> RevisionID? {
+        guard !isNull(column), let pointer = sqlite3_column_text(handle, column) else { return nil }
+        return RevisionID(utf8: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     func blob(_ column: Int32) -> [UInt8]? {
         guard !isNull(column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))

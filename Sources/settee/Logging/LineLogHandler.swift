@@ -14,7 +14,14 @@ internal import Synchronization
 struct LineLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:]
+    var metadata: Logger.Metadata = [:] {
+        didSet { renderedMetadata = Self.render(metadata) }
+    }
+    /// `metadata` as the line shows it, rendered when it is set rather than per line
+    /// (a connection's logger carries `peer` into every access-log line).
+    private var renderedMetadata: [UInt8] = []
+
+    init(label: String) { self.label = label }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -33,9 +40,9 @@ struct LineLogHandler: LogHandler {
         text += level.rawValue.utf8
         text.append(UInt8(ascii: " "))
         if let extra, !extra.isEmpty {
-            append(metadata.merging(extra) { $1 }, to: &text)
+            text += Self.render(metadata.merging(extra) { $1 })
         } else {
-            append(metadata, to: &text)
+            text += renderedMetadata
         }
         text.append(UInt8(ascii: "["))
         text += source.utf8
@@ -46,12 +53,10 @@ struct LineLogHandler: LogHandler {
     }
 
     /// `key=value ` for each entry, by key.
-    private func append(_ metadata: Logger.Metadata, to text: inout [UInt8]) {
-        if metadata.count == 1, let (key, value) = metadata.first {
-            text += "\(key)=\(value) ".utf8
-            return
-        }
+    private static func render(_ metadata: Logger.Metadata) -> [UInt8] {
+        var text: [UInt8] = []
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { text += "\(key)=\(value) ".utf8 }
+        return text
     }
 }
 
