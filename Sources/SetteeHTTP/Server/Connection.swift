@@ -122,7 +122,7 @@ final class Connection: @unchecked Sendable {
             let bytes = try await socket.read(deadline: headerDeadline ?? .now + configuration.idleTimeout)
             if bytes.isEmpty { return false }
             compact()
-            buffer.append(contentsOf: bytes)
+            if buffer.isEmpty { buffer = bytes } else { buffer.append(contentsOf: bytes) }
             return true
         } catch let error as HTTPError where error == HTTPError.timedOut {
             // RFC 9110 §15.5.9: 408 for a request that did not complete in time.

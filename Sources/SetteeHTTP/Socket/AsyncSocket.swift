@@ -10,6 +10,9 @@ final class AsyncSocket: Sendable {
     private let waiter: IOWaiter
     private let loop: EventLoop
     private let isClosed = Atomic<Bool>(false)
+    /// The last read took less than it asked for, so the kernel's queue was empty
+    /// then; the next read waits for readiness before calling `recv`.
+    private let wasDrained = Atomic<Bool>(false)
 
     /// Registers `socket` with `loop`; on failure the socket is closed.
     init(_ socket: Socket, peer: String, loop: EventLoop) throws(HTTPError) {
@@ -32,10 +35,22 @@ final class AsyncSocket: Sendable {
 
     /// Up to `maxBytes` bytes; empty at end of stream.
     /// - Throws: `HTTPError.timedOut` past `deadline`, `.connectionClosed`, `.socket`.
+    ///
+    /// After a short read the next one waits for readiness first, instead of calling
+    /// `recv` only to get `EAGAIN`: on a keep-alive connection that was one wasted
+    /// system call per request. Nothing is missed: every arrival after that short read
+    /// is an edge (`EventLoop`), which `IOWaiter` keeps if nobody waits yet. A FIN or
+    /// reset that came with the data read last may have no edge of its own left, so
+    /// once the peer is known to have closed, `recv` runs at once and reports it.
     func read(maxBytes: Int = 64 * 1024, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        if wasDrained.load(ordering: .relaxed) && !waiter.isPeerClosed {
+            try await waiter.wait(for: .read, deadline: deadline)
+        }
         while true {
             switch try socket.receive(maxBytes: maxBytes) {
-            case .done(let bytes): return bytes
+            case .done(let bytes):
+                wasDrained.store(!bytes.isEmpty && bytes.count < maxBytes, ordering: .relaxed)
+                return bytes
             case .wouldBlock: try await waiter.wait(for: .read, deadline: deadline)
             }
         }

@@ -57,7 +57,15 @@ struct Socket: Sendable {
                 accept4(fd, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             }
         }
-        if client >= 0 { return .done((Socket(fd: client), SocketAddress(storage: storage).description)) }
+        if client >= 0 {
+            let socket = Socket(fd: client)
+            // As CouchDB's `[chttpd] socket_options = [..., {nodelay, true}]`: a streamed
+            // response is several small writes (head, then chunks), and Nagle would hold
+            // each behind the client's delayed ACK of the one before. Best effort: a
+            // socket without it still works, only slower.
+            try? socket.setOption(Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+            return .done((socket, SocketAddress(storage: storage).description))
+        }
         switch errno {
         case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED: return .wouldBlock
         case let code: throw .socket(call: "accept4", errno: code)
@@ -65,12 +73,26 @@ struct Socket: Sendable {
     }
 
     /// Reads up to `maxBytes`; an empty array means the peer closed its side.
+    ///
+    /// Up to 64 KiB (request heads, small bodies) is received into scratch space and
+    /// copied out at its actual size: a request of a hundred bytes then costs a
+    /// hundred-byte array, not a 64 KiB one allocated and freed per read (and per
+    /// `EAGAIN`). Larger reads expect to fill the array and receive into it directly.
     func receive(maxBytes: Int) throws(HTTPError) -> Outcome<[UInt8]> {
         var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, count in
-            let n = recv(fd, buffer.baseAddress, maxBytes, 0)
-            count = max(n, 0)
-            if n < 0 { failure = errno }
+        let bytes: [UInt8]
+        if maxBytes <= 64 * 1024 {
+            bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { scratch in
+                let n = recv(fd, scratch.baseAddress, maxBytes, 0)
+                if n < 0 { failure = errno }
+                return Array(scratch[..<max(n, 0)])
+            }
+        } else {
+            bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, count in
+                let n = recv(fd, buffer.baseAddress, maxBytes, 0)
+                count = max(n, 0)
+                if n < 0 { failure = errno }
+            }
         }
         switch failure {
         case 0: return .done(bytes)
