@@ -82,16 +82,16 @@ struct ResponseHead: Sendable {
                           framing: [(name: String, value: String)] = []) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        bytes += "HTTP/1.1 ".utf8
-        bytes += String(status).utf8
+        bytes.append(utf8: "HTTP/1.1 ")
+        bytes.append(utf8: String(status))
         bytes.append(0x20)
-        bytes += HTTPStatus.reasonPhrase(status).utf8
-        bytes += "\r\n".utf8
+        bytes.append(utf8: HTTPStatus.reasonPhrase(status))
+        bytes.append(utf8: "\r\n")
         for (name, value) in headers where !isFraming(name, keepingContentLength: keepingContentLength) {
             append(name, value, to: &bytes)
         }
         for (name, value) in framing { append(name, value, to: &bytes) }
-        bytes += "\r\n".utf8
+        bytes.append(utf8: "\r\n")
         return bytes
     }
 
@@ -105,13 +105,13 @@ struct ResponseHead: Sendable {
     }
 
     private static func append(_ name: String, _ value: String, to bytes: inout [UInt8]) {
-        bytes += name.utf8
-        bytes += ": ".utf8
+        bytes.append(utf8: name)
+        bytes.append(utf8: ": ")
         // A CR or LF from a handler would split the response (RFC 9110 §5.5): each becomes
         // a space. Copied whole, then checked in place: values almost never have one.
         let start = bytes.count
-        bytes += value.utf8
+        bytes.append(utf8: value)
         for index in start..<bytes.count where bytes[index] == 0x0D || bytes[index] == 0x0A { bytes[index] = 0x20 }
-        bytes += "\r\n".utf8
+        bytes.append(utf8: "\r\n")
     }
 }

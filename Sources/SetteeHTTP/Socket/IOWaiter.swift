@@ -7,14 +7,18 @@ internal import Synchronization
 /// while nobody waits is remembered in `readReady`/`writeReady`; a waiter that
 /// finds the flag set consumes it and retries its syscall at once. A stale flag
 /// costs one extra EAGAIN and never a lost wake-up.
+///
+/// Continuations are unchecked (no canary object per wait, on every request's
+/// path): each is stored in exactly one slot under the lock and taken out of it
+/// by exactly one of `wait`, `signal`, `expire` or `fail` before it is resumed.
 final class IOWaiter: Sendable {
     enum Direction: Sendable { case read, write }
 
     private struct State {
         var readReady = false
         var writeReady = false
-        var reader: CheckedContinuation<Void, any Error>?
-        var writer: CheckedContinuation<Void, any Error>?
+        var reader: UnsafeContinuation<Void, any Error>?
+        var writer: UnsafeContinuation<Void, any Error>?
         var readDeadline: ContinuousClock.Instant?
         var writeDeadline: ContinuousClock.Instant?
         /// Once set, every pending and future wait throws it (socket closed, server stopping).
@@ -44,7 +48,7 @@ final class IOWaiter: Sendable {
     /// Suspends until `direction` may make progress.
     /// - Throws: `HTTPError.timedOut` past `deadline`, or the failure set by `fail(_:)`.
     func wait(for direction: Direction, deadline: ContinuousClock.Instant?) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let immediate: Result<Void, HTTPError>? = state.withLock { s in
                 if let failure = s.failure { return .failure(failure) }
                 switch direction {
@@ -74,7 +78,7 @@ final class IOWaiter: Sendable {
                 action = s.peerCloseAction
                 s.peerCloseAction = nil
             }
-            var r: CheckedContinuation<Void, any Error>?, w: CheckedContinuation<Void, any Error>?
+            var r: UnsafeContinuation<Void, any Error>?, w: UnsafeContinuation<Void, any Error>?
             if readable { if let c = s.reader { r = c; s.reader = nil } else { s.readReady = true } }
             if writable { if let c = s.writer { w = c; s.writer = nil } else { s.writeReady = true } }
             return (r, w, action)
@@ -87,7 +91,7 @@ final class IOWaiter: Sendable {
     /// Resumes waiters whose deadline has passed with `HTTPError.timedOut`.
     func expire(now: ContinuousClock.Instant) {
         let (reader, writer) = state.withLock { s in
-            var r: CheckedContinuation<Void, any Error>?, w: CheckedContinuation<Void, any Error>?
+            var r: UnsafeContinuation<Void, any Error>?, w: UnsafeContinuation<Void, any Error>?
             if let d = s.readDeadline, d <= now, let c = s.reader { r = c; s.reader = nil; s.readDeadline = nil }
             if let d = s.writeDeadline, d <= now, let c = s.writer { w = c; s.writer = nil; s.writeDeadline = nil }
             return (r, w)

@@ -17,7 +17,8 @@ extension DocumentHandlers {
             revText = document.tree.latest(from: rev).first?.description ?? text
         }
         let read = try await DocumentReader.read(database, id: id, rev: revText)
-        let etag = "\"\(read.revision.rev)\""
+        let rev = read.revision.rev.description
+        let etag = "\"" + rev + "\""
         if let ifNoneMatch = context.headers["If-None-Match"], ifNoneMatch == etag {
             return HTTPResponse(status: 304, headers: ["ETag": etag])
         }
@@ -29,15 +30,17 @@ extension DocumentHandlers {
         }
         let forms = options.attachments ? try await AttachmentJSON.inlineForms(
             database, read.document, read.revision, attsSince: options.attsSince) : [:]
-        let bytes = render(read.document, read.revision, options: options, forms: forms).serialize()
+        let bytes = render(read.document, read.revision, rev: rev, options: options, forms: forms).serialize()
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
 
     /// The JSON of one revision with the meta fields `options` ask for.
-    /// Attachments not in `forms` are stubs.
-    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions,
-                       forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
-        var writer = DocumentWriter(id: document.id, rev: revision.rev.description, body: revision.body ?? Array("{}".utf8))
+    /// Attachments not in `forms` are stubs. `rev` is the revision id as text when
+    /// the caller has formatted it already (for the ETag).
+    static func render(_ document: StoredDocument, _ revision: StoredRevision, rev: String? = nil,
+                       options: DocumentOptions, forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
+        var writer = DocumentWriter(id: document.id, rev: rev ?? revision.rev.description,
+                                    body: revision.body ?? Array("{}".utf8))
         writer.isDeleted = revision.isDeleted
         let tree = document.tree
         if options.revs {

@@ -49,7 +49,8 @@ final class ReaderPool: @unchecked Sendable {
         let reader = readers.min { $0.queued.load(ordering: .relaxed) < $1.queued.load(ordering: .relaxed) } ?? readers[0]
         reader.queued.add(1, ordering: .relaxed)
         let commits = self.commits
-        return try await withCheckedThrowingContinuation { continuation in
+        // Unchecked: the block below resumes it exactly once, on every path.
+        return try await withUnsafeThrowingContinuation { continuation in
             reader.queue.async {
                 let result = Result {
                     try reader.read(at: commits.value, keepingSnapshot: commits.mayKeepSnapshots, work)

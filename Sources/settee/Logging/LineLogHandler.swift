@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Logging
+internal import SetteeHTTP
 internal import Synchronization
 
 /// A swift-log handler writing one line per event to stderr:
@@ -31,25 +32,24 @@ struct LineLogHandler: LogHandler {
     /// The line is built as bytes in one buffer: the access log runs this for every
     /// request, and string interpolation plus sorting a one-entry dictionary cost
     /// about 5 % of a `GET`'s CPU.
-    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?,
-             source: String, file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
         var text: [UInt8] = []
         text.reserveCapacity(160)
-        text += LogSink.shared.timestamp().utf8
+        text.append(utf8: LogSink.shared.timestamp())
         text.append(UInt8(ascii: " "))
-        text += level.rawValue.utf8
+        text.append(utf8: event.level.rawValue)
         text.append(UInt8(ascii: " "))
-        if let extra, !extra.isEmpty {
+        if let extra = event.metadata, !extra.isEmpty {
             text += Self.render(metadata.merging(extra) { $1 })
         } else {
             text += renderedMetadata
         }
         text.append(UInt8(ascii: "["))
-        text += source.utf8
-        text += "] ".utf8
-        text += message.description.utf8
+        text.append(utf8: event.source)
+        text.append(contentsOf: "] ".utf8)
+        text.append(utf8: event.message.description)
         text.append(UInt8(ascii: "\n"))
-        LogSink.shared.append(text, immediately: level >= .warning)
+        LogSink.shared.append(text, immediately: event.level >= .warning)
     }
 
     /// `key=value ` for each entry, by key.
