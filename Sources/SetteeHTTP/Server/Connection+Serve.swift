@@ -31,10 +31,10 @@ extension Connection {
         let deadline = ContinuousClock.now + configuration.bodyTimeout
         do {
             guard case .stream(let produce) = response.body, head.mode != .none else {
-                try await socket.write(head.bytes + head.fixedBody, deadline: deadline)
+                try await socket.write(head.wire, deadline: deadline)
                 return true
             }
-            try await socket.write(head.bytes, deadline: deadline)
+            try await socket.write(head.wire, deadline: deadline)
             let writer = StreamWriter(socket: socket, mode: head.mode, timeout: configuration.bodyTimeout,
                                       isServerStopping: isServerStopping)
             try await runProducer { try await produce(writer) }

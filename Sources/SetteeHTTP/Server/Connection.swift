@@ -158,7 +158,7 @@ final class Connection: @unchecked Sendable {
         let response = HTTPResponse(status: status, headers: ["Content-Type": "text/plain"],
                                     body: .bytes(Array("\(HTTPStatus.reasonPhrase(status))\n".utf8)))
         let head = ResponseHead(response: response, requestMethod: "GET", version: version, closing: true)
-        try? await socket.write(head.bytes + head.fixedBody, deadline: .now + configuration.bodyTimeout)
+        try? await socket.write(head.wire, deadline: .now + configuration.bodyTimeout)
         await lingeringClose()
     }
 

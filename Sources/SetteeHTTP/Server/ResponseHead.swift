@@ -15,12 +15,17 @@ struct ResponseHead: Sendable {
         case untilClose
     }
 
-    let bytes: [UInt8]
+    /// The head, then the body when it is `.fixed`: what the connection sends first,
+    /// built in one allocation.
+    let wire: [UInt8]
+    /// How many bytes at the start of `wire` are the head.
+    let headCount: Int
     let mode: BodyMode
     /// Whether the connection closes after this response.
     let closing: Bool
 
-    var fixedBody: [UInt8] { if case .fixed(let b) = mode { b } else { [] } }
+    /// The status line and header section alone.
+    var bytes: [UInt8] { Array(wire[..<headCount]) }
 
     init(response: HTTPResponse, requestMethod: String, version: HTTPVersion, closing: Bool) {
         let headers = response.headers
@@ -70,29 +75,45 @@ struct ResponseHead: Sendable {
         }
         self.mode = mode
         self.closing = closing
-        self.bytes = Self.serialize(status: status, headers: headers, keepingContentLength: keepsDeclaredLength,
-                                    framing: framing)
+        var body: [UInt8] = []
+        if case .fixed(let fixed) = mode { body = fixed }
+        (wire, headCount) = Self.serialize(status: status, headers: headers, keepingContentLength: keepsDeclaredLength,
+                                           framing: framing, body: body)
     }
 
     /// Always `HTTP/1.1` (RFC 9110 §2.5: a server sends its highest conformant version).
-    /// Written into one buffer: this runs for every response. The handler's
-    /// `Transfer-Encoding` and `Connection`, and its `Content-Length` unless
-    /// `keepingContentLength`, give way to `framing`, which follows them.
+    /// The handler's `Transfer-Encoding` and `Connection`, and its `Content-Length`
+    /// unless `keepingContentLength`, give way to `framing`, which follows them.
+    /// - Returns: the head followed by `body`, and the head's length.
+    ///
+    /// This runs for every response, so the size is counted first and the bytes are
+    /// copied once into an array of exactly that size. The body goes into the same
+    /// array: joining head and body afterwards copied every fixed body again (a whole
+    /// `_all_docs` page, say).
     static func serialize(status: Int, headers: HTTPHeaders, keepingContentLength: Bool = true,
-                          framing: [(name: String, value: String)] = []) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        bytes.append(utf8: "HTTP/1.1 ")
-        bytes.append(utf8: String(status))
-        bytes.append(0x20)
-        bytes.append(utf8: HTTPStatus.reasonPhrase(status))
-        bytes.append(utf8: "\r\n")
+                          framing: [(name: String, value: String)] = [], body: [UInt8] = []) -> ([UInt8], Int) {
+        let code = String(status), reason = HTTPStatus.reasonPhrase(status)
+        var headCount = 9 + code.utf8.count + 1 + reason.utf8.count + 2 + 2  // "HTTP/1.1 " code SP reason CRLF ... CRLF
         for (name, value) in headers where !isFraming(name, keepingContentLength: keepingContentLength) {
-            append(name, value, to: &bytes)
+            headCount += name.utf8.count + 2 + value.utf8.count + 2
         }
-        for (name, value) in framing { append(name, value, to: &bytes) }
-        bytes.append(utf8: "\r\n")
-        return bytes
+        for (name, value) in framing { headCount += name.utf8.count + 2 + value.utf8.count + 2 }
+        let wire = [UInt8](unsafeUninitializedCapacity: headCount + body.count) { buffer, initialized in
+            var out = ByteCursor(buffer: buffer)
+            out.put("HTTP/1.1 ")
+            out.put(code)
+            out.put(" ")
+            out.put(reason)
+            out.put("\r\n")
+            for (name, value) in headers where !isFraming(name, keepingContentLength: keepingContentLength) {
+                out.putField(name, value)
+            }
+            for (name, value) in framing { out.putField(name, value) }
+            out.put("\r\n")
+            body.withUnsafeBufferPointer { out.put($0) }
+            initialized = out.position
+        }
+        return (wire, headCount)
     }
 
     private static func isFraming(_ name: String, keepingContentLength: Bool) -> Bool {
@@ -103,15 +124,33 @@ struct ResponseHead: Sendable {
         default: false
         }
     }
+}
 
-    private static func append(_ name: String, _ value: String, to bytes: inout [UInt8]) {
-        bytes.append(utf8: name)
-        bytes.append(utf8: ": ")
-        // A CR or LF from a handler would split the response (RFC 9110 §5.5): each becomes
-        // a space. Copied whole, then checked in place: values almost never have one.
-        let start = bytes.count
-        bytes.append(utf8: value)
-        for index in start..<bytes.count where bytes[index] == 0x0D || bytes[index] == 0x0A { bytes[index] = 0x20 }
-        bytes.append(utf8: "\r\n")
+/// Writes into a buffer sized beforehand (`ResponseHead.serialize` counts first).
+private struct ByteCursor {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    var position = 0
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        precondition(position + bytes.count <= buffer.count, "response head larger than counted")
+        (buffer.baseAddress! + position).update(from: source, count: bytes.count)
+        position += bytes.count
+    }
+
+    mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put($0) }
+    }
+
+    /// `name: value` CRLF. A CR or LF from a handler would split the response
+    /// (RFC 9110 §5.5): each becomes a space. Checked after the copy, in place.
+    mutating func putField(_ name: String, _ value: String) {
+        put(name)
+        put(": ")
+        let start = position
+        put(value)
+        for index in start..<position where buffer[index] == 0x0D || buffer[index] == 0x0A { buffer[index] = 0x20 }
+        put("\r\n")
     }
 }
