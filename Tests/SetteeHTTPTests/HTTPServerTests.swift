@@ -122,6 +122,8 @@ private func withServer(
         ("GARBAGE\r\n\r\n", 400),
         ("POST /echo HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
         ("POST /echo HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
+        ("POST /echo HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+        ("GET /hello HTTP/2.0\r\n\r\n", 505),
     ])
     func framingErrorsAreAnsweredThenClosed(request: String, status: Int) async throws {
         try await withServer { _, ports, _ in
@@ -130,6 +132,7 @@ private func withServer(
             let r = try await client.response()
             #expect(r.status == status)
             #expect(r.headers["Connection"] == "close")
+            #expect(r.headers["Date"]?.hasSuffix(" GMT") == true)  // RFC 9110 §6.6.1, even here
             #expect(await client.readToEnd() == "")
         }
     }

@@ -100,16 +100,27 @@ private func isMalformed(_ e: HTTPError) -> Bool { if case .malformedRequest = e
             "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
             "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
         ]
         for text in bad { #expect(rejects(text, as: isMalformed), "\(text)") }
+        // RFC 9112 §6.1: a coding we do not implement, before the final chunked, is 501 material.
+        #expect(rejects("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n") {
+            $0 == .unsupportedTransferCoding("gzip")
+        })
+    }
+
+    /// RFC 9110 §15.6.6: a well-formed version with another major number is 505 material;
+    /// a malformed one stays 400.
+    @Test func otherMajorVersionsAreNotSupported() {
+        #expect(rejects("GET / HTTP/2.0\r\n\r\n") { $0 == .versionNotSupported("HTTP/2.0") })
+        #expect(rejects("GET / HTTP/0.9\r\n\r\n") { $0 == .versionNotSupported("HTTP/0.9") })
+        #expect(rejects("GET / HTTP/1.x\r\n\r\n", as: isMalformed))
     }
 
     @Test func malformedHeads() {
         let bad = [
-            "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1 \r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/2.0\r\n\r\n",
+            "GET  / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1 \r\n\r\n", "GET /\r\n\r\n", "GET / HTTP/2\r\n\r\n",
             "GET / http/1.1\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n", "GET /a\u{7F} HTTP/1.1\r\n\r\n",
             "GET / HTTP/1.1\r\nHost : x\r\n\r\n", "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
             "GET / HTTP/1.1\r\n: empty\r\n\r\n", "GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n",

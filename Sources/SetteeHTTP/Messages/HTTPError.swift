@@ -1,8 +1,12 @@
 /// Errors of the HTTP layer. The server answers the framing errors itself
-/// (400/413/431) and closes the connection; handlers see them when reading a body.
+/// (400/413/431/501/505) and closes the connection; handlers see them when reading a body.
 public enum HTTPError: Error, Sendable, Equatable {
     /// The request line or headers are malformed (RFC 9112 §2.2, §5).
     case malformedRequest(String)
+    /// A transfer coding other than chunked, before the final chunked (RFC 9112 §6.1: 501).
+    case unsupportedTransferCoding(String)
+    /// An HTTP major version other than 1 (RFC 9110 §15.6.6: 505).
+    case versionNotSupported(String)
     /// The request line and headers exceed the limit (RFC 6585 §5: 431).
     case headersTooLarge(limit: Int)
     /// The body exceeds the limit (RFC 9110 §15.5.14: 413).

@@ -68,6 +68,7 @@ public enum HTTPStatus {
         case 500: "Internal Server Error"
         case 501: "Not Implemented"
         case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
         default: "Unknown"
         }
     }

@@ -12,11 +12,16 @@ extension RequestParser {
             guard contentLengths.isEmpty else { throw .malformedRequest("Transfer-Encoding with Content-Length") }
             // RFC 9112 §6.1: TE in an HTTP/1.0 request is faulty framing.
             guard version == .http11 else { throw .malformedRequest("Transfer-Encoding in HTTP/1.0") }
-            // RFC 9112 §6.3 rule 4: a request whose final coding is not chunked gets 400.
-            // Settee implements no other transfer coding, so chunked must be the only one.
+            // RFC 9112 §6.3 rule 4: a request whose final coding is not chunked gets 400;
+            // §6.1: chunked is applied once only.
             let codings = listElements(transferEncodings)
-            guard codings.count == 1, codings[0].caseInsensitiveEquals("chunked") else {
-                throw .malformedRequest("unsupported Transfer-Encoding")
+            let chunked = codings.filter { $0.caseInsensitiveEquals("chunked") }
+            guard chunked.count == 1, codings.last?.caseInsensitiveEquals("chunked") == true else {
+                throw .malformedRequest("Transfer-Encoding must end with chunked, once")
+            }
+            // RFC 9112 §6.1: a coding the server does not implement before it gets 501.
+            guard codings.count == 1 else {
+                throw .unsupportedTransferCoding(codings.dropLast().joined(separator: ", "))
             }
             return .chunked
         }

@@ -125,12 +125,17 @@ struct RequestParser: Sendable {
     }
 
     /// HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3). A later 1.x minor is
-    /// answered as 1.1 (RFC 9110 §2.5); other majors are not HTTP/1 framing at all.
+    /// answered as 1.1 (RFC 9110 §2.5); another major version is well formed but not
+    /// HTTP/1 framing at all: 505 (RFC 9110 §15.6.6). Anything else is malformed.
     static func parseVersion(_ text: ArraySlice<UInt8>) throws(HTTPError) -> HTTPVersion {
-        guard text.count == 8, text.starts(with: "HTTP/1.".utf8), text[text.startIndex + 7].isDigit else {
-            throw .malformedRequest("unsupported HTTP version")
+        let start = text.startIndex
+        guard text.count == 8, text.starts(with: "HTTP/".utf8), text[start + 5].isDigit,
+              text[start + 6] == UInt8(ascii: "."), text[start + 7].isDigit
+        else { throw .malformedRequest("malformed HTTP version") }
+        guard text[start + 5] == UInt8(ascii: "1") else {
+            throw .versionNotSupported(String(decoding: text, as: UTF8.self))
         }
-        return text[text.startIndex + 7] == UInt8(ascii: "0") ? .http10 : .http11
+        return text[start + 7] == UInt8(ascii: "0") ? .http10 : .http11
     }
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).

@@ -151,11 +151,14 @@ final class Connection: @unchecked Sendable {
         case .headersTooLarge: status = 431  // RFC 6585 §5
         case .bodyTooLarge: status = 413  // RFC 9110 §15.5.14
         case .timedOut: status = 408  // RFC 9110 §15.5.9
+        case .unsupportedTransferCoding: status = 501  // RFC 9112 §6.1
+        case .versionNotSupported: status = 505  // RFC 9110 §15.6.6
         case .connectionClosed, .socket: return
         default: status = 400  // RFC 9112 §2.2, §5, §6.3
         }
         logger.info("rejected request: \(error)", metadata: ["status": "\(status)"])
-        let response = HTTPResponse(status: status, headers: ["Content-Type": "text/plain"],
+        // RFC 9110 §6.6.1: an origin server with a clock sends Date, also on these.
+        let response = HTTPResponse(status: status, headers: ["Content-Type": "text/plain", "Date": HTTPDate.now()],
                                     body: .bytes(Array("\(HTTPStatus.reasonPhrase(status))\n".utf8)))
         let head = ResponseHead(response: response, requestMethod: "GET", version: version, closing: true)
         try? await socket.write(head.wire, deadline: .now + configuration.bodyTimeout)

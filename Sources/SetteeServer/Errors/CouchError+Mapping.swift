@@ -42,6 +42,10 @@ extension CouchError {
         case .malformedRequest(let why), .malformedChunk(let why): self = .badRequest(why)
         case .truncatedBody: self = .badRequest("Incomplete request body")
         case .timedOut: self = CouchError(408, "request_timeout", "The request took too long")
+        case .unsupportedTransferCoding(let coding):
+            self = CouchError(501, "not_implemented", "Transfer-Encoding \(coding) is not supported")
+        case .versionNotSupported(let version):
+            self = CouchError(505, "bad_request", "\(version) is not supported")
         case .connectionClosed, .socket: self = CouchError(400, "bad_request", "Connection lost")
         }
     }
