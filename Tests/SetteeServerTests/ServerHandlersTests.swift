@@ -1,3 +1,4 @@
+@testable import SetteeServer
 import SetteeHTTP
 import SetteeJSON
 import Testing
@@ -75,5 +76,15 @@ import Testing
         #expect(bad.headers["Set-Cookie"] == nil)
         let tampered = await h.send("PUT", "/viacookie2", headers: ["Cookie": cookie + "x"], admin: false)
         #expect(tampered.status == 401)
+    }
+}
+
+/// Which errors get a log line of their own: faults, not deliberate answers.
+@Suite struct CouchErrorLoggingTests {
+    @Test func notImplementedIsNotAServerFault() {
+        #expect(!CouchError(501, "not_implemented", "views").isServerFault)
+        #expect(CouchError(500, "internal_server_error", "disk").isServerFault)
+        #expect(CouchError(503, "service_unavailable", "busy").isServerFault)
+        #expect(!CouchError(404, "not_found", "missing").isServerFault)
     }
 }

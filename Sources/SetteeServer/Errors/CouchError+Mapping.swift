@@ -55,6 +55,7 @@ extension CouchError {
         "Name: '\(name)'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter."
     }
 
-    /// Whether this error deserves a log line of its own (server faults).
-    var isServerFault: Bool { status >= 500 }
+    /// Whether this error deserves a log line of its own (server faults). A 501 is a
+    /// deliberate answer (views, shows and the like), not a fault.
+    var isServerFault: Bool { status >= 500 && status != 501 }
 }
