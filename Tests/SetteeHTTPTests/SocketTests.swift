@@ -7,47 +7,50 @@ import Testing
 @Suite struct SocketTests {
     /// CouchDB's `[chttpd] socket_options` include `{nodelay, true}`; so do ours.
     @Test func acceptedSocketsHaveNagleOff() async throws {
-        let loop = try EventLoop()
-        try loop.start()
-        defer { loop.stop() }
-        let (listener, client) = try Self.listenerAndClient(loop: loop)
-        defer { listener.close(); close(client) }
-        let (accepted, _) = try await listener.accept()
-        defer { accepted.close() }
-        var value: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        #expect(getsockopt(accepted.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0)
-        #expect(value == 1)
+        try await Self.withConnection { socket, _ in
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(socket.socket.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0)
+            #expect(value == 1)
+        }
     }
 
     /// A read after a short one waits for readiness; bytes sent later and the end of
     /// the stream still arrive, each as soon as it is there (not at the deadline).
     @Test func readsAfterAShortReadSeeLaterBytesAndTheEnd() async throws {
+        try await Self.withConnection { socket, client in
+            let deadline = ContinuousClock.now + .seconds(20)
+
+            Self.send("abc", on: client)
+            #expect(try await socket.read(deadline: deadline) == Array("abc".utf8))
+            Self.send("de", on: client)
+            #expect(try await socket.read(deadline: deadline) == Array("de".utf8))
+            // Data and FIN together: the read after the data must report the end at once.
+            Self.send("f", on: client)
+            shutdown(client, Int32(SHUT_WR))
+            var rest: [UInt8] = []
+            while true {
+                let bytes = try await socket.read(deadline: deadline)
+                if bytes.isEmpty { break }
+                rest += bytes
+            }
+            #expect(rest == Array("f".utf8))
+            #expect(ContinuousClock.now < deadline)
+        }
+    }
+
+    /// Runs `body` with the server side of a loopback connection, accepted and
+    /// registered with a running event loop, and the client's blocking fd.
+    private static func withConnection(_ body: (AsyncSocket, Int32) async throws -> Void) async throws {
         let loop = try EventLoop()
         try loop.start()
         defer { loop.stop() }
-        let (listener, client) = try Self.listenerAndClient(loop: loop)
+        let (listener, client) = try listenerAndClient(loop: loop)
         defer { listener.close(); close(client) }
         let (accepted, peer) = try await listener.accept()
         let socket = try AsyncSocket(accepted, peer: peer, loop: loop)
         defer { socket.close() }
-        let deadline = ContinuousClock.now + .seconds(20)
-
-        Self.send("abc", on: client)
-        #expect(try await socket.read(deadline: deadline) == Array("abc".utf8))
-        Self.send("de", on: client)
-        #expect(try await socket.read(deadline: deadline) == Array("de".utf8))
-        // Data and FIN together: the read after the data must report the end at once.
-        Self.send("f", on: client)
-        shutdown(client, Int32(SHUT_WR))
-        var rest: [UInt8] = []
-        while true {
-            let bytes = try await socket.read(deadline: deadline)
-            if bytes.isEmpty { break }
-            rest += bytes
-        }
-        #expect(rest == Array("f".utf8))
-        #expect(ContinuousClock.now < deadline)
+        try await body(socket, client)
     }
 
     /// A listener on a free loopback port and a blocking client connected to it.
