@@ -74,10 +74,10 @@ struct Socket: Sendable {
 
     /// Reads up to `maxBytes`; an empty array means the peer closed its side.
     ///
-    /// Up to 64 KiB (request heads, small bodies) is received into scratch space and
-    /// copied out at its actual size: a request of a hundred bytes then costs a
-    /// hundred-byte array, not a 64 KiB one allocated and freed per read (and per
-    /// `EAGAIN`). Larger reads expect to fill the array and receive into it directly.
+    /// Up to 64 KiB (request heads, small bodies) is received into temporary scratch
+    /// space and copied out at its actual size, so the connection can keep the result
+    /// as its buffer: a hundred-byte request is held in a hundred bytes, not in a
+    /// 64 KiB array. Larger reads expect to fill the array and receive into it directly.
     func receive(maxBytes: Int) throws(HTTPError) -> Outcome<[UInt8]> {
         var failure: Int32 = 0
         let bytes: [UInt8]

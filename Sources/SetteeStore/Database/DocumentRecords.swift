@@ -45,33 +45,36 @@ enum DocumentRecords {
         try read(db, id: id, withWinner: true)
     }
 
+    /// Columns: the `docs` row (0–2), the revision row (3–7, `TreeRow`), whether it is
+    /// the winner the `docs` row names (8); `treeAndWinnerSQL` adds the winner's body
+    /// and whether it has attachments (9–10). `d.winner` is compared, not selected.
     private static let treeSQL = """
-        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
+        SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
                r.revid = d.winner
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
     private static let treeAndWinnerSQL = """
-        SELECT d.doc_id, d.seq, d.winner, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
+        SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
                r.revid = d.winner, CASE WHEN r.revid = d.winner THEN r.json END,
                CASE WHEN r.revid = d.winner THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
 
-    /// Runs `treeSQL`, or `treeAndWinnerSQL` (whose two extra columns follow the tree's).
-    /// The record's winner is the revision row the `docs` row names (column 9), so
-    /// no revision id is parsed twice: this runs for every document read.
+    /// Runs `treeSQL` or `treeAndWinnerSQL`. The record's winner is the revision row
+    /// the `docs` row names, so no revision id is parsed twice: this runs for every
+    /// document read.
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
         var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
         var rows: [TreeRow] = []
         var winnerRev: RevisionID?
         var winner: DocumentWithWinner.Winner?
         try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
-            if first == nil { first = (row.int64(0), row.int64(1), row.int64(3) != 0) }
-            guard let tree = TreeRow(row, from: 4) else { return }
+            if first == nil { first = (row.int64(0), row.int64(1), row.int64(2) != 0) }
+            guard let tree = TreeRow(row, from: 3) else { return }
             rows.append(tree)
-            guard row.int64(9) != 0 else { return }
+            guard row.int64(8) != 0 else { return }
             winnerRev = tree.rev
-            if withWinner { winner = .init(rev: tree.rev, body: row.blob(10), hasAttachments: row.int64(11) != 0) }
+            if withWinner { winner = .init(rev: tree.rev, body: row.blob(9), hasAttachments: row.int64(10) != 0) }
         }
         guard let first else { return nil }
         let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
@@ -209,7 +212,7 @@ private struct TreeRow {
 
     /// Parent links are row sequences in the table and revision ids in the tree.
     static func tree(_ rows: [TreeRow]) -> RevisionTree {
-        // Most documents have one revision stored: its parent, if any, was stemmed.
+        // Most documents have one revision stored, a root: no map of parents needed.
         if rows.count == 1, let row = rows.first, row.parent == nil {
             return RevisionTree(nodes: [RevisionTree.Node(rev: row.rev, parent: nil, isDeleted: row.isDeleted,
                                                           sequence: row.sequence, hasBody: row.hasBody)])

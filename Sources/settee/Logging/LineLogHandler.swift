@@ -1,6 +1,5 @@
 internal import Foundation
 internal import Logging
-internal import SetteeHTTP
 internal import Synchronization
 
 /// A swift-log handler writing one line per event to stderr:
@@ -115,5 +114,14 @@ final class LogSink: Sendable {
             if n <= 0 { return }
             offset += n
         }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `text`'s UTF-8 as one copy of its contiguous bytes (appending a
+    /// `String.UTF8View` goes through the generic sequence path, per log line).
+    fileprivate mutating func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }
