@@ -3,14 +3,15 @@
 CouchDB API reference "/{db}/{docid}" (Attachments, Inline / multipart) and
 "/{db}/{docid}/{attname}"; source: chttpd_db.erl db_attachment_req (GET headers:
 ETag = quoted base64 MD5, Accept-Ranges, Content-Encoding when the client accepts the
-stored encoding; Range -> 206 / 416), validate_attachment_name (leading `_` -> 400).
+stored encoding; Range -> 206 / 416, several ranges -> multipart/byteranges),
+validate_attachment_name (leading `_` -> 400).
 """
 
 import base64
 import hashlib
 
 from couch import assert_error, assert_status, body_of, get_doc, put_doc, qjson
-from multipart import build_related, media_type, parse_multipart
+from multipart import boundary_of, build_related, media_type, parse_multipart
 
 DATA = bytes((i * 7) % 256 for i in range(2003))
 B64 = base64.b64encode(DATA).decode()
@@ -195,6 +196,60 @@ def test_range_requests(db):
     assert r.content == DATA[10:20]
     r = db.client.get(db.url("doc", "f.bin"), headers={"Range": "bytes=5000-6000"})
     assert_status(r, 416)
+
+
+def test_open_ended_suffix_and_whole_ranges(db):
+    """chttpd_db.erl parse_ranges: `first-` runs to the end and `-n` is the last n
+    bytes (206, one Content-Range); a `0-` range means the whole attachment (200); a
+    last byte past the end is clamped; a range that ends before it starts is 416."""
+    db.client.put(db.url("doc", "f.bin"), data=DATA, headers={"Content-Type": OCTET})
+    url = db.url("doc", "f.bin")
+    r = db.client.get(url, headers={"Range": "bytes=2000-"})
+    assert_status(r, 206)
+    assert r.headers["Content-Range"] == "bytes 2000-2002/%d" % len(DATA)
+    assert r.content == DATA[2000:]
+    r = db.client.get(url, headers={"Range": "bytes=-5"})
+    assert_status(r, 206)
+    assert r.headers["Content-Range"] == "bytes 1998-2002/%d" % len(DATA)
+    assert r.content == DATA[-5:]
+    r = db.client.get(url, headers={"Range": "bytes=1990-9999"})
+    assert_status(r, 206)
+    assert r.content == DATA[1990:]
+    r = db.client.get(url, headers={"Range": "bytes=0-"})
+    assert_status(r, 200)
+    assert r.content == DATA
+    r = db.client.get(url, headers={"Range": "bytes=20-10"})
+    assert_status(r, 416)
+
+
+def test_several_ranges_are_multipart_byteranges(db):
+    """Two to nine ranges: 206 multipart/byteranges, one part per range in request
+    order, each with the attachment's Content-Type and its Content-Range
+    (chttpd_db.erl send_ranges_multipart); ten or more: the whole attachment, 200."""
+    db.client.put(db.url("doc", "f.bin"), data=DATA, headers={"Content-Type": OCTET})
+    url = db.url("doc", "f.bin")
+    r = db.client.get(url, headers={"Range": "bytes=100-109, 0-4, -3"})
+    assert_status(r, 206)
+    assert media_type(r.headers["Content-Type"]) == "multipart/byteranges"
+    delimiter = b"--" + boundary_of(r.headers["Content-Type"]).encode()
+    pieces = r.content.split(delimiter)
+    assert pieces[0] == b"" and pieces[-1].startswith(b"--"), r.content[:80]
+    parts = []
+    for piece in pieces[1:-1]:
+        assert piece.startswith(b"\r\n") and piece.endswith(b"\r\n")
+        head, data = piece[2:-2].split(b"\r\n\r\n", 1)
+        fields = dict(line.split(": ", 1) for line in head.decode().split("\r\n"))
+        parts.append((fields["Content-Type"], fields["Content-Range"], data))
+    total = len(DATA)
+    assert parts == [
+        (OCTET, "bytes 100-109/%d" % total, DATA[100:110]),
+        (OCTET, "bytes 0-4/%d" % total, DATA[0:5]),
+        (OCTET, "bytes 2000-2002/%d" % total, DATA[2000:]),
+    ]
+    ten = ", ".join("%d-%d" % (i * 10 + 1, i * 10 + 5) for i in range(10))
+    r = db.client.get(url, headers={"Range": "bytes=" + ten})
+    assert_status(r, 200)
+    assert r.content == DATA
 
 
 def test_multipart_related_put(db):

@@ -68,6 +68,18 @@ import Testing
         #expect(range.headers["Content-Range"] == "bytes 10-19/2003")
         let past = await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=5000-6000"])
         #expect(past.status == 416 && past.json["error"] == "requested_range_not_satisfiable")
+        // CouchDB's parse_ranges: `0-` is the whole attachment; several ranges are multipart.
+        #expect(await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=0-"]).status == 200)
+        let two = await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=0-1,-2"])
+        #expect(two.status == 206)
+        let boundary = try #require(two.headers["Content-Type"]?.split(separator: "\"").dropFirst().first)
+        func part(_ range: String) -> [UInt8] {
+            Array("\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes \(range)/2003\r\n\r\n".utf8)
+        }
+        let delimiter: [UInt8] = Array("--\(boundary)".utf8)
+        var expected: [UInt8] = delimiter + part("0-1") + Self.data[0..<2] + [0x0D, 0x0A] + delimiter
+        expected += part("2001-2002") + Self.data[2001...] + [0x0D, 0x0A] + delimiter + Array("--".utf8)
+        #expect(two.body == expected)
         let rev = try #require(put.json["rev"]?.stringValue)
         #expect(await h.send("DELETE", "/db/doc/dir/f.bin").status == 409)
         let deleted = await h.send("DELETE", "/db/doc/dir/f.bin?rev=\(rev)")

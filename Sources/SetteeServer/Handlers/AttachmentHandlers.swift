@@ -23,21 +23,47 @@ enum AttachmentHandlers {
                                     "Accept-Ranges": attachment.isGzipped ? "none" : "bytes"]
         if sendEncoded { headers.add("Content-Encoding", "gzip") }
         // Ranges only for identity-stored bytes, as CouchDB (`Enc == identity`).
-        let range = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
+        let ranges = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
             try ByteRange.parse($0, length: attachment.length)
         }
-        if let range {
-            headers.add("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(attachment.length)")
+        if let ranges, ranges.count > 1 {
+            return multipartRanges(ranges, of: attachment, database)
         }
+        let range = ranges?.first
+        if let range { headers.add("Content-Range", ByteRange.contentRange(range, of: attachment.length)) }
         let length = range.map { $0.upperBound - $0.lowerBound }
             ?? (attachment.isGzipped && !sendEncoded ? attachment.length : attachment.encodedLength)
         headers.add("Content-Length", String(length))
         let decode = attachment.isGzipped && !sendEncoded
         return HTTPResponse(status: range == nil ? 200 : 206, headers: headers, body: .stream { writer in
-            let download = try await database.openAttachment(attachment, range: range, decode: decode)
-            defer { download.close() }
-            while let piece = try await download.next() { try await writer.write(piece) }
+            try await send(attachment, range: range, decode: decode, from: database, to: writer)
         })
+    }
+
+    /// Several ranges: 206 with one `multipart/byteranges` part per range, in CouchDB's
+    /// framing (chttpd_db.erl `send_ranges_multipart`: `--B`, then per range its
+    /// headers, bytes and `CRLF--B`, then `--`), streamed chunked.
+    private static func multipartRanges(_ ranges: [Range<Int64>], of attachment: StoredAttachment,
+                                        _ database: Database) -> HTTPResponse {
+        let boundary = UUIDs.random()
+        let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\""]
+        return HTTPResponse(status: 206, headers: headers, body: .stream { writer in
+            try await writer.write(Array("--\(boundary)".utf8))
+            for range in ranges {
+                try await writer.write(Array(("\r\nContent-Type: \(attachment.contentType)\r\n"
+                    + "Content-Range: \(ByteRange.contentRange(range, of: attachment.length))\r\n\r\n").utf8))
+                try await send(attachment, range: range, decode: false, from: database, to: writer)
+                try await writer.write(Array("\r\n--\(boundary)".utf8))
+            }
+            try await writer.write(Array("--".utf8))
+        })
+    }
+
+    private static func send(_ attachment: StoredAttachment, range: Range<Int64>?, decode: Bool,
+                             from database: Database, to writer: any ResponseBodyWriter) async throws {
+        let download = try await database.openAttachment(attachment, range: range, decode: decode)
+        defer { download.close() }
+        while let piece = try await download.next() { try await writer.write(piece) }
     }
 
     /// Adds or replaces one attachment: a child of `?rev=` (or `If-Match`) keeping the
