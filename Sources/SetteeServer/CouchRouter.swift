@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-public import SetteeHTTP
+import SetteeHTTP
 import SetteeStore
 
 /// The CouchDB REST API as an `HTTPResponder`: authenticates, finds the route,
