@@ -4,8 +4,6 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [(name: String, value: String)] = []
 
     public init() {}
-    /// Room for `capacity` fields before the storage grows.
-    public init(capacity: Int) { fields.reserveCapacity(capacity) }
     public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 

@@ -33,7 +33,8 @@ struct RequestParser: Sendable {
         var lines = LineCursor(buffer: buffer, position: begin)
         guard let first = lines.next(), !first.isEmpty else { throw .malformedRequest("empty request") }
         let (method, target, version) = try Self.parseRequestLine(buffer[first])
-        var headers = HTTPHeaders(capacity: 8)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(8)
         var mentionsFraming = false
         var fieldCount = 0
         while let range = lines.next(), !range.isEmpty {

@@ -24,9 +24,6 @@ struct ResponseHead: Sendable {
     /// Whether the connection closes after this response.
     let closing: Bool
 
-    /// The status line and header section alone.
-    var bytes: [UInt8] { Array(wire[..<headCount]) }
-
     init(response: HTTPResponse, requestMethod: String, version: HTTPVersion, closing: Bool) {
         let headers = response.headers
         let status = response.status

@@ -54,16 +54,7 @@ final class CredentialCache: Sendable {
 
     /// A SHA-256 as four words: a key that costs no allocation.
     private struct Key: Hashable, Sendable {
-        let words: (UInt64, UInt64, UInt64, UInt64)
-
-        static func == (a: Key, b: Key) -> Bool { a.words == b.words }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-            hasher.combine(words.2)
-            hasher.combine(words.3)
-        }
+        let w0, w1, w2, w3: UInt64
     }
 
     /// The SHA-256 of `text`'s UTF-8, hashed in place (a header is checked on every request).
@@ -71,10 +62,10 @@ final class CredentialCache: Sendable {
         var text = text
         let digest = text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         return digest.withUnsafeBytes { raw in
-            Key(words: (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-                        raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                        raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
-                        raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+            Key(w0: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                w1: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                w2: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+                w3: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         }
     }
 }
