@@ -9,7 +9,7 @@ DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release conformance clean
+.PHONY: serve test deps build build-release conformance fuzz fuzz-smoke clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -36,6 +36,17 @@ serve: build-release
 test: build
 	swift test -j $(SWIFT_JOBS)
 	$(MAKE) --no-print-directory conformance
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run).
+# `make test` runs each target briefly from a fixed seed, so a run is repeatable;
+# `make fuzz FUZZ_SECONDS=600` explores longer from a random one.
+FUZZ_SECONDS ?= 300
+fuzz: build
+	fuzz/run $(FUZZ_SECONDS)
+
+fuzz-smoke: build
+	FUZZ_SEED=1 fuzz/run 15
 
 conformance:
 	@bin="$$(swift build --show-bin-path)/settee"; \

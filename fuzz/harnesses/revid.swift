@@ -1,0 +1,18 @@
+// libFuzzer target `revid`, compiled with SetteeStore's RevisionID by fuzz/run.
+//
+// Revision ids come from clients (`_rev`, `?rev=`, `If-Match`, `_revisions`,
+// `_revs_diff`) and are parsed for every node of every tree read. On any text
+// the parser must not trap, and what it accepts must print as text that parses
+// back to the same id.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRevisionID(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let fromBytes = RevisionID(utf8: bytes)
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let rev = RevisionID(text) else { return 0 }
+    if bytes.elementsEqual(text.utf8) { precondition(fromBytes == rev, "bytes and text parse differently") }
+    precondition(rev.generation >= 1, "generation below 1")
+    precondition(RevisionID(rev.description) == rev, "\(rev) does not parse back to itself")
+    return 0
+}
