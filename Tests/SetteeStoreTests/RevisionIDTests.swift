@@ -24,6 +24,16 @@ import Testing
         }
     }
 
+    /// `_revisions` gives generation and suffix apart: they are checked as the text form's are.
+    @Test func generationAndSuffixGivenApartAreCheckedAlike() {
+        #expect(RevisionID(generation: 2, validating: "0123456789ABCDEF0123456789ABCDEF")
+                == RevisionID("2-0123456789abcdef0123456789abcdef"))
+        #expect(RevisionID(generation: 3, validating: "a-b") == RevisionID("3-a-b"))
+        #expect(RevisionID(generation: 1, validating: "") == nil)
+        #expect(RevisionID(generation: 0, validating: "abc") == nil)
+        #expect(RevisionID(generation: 1, validating: "0123456789abcdef0123456789abcdeg") == nil)
+    }
+
     @Test func ordersByGenerationThenSuffixBytes() throws {
         let a = try #require(RevisionID("2-b")), b = try #require(RevisionID("10-a")), c = try #require(RevisionID("2-c"))
         #expect(a < b)

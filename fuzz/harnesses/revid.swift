@@ -14,5 +14,11 @@ public func fuzzRevisionID(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if bytes.elementsEqual(text.utf8) { precondition(fromBytes == rev, "bytes and text parse differently") }
     precondition(rev.generation >= 1, "generation below 1")
     precondition(RevisionID(rev.description) == rev, "\(rev) does not parse back to itself")
+    // As `_revisions` gives them: the generation and the text after the first dash.
+    if let dash = text.firstIndex(of: "-") {
+        let suffix = String(text[text.index(after: dash)...])
+        precondition(RevisionID(generation: rev.generation, validating: suffix) == rev,
+                     "generation and suffix apart parse differently from \(text)")
+    }
     return 0
 }

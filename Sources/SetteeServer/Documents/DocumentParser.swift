@@ -157,7 +157,7 @@ struct DocumentParser {
         else { throw CouchError(400, "doc_validation", "_revisions member is invalid") }
         var history: [RevisionID] = []
         for (i, id) in ids.enumerated() {
-            guard let suffix = id.stringValue, let parsed = RevisionID("\(start - i)-\(suffix)") else {
+            guard let suffix = id.stringValue, let parsed = RevisionID(generation: start - i, validating: suffix) else {
                 throw CouchError.badRequest("Invalid rev format")
             }
             history.append(parsed)
