@@ -66,4 +66,30 @@ import Testing
         let busy = try await db.writer.withoutTransaction { try $0.integer("PRAGMA wal_checkpoint(TRUNCATE)") }
         #expect(busy == 0)
     }
+
+    /// Whether a snapshot is kept is decided when the read ends. A checkpoint that
+    /// needs the readers off the WAL asks the readers it sees holding a snapshot to
+    /// end it; one that began while this read was starting may not have seen it, and
+    /// a snapshot kept then held the checkpoint and the writes behind it for the
+    /// 10 s busy timeout (fuzz/api.py found it).
+    @Test func aReadEndsItsSnapshotWhenReadersMustLeaveTheWAL() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a")
+        let commits = CommitCounter()
+        let pool = try ReaderPool(path: db.path, count: 1, label: "test", commits: commits)
+        defer { pool.close() }
+        _ = try await pool.read { try $0.integer("SELECT count(*) FROM docs") }
+        #expect(pool.openSnapshots() == 1)
+        // The flag turns while the read runs, and no release is asked of this reader.
+        _ = try await pool.read { connection in
+            commits.mayKeepSnapshots = false
+            return try connection.integer("SELECT count(*) FROM docs")
+        }
+        #expect(pool.openSnapshots() == 0)
+        commits.mayKeepSnapshots = true
+        _ = try await pool.read { try $0.integer("SELECT count(*) FROM docs") }
+        #expect(pool.openSnapshots() == 1)
+    }
 }

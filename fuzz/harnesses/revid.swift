@@ -14,9 +14,10 @@ public func fuzzRevisionID(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if bytes.elementsEqual(text.utf8) { precondition(fromBytes == rev, "bytes and text parse differently") }
     precondition(rev.generation >= 1, "generation below 1")
     precondition(RevisionID(rev.description) == rev, "\(rev) does not parse back to itself")
-    // As `_revisions` gives them: the generation and the text after the first dash.
-    if let dash = text.firstIndex(of: "-") {
-        let suffix = String(text[text.index(after: dash)...])
+    // As `_revisions` gives them: the generation and the text after the first dash
+    // byte (not Character: "-" followed by a combining mark is one Character).
+    if let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")) {
+        let suffix = String(decoding: text.utf8[text.utf8.index(after: dash)...], as: UTF8.self)
         precondition(RevisionID(generation: rev.generation, validating: suffix) == rev,
                      "generation and suffix apart parse differently from \(text)")
     }

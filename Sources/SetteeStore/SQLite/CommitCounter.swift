@@ -14,17 +14,20 @@ final class CommitCounter: Sendable {
     /// Called with the new count after each bump (`ReaderPool` releases snapshots that went stale).
     private let observers = Mutex<[@Sendable (UInt64) -> Void]>([])
 
-    var value: UInt64 { count.load(ordering: .acquiring) }
+    // Sequentially consistent, not acquire/release: a reader marks its snapshot held
+    // and then loads these, the writer stores these and then loads the mark, and
+    // only a total order guarantees one of them sees the other (ReaderPool's `read`).
+    var value: UInt64 { count.load(ordering: .sequentiallyConsistent) }
 
     /// False while the writer needs every reader off the WAL (a TRUNCATE checkpoint
     /// waits for that): readers then end their snapshot after each read.
     var mayKeepSnapshots: Bool {
-        get { snapshotsMayBeKept.load(ordering: .acquiring) }
-        set { snapshotsMayBeKept.store(newValue, ordering: .releasing) }
+        get { snapshotsMayBeKept.load(ordering: .sequentiallyConsistent) }
+        set { snapshotsMayBeKept.store(newValue, ordering: .sequentiallyConsistent) }
     }
 
     func bump() {
-        let now = count.add(1, ordering: .releasing).newValue
+        let now = count.add(1, ordering: .sequentiallyConsistent).newValue
         for observer in observers.withLock({ $0 }) { observer(now) }
     }
 

@@ -34,8 +34,10 @@ final class ReaderPool: @unchecked Sendable {
             return Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: connection)
         }
         self.commits = commits
-        commits.observe { [readers] count in
-            for reader in readers { reader.releaseSnapshot(olderThan: count) }
+        // Weak: the counter holds this closure for as long as it lives.
+        commits.observe { [readers, weak commits] _ in
+            guard let commits else { return }
+            for reader in readers { reader.releaseSnapshot(ifStaleAt: commits) }
         }
     }
 
@@ -52,9 +54,7 @@ final class ReaderPool: @unchecked Sendable {
         // Unchecked: the block below resumes it exactly once, on every path.
         return try await withUnsafeThrowingContinuation { continuation in
             reader.queue.async {
-                let result = Result {
-                    try reader.read(at: commits.value, keepingSnapshot: commits.mayKeepSnapshots, work)
-                }
+                let result = Result { try reader.read(commits: commits, work) }
                 reader.queued.subtract(1, ordering: .relaxed)
                 continuation.resume(with: result)
             }
@@ -98,18 +98,29 @@ private final class Reader: @unchecked Sendable {
         self.connection = connection
     }
 
-    /// `work` in the open snapshot if it began at `commitCount`, else in a new one,
-    /// which stays open afterwards if `keepingSnapshot`.
-    func read<T>(at commitCount: UInt64, keepingSnapshot: Bool, _ work: (Connection) throws -> T) throws -> T {
+    /// `work` in the open snapshot if it began at the current commit count, else in
+    /// a new one, which stays open afterwards while no commit happened and readers
+    /// may keep snapshots.
+    ///
+    /// Whether to keep it is decided after the work, not before. A commit, or a
+    /// checkpoint that needs the readers off the WAL, asks readers that hold a
+    /// snapshot to end it (`releaseSnapshot`); one that came between reading the
+    /// count here and marking the snapshot held would not ask this reader, and a
+    /// snapshot kept then held the next TRUNCATE checkpoint, and every write queued
+    /// behind it, for the 10 s busy timeout (found by fuzz/api.py). The mark and the
+    /// checks are sequentially consistent against the writer's flag, count and its
+    /// look at the mark: one of the two sides always sees the other.
+    func read<T>(commits: CommitCounter, _ work: (Connection) throws -> T) throws -> T {
+        let commitCount = commits.value
         if snapshot != commitCount {
             endSnapshot()
             try connection.run("BEGIN")
             snapshotsBegun.add(1, ordering: .relaxed)
             snapshot = commitCount
-            holdsSnapshot.store(true, ordering: .releasing)
+            holdsSnapshot.store(true, ordering: .sequentiallyConsistent)
         }
         do {
-            defer { if !keepingSnapshot { endSnapshot() } }
+            defer { if !commits.mayKeepSnapshots || commits.value != commitCount { endSnapshot() } }
             return try work(connection)
         } catch {
             // After an error the transaction's state is unknown: start afresh next time.
@@ -118,13 +129,18 @@ private final class Reader: @unchecked Sendable {
         }
     }
 
-    /// Ends the open snapshot on `queue` if it began before commit number `count`.
-    func releaseSnapshot(olderThan count: UInt64) {
-        guard holdsSnapshot.load(ordering: .acquiring),
-              !isReleaseQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// Ends the open snapshot on `queue` if, by then, a commit came after it began or
+    /// readers may no longer keep one.
+    ///
+    /// Judged when the release runs, not when it is asked for: while one release is
+    /// queued, further asks are dropped, and a read that ran before it may have begun
+    /// a snapshot the dropped ask was about (a checkpoint then waited on it).
+    func releaseSnapshot(ifStaleAt commits: CommitCounter) {
+        guard holdsSnapshot.load(ordering: .sequentiallyConsistent),
+              !isReleaseQueued.exchange(true, ordering: .sequentiallyConsistent) else { return }
         queue.async { [self] in
-            isReleaseQueued.store(false, ordering: .releasing)
-            if let snapshot, snapshot < count { endSnapshot() }
+            isReleaseQueued.store(false, ordering: .sequentiallyConsistent)
+            if let snapshot, !commits.mayKeepSnapshots || snapshot != commits.value { endSnapshot() }
         }
     }
 
@@ -137,6 +153,6 @@ private final class Reader: @unchecked Sendable {
         guard snapshot != nil else { return }
         try? connection.run("COMMIT")
         snapshot = nil
-        holdsSnapshot.store(false, ordering: .releasing)
+        holdsSnapshot.store(false, ordering: .sequentiallyConsistent)
     }
 }
