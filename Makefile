@@ -32,37 +32,28 @@ serve: build-release
 	"$$(swift build -c release --show-bin-path)/settee" serve --config $(CONFIG) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 # Unit and integration tests, then the black-box conformance suite against a fresh
-# settee on a free loopback port, in a temp dir, with a throwaway admin.
+# settee on a free loopback port, in a temp dir, with a throwaway admin
+# (scripts/with-settee), then a short fuzzing run of the parsers and the API.
 test: build
 	swift test -j $(SWIFT_JOBS)
 	$(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory fuzz-smoke
 
-# Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run).
-# `make test` runs each target briefly from a fixed seed, so a run is repeatable;
-# `make fuzz FUZZ_SECONDS=600` explores longer from a random one.
+# Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run), and
+# mutated requests to every endpoint of a live server (fuzz/api.py). `make test`
+# runs them briefly from fixed seeds, so a run is repeatable; `make fuzz
+# FUZZ_SECONDS=600` explores longer from random ones.
 FUZZ_SECONDS ?= 300
 fuzz: build
 	fuzz/run $(FUZZ_SECONDS)
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 100000 --seed $$RANDOM
 
 fuzz-smoke: build
 	FUZZ_SEED=1 fuzz/run 15
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
 
 conformance:
-	@bin="$$(swift build --show-bin-path)/settee"; \
-	tmp="$$(mktemp -d)"; pass="conf-$$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"; \
-	port="$$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"; \
-	SETTEE_ADMIN="admin:$$pass" "$$bin" serve --bind 127.0.0.1 --port "$$port" --data-dir "$$tmp/data" \
-	  > "$$tmp/settee.log" 2>&1 & pid=$$!; \
-	trap 'kill "$$pid" 2>/dev/null || true; wait "$$pid" 2>/dev/null || true; rm -rf "$$tmp"' EXIT; \
-	for _ in $$(seq 1 300); do \
-	  grep -q "Settee listening on" "$$tmp/settee.log" && break; \
-	  kill -0 "$$pid" 2>/dev/null || { cat "$$tmp/settee.log"; echo "settee exited before listening"; exit 1; }; \
-	  sleep 0.1; done; \
-	grep -q "Settee listening on" "$$tmp/settee.log" || { cat "$$tmp/settee.log"; echo "settee did not start"; exit 1; }; \
-	status=0; conformance/run "http://admin:$$pass@127.0.0.1:$$port" || status=$$?; \
-	kill -TERM "$$pid"; wait "$$pid" || { echo "settee did not exit cleanly"; status=1; }; \
-	[ "$$status" -eq 0 ] || cat "$$tmp/settee.log"; exit "$$status"
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run
 
 clean:
 	swift package clean

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""fuzz/api.py BASE_URL [--requests N] [--seed S]: mutational fuzzing of the HTTP API.
+"""fuzz/api.py [BASE_URL] [--requests N] [--seed S]: mutational fuzzing of the HTTP API.
 
 The libFuzzer targets (fuzz/run) cover the parsers one by one; this covers what
 lies behind them, through a real server: the handlers' reading of JSON bodies,
 query parameters and headers. It takes valid requests to every endpoint and
 changes them (JSON values swapped for values of other types, special `_` fields,
 truncated and corrupted bodies, odd query values, hostile headers), and sends N of
-them on one keep-alive connection. The admin credentials go in the URL.
+them on one keep-alive connection. The admin credentials go in the URL, which
+defaults to $SETTEE_URL (as scripts/with-settee sets it).
 
 What must hold for every request (STYLE's bad-input rule, DESIGN's "never a crash"):
 - the answer is below 500 (501 for what Settee does not implement is allowed);
@@ -22,6 +23,7 @@ import argparse
 import base64
 import http.client
 import json
+import os
 import random
 import sys
 import urllib.parse
@@ -238,10 +240,12 @@ def describe(request):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("base")
+    parser.add_argument("base", nargs="?", default=os.environ.get("SETTEE_URL"))
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if not args.base:
+        parser.error("give BASE_URL or set SETTEE_URL")
     fuzz = Fuzzer(args.base.rstrip("/"), args.seed)
     db = f"fuzz-{args.seed}-{random.randrange(1 << 32):08x}"  # one length: the same mutations each run
     canary = {"_id": "canary", "keep": ["this", 1, {"as": "is"}]}
