@@ -39,18 +39,21 @@ test: build
 	$(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory fuzz-smoke
 
-# Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run), and
-# mutated requests to every endpoint of a live server (fuzz/api.py). `make test`
+# Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run),
+# mutated requests to every endpoint of a live server (fuzz/api.py), and mutated
+# framing on raw connections to it (fuzz/wire.py). `make test`
 # runs them briefly from fixed seeds, so a run is repeatable; `make fuzz
 # FUZZ_SECONDS=600` explores longer from random ones.
 FUZZ_SECONDS ?= 300
 fuzz: build
 	fuzz/run $(FUZZ_SECONDS)
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 100000 --seed $$RANDOM
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 100000 --seed $$RANDOM
 
 fuzz-smoke: build
 	FUZZ_SEED=1 fuzz/run 15
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
 
 conformance:
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run
