@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 @testable import SetteeStore
 
@@ -28,5 +30,41 @@ import Testing
         #expect(try await db.info().isCompacting == false)
         _ = try await db.put("b")
         #expect(try await db.info().docCount == 2)
+    }
+
+    /// Compaction's last checkpoint waits for readers to leave the WAL, and writes
+    /// wait behind it: a read held open must delay them by about a second, not by
+    /// the 10 s busy timeout (then the WAL is simply left to a later checkpoint).
+    @Test func aHeldReadDelaysCompactionAndWritesBrieflyOnly() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for n in 0..<20 { _ = try await db.put("d\(n)") }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let watchdogFired = Atomic<Bool>(false)
+        // A read that has taken its snapshot and holds it until released.
+        async let held: Int64? = db.readers.read { connection in
+            let count = try connection.integer("SELECT count(*) FROM docs")
+            started.signal()
+            release.wait()
+            return count
+        }
+        await withCheckedContinuation { c in DispatchQueue.global().async { started.wait(); c.resume() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            watchdogFired.store(true, ordering: .relaxed)
+            release.signal()
+        }
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await db.compact()
+        _ = try await db.put("after")
+        let waited = clock.now - began
+        let fired = watchdogFired.load(ordering: .relaxed)
+        release.signal()
+        #expect(try await held == 20)
+        #expect(!fired)
+        #expect(waited < .seconds(5), "compaction and a write behind it took \(waited)")
+        #expect(try await db.info().docCount == 21)
     }
 }

@@ -15,6 +15,9 @@ extension Database {
         }
     }
 
+    /// How long compaction's final checkpoint waits for readers (writes wait behind it).
+    static let checkpointWaitMilliseconds = 1_000
+
     /// The compaction itself; `startCompaction` runs it in the background.
     func compact() async throws {
         try await writer.write { db in
@@ -31,8 +34,15 @@ extension Database {
             try db.execute("VACUUM")
         }
         try await writer.withReadersOffTheWAL { db in
-            // Fold the WAL back so file size reflects the vacuumed database.
-            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            // Fold the WAL back so file size reflects the vacuumed database. The
+            // checkpoint waits for readers to leave the WAL, and every write waits
+            // behind it on the writer queue: a long read (a large `_all_docs`) would
+            // hold writes for the whole busy timeout. So it waits a second at most;
+            // if a reader is still there, the WAL is left as it is (SQLite reuses it
+            // from the start after the next checkpoint that finds no reader).
+            try db.withBusyTimeout(milliseconds: Self.checkpointWaitMilliseconds) {
+                try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
         }
     }
 }

@@ -41,13 +41,24 @@ final class Connection {
         handle = db
         // Another connection may hold the write lock briefly (a reader's checkpoint,
         // compaction): wait rather than fail. https://sqlite.org/c3ref/busy_timeout.html
-        sqlite3_busy_timeout(db, 10_000)
+        sqlite3_busy_timeout(db, Int32(Self.busyTimeoutMilliseconds))
         // WAL: readers never block the writer. synchronous=FULL: a commit is fsynced
         // before it returns, so a 2xx survives power loss (https://sqlite.org/pragma.html#pragma_synchronous).
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
     }
 
+    /// How long a statement waits for a lock another connection holds.
+    static let busyTimeoutMilliseconds = 10_000
+
     deinit { close() }
+
+    /// Runs `work` with the busy timeout set to `milliseconds`, then restores it.
+    func withBusyTimeout<T>(milliseconds: Int, _ work: () throws -> T) throws -> T {
+        let db = try openHandle("busy_timeout")
+        sqlite3_busy_timeout(db, Int32(milliseconds))
+        defer { sqlite3_busy_timeout(db, Int32(Self.busyTimeoutMilliseconds)) }
+        return try work()
+    }
 
     /// Finalizes every cached statement and closes the connection.
     func close() {
