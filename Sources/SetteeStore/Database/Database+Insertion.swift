@@ -10,7 +10,8 @@
 /// After a document's rows are written its tree is stemmed to `_revs_limit` and
 /// the `docs` row caches the winner and the document's latest sequence (its
 /// `_changes` seq). A new document skips all of that: `Inserter.create` writes
-/// its two rows in their final state.
+/// its two rows in their final state, and runs of new ids (replicated ones too,
+/// `Inserter+Replication`) go in multi-row INSERTs.
 extension Database {
     /// Applies `updates` in order in one transaction.
     ///
@@ -26,7 +27,7 @@ extension Database {
         let (results, sequence) = try await writer.write { db in
             var job = try Inserter.Job(db, blobs: blobs)
             let results = newEdits ? try Inserter.edit(db, updates, job: &job)
-                                   : try updates.map { try Inserter.merge(db, $0, job: &job) }
+                                   : try Inserter.merge(db, updates, job: &job)
             try DocumentCounts.add(db, job.counts)
             return (results, job.lastSequence)
         }

@@ -135,15 +135,36 @@ enum DocumentRecords {
         return db.changes == 0 ? nil : db.lastInsertRowID
     }
 
+    /// A `docs` row of a document never written before, in its final state.
+    struct NewDocumentRow {
+        let rowID: Int64
+        let id: String
+        let sequence: Int64
+        let winner: RevisionID
+        let isDeleted: Bool
+    }
+
+    /// A `revs` row as written: `parent` is the parent row's sequence, `body` nil for
+    /// an ancestor whose body was never sent.
+    struct RevisionRow {
+        let sequence: Int64
+        let rowID: Int64
+        let rev: RevisionID
+        let parent: Int64?
+        let isLeaf: Bool
+        let isDeleted: Bool
+        let body: [UInt8]?
+    }
+
     /// Inserts the `docs` rows of new documents with one statement, each already
     /// holding its row id, seq and winner. False when some id has a row (or is
     /// given twice): then fewer rows went in, and the caller must delete them.
-    static func insertNewDocuments(_ db: Connection, _ rows: [NewDocument.Row]) throws -> Bool {
+    static func insertNewDocuments(_ db: Connection, _ rows: [NewDocumentRow]) throws -> Bool {
         var values: [SQLiteValue] = []
         values.reserveCapacity(rows.count * 5)
         for row in rows {
-            values += [.integer(row.rowID), .text(row.document.update.id), .integer(row.sequence),
-                       .text(row.document.rev.description), .integer(row.document.update.isDeleted ? 1 : 0)]
+            values += [.integer(row.rowID), .text(row.id), .integer(row.sequence),
+                       .text(row.winner.description), .integer(row.isDeleted ? 1 : 0)]
         }
         try db.run("INSERT INTO docs(doc_id, docid, seq, winner, deleted) VALUES "
                    + repeatElement("(?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
@@ -156,16 +177,26 @@ enum DocumentRecords {
         try db.run("DELETE FROM docs WHERE doc_id BETWEEN ? AND ?", [.integer(rowIDs.lowerBound), .integer(rowIDs.upperBound)])
     }
 
-    /// Inserts the one revision row of each new document in `rows` with one statement.
-    static func insertFirstRevisions(_ db: Connection, _ rows: [NewDocument.Row]) throws {
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(rows.count * 6)
-        for row in rows {
-            values += [.integer(row.sequence), .integer(row.rowID), .text(row.document.rev.description),
-                       .integer(row.document.update.isDeleted ? 1 : 0), .blob(row.document.update.body)]
+    /// Revision rows per multi-row INSERT (7 parameters a row, far below SQLite's limit;
+    /// the same sizes as a run of new documents, so the statements are shared).
+    static let revisionsPerInsert = Inserter.runLength
+
+    /// Inserts `rows`, `revisionsPerInsert` to a statement.
+    static func insertRevisions(_ db: Connection, _ rows: [RevisionRow]) throws {
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + revisionsPerInsert)]
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(chunk.count * 7)
+            for row in chunk {
+                values += [.integer(row.sequence), .integer(row.rowID), .text(row.rev.description),
+                           row.parent.map(SQLiteValue.integer) ?? .null, .integer(row.isLeaf ? 1 : 0),
+                           .integer(row.isDeleted ? 1 : 0), row.body.map(SQLiteValue.blob) ?? .null]
+            }
+            try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES "
+                       + repeatElement("(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), values)
+            start += chunk.count
         }
-        try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES "
-                   + repeatElement("(?, ?, ?, NULL, 1, ?, ?)", count: rows.count).joined(separator: ", "), values)
     }
 
     /// The largest `docs` row id, 0 for none.

@@ -73,13 +73,21 @@ extension Inserter {
         let rows = run.enumerated().map { index, document in
             NewDocument.Row(document: document, sequence: next.nextSequence(), rowID: lastRowID + 1 + Int64(index))
         }
-        guard try DocumentRecords.insertNewDocuments(db, rows) else {
+        let documents = rows.map { row in
+            DocumentRecords.NewDocumentRow(rowID: row.rowID, id: row.document.update.id, sequence: row.sequence,
+                                           winner: row.document.rev, isDeleted: row.document.update.isDeleted)
+        }
+        guard try DocumentRecords.insertNewDocuments(db, documents) else {
             try DocumentRecords.deleteDocuments(db, rowIDs: lastRowID + 1...lastRowID + Int64(rows.count))
             for document in run { results.append(try edit(db, document.update, job: &job)) }
             return
         }
         job = next
-        try DocumentRecords.insertFirstRevisions(db, rows)
+        try DocumentRecords.insertRevisions(db, rows.map { row in
+            DocumentRecords.RevisionRow(sequence: row.sequence, rowID: row.rowID, rev: row.document.rev, parent: nil,
+                                        isLeaf: true, isDeleted: row.document.update.isDeleted,
+                                        body: row.document.update.body)
+        })
         for row in rows {
             try finishCreation(db, row.document, sequence: row.sequence, job: &job)
             results.append(.success(row.document.rev))

@@ -88,6 +88,9 @@ final class Statement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// Columns in a result row.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func text(_ column: Int32) -> String? {
