@@ -19,14 +19,14 @@ Settee-specific (it asserts no 5xx and Settee's 501), so it is not in conformanc
 The seed makes a run repeatable: a failure prints the request that caused it.
 """
 
-import argparse
 import base64
 import http.client
 import json
-import os
 import random
 import sys
 import urllib.parse
+
+import live
 
 BODY_METHODS = {"PUT", "POST"}
 
@@ -189,10 +189,7 @@ def mutate(rng, request):
 
 class Fuzzer:
     def __init__(self, base, seed):
-        url = urllib.parse.urlsplit(base)
-        self.host, self.port = url.hostname, url.port or 80
-        creds = f"{urllib.parse.unquote(url.username or '')}:{urllib.parse.unquote(url.password or '')}"
-        self.auth = "Basic " + base64.b64encode(creds.encode()).decode()
+        self.host, self.port, self.auth = live.address(base)
         self.rng = random.Random(seed)
         self.conn = None
         self.statuses = {}
@@ -239,13 +236,7 @@ def describe(request):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("base", nargs="?", default=os.environ.get("SETTEE_URL"))
-    parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    if not args.base:
-        parser.error("give BASE_URL or set SETTEE_URL")
+    args = live.arguments(__doc__, "requests", 3000)
     fuzz = Fuzzer(args.base.rstrip("/"), args.seed)
     db = f"fuzz-{args.seed}-{random.randrange(1 << 32):08x}"  # one length: the same mutations each run
     canary = {"_id": "canary", "keep": ["this", 1, {"as": "is"}]}
@@ -260,7 +251,7 @@ def main():
         fuzz.check((*request[:4], data), *fuzz.send(*request[:4], data))
     recent = []  # the requests before a failure, on the same connection, may be its cause
     try:
-        for _ in range(args.requests):
+        for _ in range(args.count):
             request = mutate(fuzz.rng, fuzz.rng.choice(seeds))
             recent = recent[-2:] + [describe(request)]
             try:
@@ -279,7 +270,7 @@ def main():
             fuzz.send("DELETE", f"/{db}")
         except (http.client.HTTPException, OSError):
             pass
-    print(f"fuzz api: {args.requests} mutated requests (seed {args.seed}), statuses "
+    print(f"fuzz api: {args.count} mutated requests (seed {args.seed}), statuses "
           + ", ".join(f"{s}: {n}" for s, n in sorted(fuzz.statuses.items())))
 
 

@@ -17,15 +17,13 @@ What must hold for every case:
 The seed makes a run repeatable; a failure prints the bytes of its case.
 """
 
-import argparse
-import base64
-import os
 import random
 import re
 import socket
 import sys
 import time
-import urllib.parse
+
+import live
 
 STATUS_LINE = re.compile(rb"HTTP/1\.1 (\d{3}) ")
 ANY_STATUS = re.compile(rb"(?:^|\r\n)HTTP/1\.1 (\d{3}) ")
@@ -141,17 +139,8 @@ def admin_request(host, port, auth, method, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("base", nargs="?", default=os.environ.get("SETTEE_URL"))
-    parser.add_argument("--cases", type=int, default=3000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    if not args.base:
-        parser.error("give BASE_URL or set SETTEE_URL")
-    url = urllib.parse.urlsplit(args.base)
-    host, port = url.hostname, url.port or 80
-    creds = f"{urllib.parse.unquote(url.username or '')}:{urllib.parse.unquote(url.password or '')}"
-    auth = "Basic " + base64.b64encode(creds.encode()).decode()
+    args = live.arguments(__doc__, "cases", 3000)
+    host, port, auth = live.address(args.base)
     rng = random.Random(args.seed)
     db = f"wire-{args.seed}-{random.randrange(1 << 32):08x}"
     assert admin_request(host, port, auth, "PUT", f"/{db}").startswith(b"HTTP/1.1 201"), "could not create the db"
@@ -160,7 +149,7 @@ def main():
         cases = seeds(db.encode(), auth)
         for data in cases:  # unchanged first: each must be answered without a 5xx
             check(run_case(host, port, data, rng))
-        for n in range(args.cases):
+        for n in range(args.count):
             data = mutate(rng, rng.choice(cases))
             try:
                 received = run_case(host, port, data, rng)
@@ -179,7 +168,7 @@ def main():
             admin_request(host, port, auth, "DELETE", f"/{db}")
         except OSError:
             pass
-    print(f"fuzz wire: {args.cases} mutated connections (seed {args.seed}), statuses "
+    print(f"fuzz wire: {args.count} mutated connections (seed {args.seed}), statuses "
           + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items())))
 
 

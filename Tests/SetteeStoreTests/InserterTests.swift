@@ -8,16 +8,9 @@ import Testing
     /// `asRuns`: through the job-wide `edit` that batches runs of new ids, else one by one.
     func traced(_ db: Database, _ updates: [DocumentUpdate],
                 asRuns: Bool = false) async throws -> ([Result<RevisionID, StoreError>], [String]) {
-        try await db.writer.write { connection in
-            let log = ResultBox<[String]>()
-            log.value = []
-            connection.statementObserver = { log.value?.append($0) }
-            defer { connection.statementObserver = nil }
-            var job = try Inserter.Job(connection)
-            let results = asRuns ? try Inserter.edit(connection, updates, job: &job)
-                                 : try updates.map { try Inserter.edit(connection, $0, job: &job) }
-            try DocumentCounts.add(connection, job.counts)
-            return (results, log.value ?? [])
+        try await tracedJob(db) { connection, job in
+            asRuns ? try Inserter.edit(connection, updates, job: &job)
+                   : try updates.map { try Inserter.edit(connection, $0, job: &job) }
         }
     }
 

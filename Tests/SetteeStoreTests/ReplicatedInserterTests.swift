@@ -62,16 +62,9 @@ import Testing
     /// Writes `updates` as one job; returns the results and the statements it ran.
     private static func write(_ updates: [DocumentUpdate], to db: Database, inRuns: Bool)
         async throws -> (results: [Result<RevisionID, StoreError>], sql: [String]) {
-        try await db.writer.write { connection in
-            let log = ResultBox<[String]>()
-            log.value = []
-            connection.statementObserver = { log.value?.append($0) }
-            defer { connection.statementObserver = nil }
-            var job = try Inserter.Job(connection)
-            let results = inRuns ? try Inserter.merge(connection, updates, job: &job)
-                                 : try updates.map { try Inserter.merge(connection, $0, job: &job) }
-            try DocumentCounts.add(connection, job.counts)
-            return (results, log.value ?? [])
+        try await tracedJob(db) { connection, job in
+            inRuns ? try Inserter.merge(connection, updates, job: &job)
+                   : try updates.map { try Inserter.merge(connection, $0, job: &job) }
         }
     }
 

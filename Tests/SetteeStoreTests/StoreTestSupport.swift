@@ -26,6 +26,23 @@ struct TestStore {
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+/// Runs `body` as one write job on `db`'s writer, then adds the job's changes to the
+/// document totals; returns what `body` returned and the SQL it issued, in order.
+func tracedJob(_ db: Database,
+               _ body: @escaping @Sendable (Connection, inout Inserter.Job) throws -> [Result<RevisionID, StoreError>])
+    async throws -> (results: [Result<RevisionID, StoreError>], sql: [String]) {
+    try await db.writer.write { connection in
+        let log = ResultBox<[String]>()
+        log.value = []
+        connection.statementObserver = { log.value?.append($0) }
+        defer { connection.statementObserver = nil }
+        var job = try Inserter.Job(connection)
+        let results = try body(connection, &job)
+        try DocumentCounts.add(connection, job.counts)
+        return (results, log.value ?? [])
+    }
+}
+
 func rev(_ text: String) -> RevisionID {
     guard let rev = RevisionID(text) else { preconditionFailure("bad test rev \(text)") }
     return rev

@@ -28,23 +28,39 @@ extension Inserter {
     /// `new_edits=true` for a whole job: `edit` for each update, with runs of new ids batched.
     static func edit(_ db: Connection, _ updates: [DocumentUpdate],
                      job: inout Job) throws -> [Result<RevisionID, StoreError>] {
+        try inRuns(updates, job: &job,
+                   candidate: { update, job in
+                       update.baseRevision == nil ? try NewDocument(update, blobs: job.blobs) : nil
+                   },
+                   writeRun: { run, job, results in try create(db, run, job: &job, results: &results) },
+                   single: { update, job in try edit(db, update, job: &job) })
+    }
+
+    /// Applies `updates` in order: the ones `candidate` takes go to `writeRun` in runs
+    /// of up to `runLength`, every other one alone to `single`, after the run before it.
+    static func inRuns<Candidate>(
+        _ updates: [DocumentUpdate], job: inout Job,
+        candidate: (DocumentUpdate, Job) throws -> Candidate?,
+        writeRun: ([Candidate], inout Job, inout [Result<RevisionID, StoreError>]) throws -> Void,
+        single: (DocumentUpdate, inout Job) throws -> Result<RevisionID, StoreError>
+    ) throws -> [Result<RevisionID, StoreError>] {
         var results: [Result<RevisionID, StoreError>] = []
         results.reserveCapacity(updates.count)
-        var run: [NewDocument] = []
-        for update in updates {
-            if update.baseRevision == nil, let new = try NewDocument(update, blobs: job.blobs) {
-                run.append(new)
-                if run.count == runLength {
-                    try create(db, run, job: &job, results: &results)
-                    run = []
-                }
-                continue
-            }
-            try create(db, run, job: &job, results: &results)
+        var run: [Candidate] = []
+        func flush() throws {
+            if !run.isEmpty { try writeRun(run, &job, &results) }
             run = []
-            results.append(try edit(db, update, job: &job))
         }
-        try create(db, run, job: &job, results: &results)
+        for update in updates {
+            if let accepted = try candidate(update, job) {
+                run.append(accepted)
+                if run.count == runLength { try flush() }
+            } else {
+                try flush()
+                results.append(try single(update, &job))
+            }
+        }
+        try flush()
         return results
     }
 
@@ -66,7 +82,6 @@ extension Inserter {
     /// Writes `run` with one INSERT per table, or one by one when an id exists; appends a result per document.
     private static func create(_ db: Connection, _ run: [NewDocument], job: inout Job,
                                results: inout [Result<RevisionID, StoreError>]) throws {
-        guard !run.isEmpty else { return }
         // Row ids past the largest are free; SQLite picks the same way when left to choose.
         let lastRowID = try DocumentRecords.lastRowID(db)
         var next = job

@@ -23,31 +23,18 @@ extension Inserter {
     /// `new_edits=false` for a whole job: `merge` for each update, with runs of new ids batched.
     static func merge(_ db: Connection, _ updates: [DocumentUpdate],
                       job: inout Job) throws -> [Result<RevisionID, StoreError>] {
-        var results: [Result<RevisionID, StoreError>] = []
-        results.reserveCapacity(updates.count)
-        var run: [ReplicatedDocument] = []
-        for update in updates {
-            if let replicated = try ReplicatedDocument(update, revsLimit: job.revsLimit, blobs: job.blobs) {
-                run.append(replicated)
-                if run.count == runLength {
-                    try insert(db, run, job: &job, results: &results)
-                    run = []
-                }
-                continue
-            }
-            try insert(db, run, job: &job, results: &results)
-            run = []
-            results.append(try merge(db, update, job: &job))
-        }
-        try insert(db, run, job: &job, results: &results)
-        return results
+        try inRuns(updates, job: &job,
+                   candidate: { update, job in
+                       try ReplicatedDocument(update, revsLimit: job.revsLimit, blobs: job.blobs)
+                   },
+                   writeRun: { run, job, results in try insert(db, run, job: &job, results: &results) },
+                   single: { update, job in try merge(db, update, job: &job) })
     }
 
     /// Writes `run` with one INSERT into `docs` and few into `revs`, or one by one
     /// when an id exists; appends a result per document.
     private static func insert(_ db: Connection, _ run: [ReplicatedDocument], job: inout Job,
                                results: inout [Result<RevisionID, StoreError>]) throws {
-        guard !run.isEmpty else { return }
         // Row ids past the largest are free; SQLite picks the same way when left to choose.
         let lastRowID = try DocumentRecords.lastRowID(db)
         var next = job
