@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 @testable import SetteeStore
@@ -66,5 +67,26 @@ import Testing
         #expect(!fired)
         #expect(waited < .seconds(5), "compaction and a write behind it took \(waited)")
         #expect(try await db.info().docCount == 21)
+    }
+
+    /// A compaction that stops on an error says so (the `_compact` handler logs it)
+    /// instead of ending silently, and the database goes on working.
+    @Test func aFailedCompactionIsReported() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a")
+        // Without its blob directory the sweep cannot list blobs.
+        try FileManager.default.removeItem(atPath: BlobStore.directory(forDatabaseFile: db.path))
+        let failure = Mutex<String?>(nil)
+        try await db.startCompaction { error in failure.withLock { $0 = "\(error)" } }
+        // The failure is reported before the compaction counts as finished.
+        for _ in 0..<500 where try await db.info().isCompacting {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(try await db.info().isCompacting == false)
+        #expect(failure.withLock { $0 }?.contains("opendir") == true, "\(String(describing: failure.withLock { $0 }))")
+        _ = try await db.put("b")
+        #expect(try await db.info().docCount == 2)
     }
 }

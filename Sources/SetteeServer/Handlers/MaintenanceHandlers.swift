@@ -1,3 +1,4 @@
+import Logging
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -22,7 +23,8 @@ enum MaintenanceHandlers {
     static func compact(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireAdmin()
         try requireJSONContentType(context)
-        try await database.startCompaction()
+        let logger = context.logger, name = database.name
+        try await database.startCompaction { error in logger.error("compaction of \(name) failed: \(error)") }
         return JSONResponse.make(status: 202, ["ok": true])
     }
 

@@ -6,12 +6,17 @@
 /// transaction, so writes simply wait behind it and readers keep their WAL snapshots.
 extension Database {
     /// Drops bodies of non-leaf revisions and reclaims space. Returns at once;
-    /// `info().isCompacting` is true while it runs.
-    public func startCompaction() async throws {
+    /// `info().isCompacting` is true while it runs, and `failed` hears of an error
+    /// that stopped it (what was committed before stays: each step is a transaction).
+    public func startCompaction(failed: @escaping @Sendable (any Error) -> Void = { _ in }) async throws {
         guard compaction.begin() else { return }
         Task.detached { [self] in
             defer { compaction.end() }
-            try? await compact()
+            do {
+                try await compact()
+            } catch {
+                failed(error)
+            }
         }
     }
 
