@@ -85,27 +85,28 @@ extension Inserter {
         // Row ids past the largest are free; SQLite picks the same way when left to choose.
         let lastRowID = try DocumentRecords.lastRowID(db)
         var next = job
-        let rows = run.enumerated().map { index, document in
-            NewDocument.Row(document: document, sequence: next.nextSequence(), rowID: lastRowID + 1 + Int64(index))
-        }
-        let documents = rows.map { row in
-            DocumentRecords.NewDocumentRow(rowID: row.rowID, id: row.document.update.id, sequence: row.sequence,
-                                           winner: row.document.rev, isDeleted: row.document.update.isDeleted)
+        var documents: [DocumentRecords.NewDocumentRow] = []
+        var revisions: [DocumentRecords.RevisionRow] = []
+        documents.reserveCapacity(run.count)
+        revisions.reserveCapacity(run.count)
+        for (index, document) in run.enumerated() {
+            let rowID = lastRowID + 1 + Int64(index), sequence = next.nextSequence(), update = document.update
+            documents.append(DocumentRecords.NewDocumentRow(rowID: rowID, id: update.id, sequence: sequence,
+                                                            winner: document.rev, isDeleted: update.isDeleted))
+            revisions.append(DocumentRecords.RevisionRow(sequence: sequence, rowID: rowID, rev: document.rev,
+                                                         parent: nil, isLeaf: true, isDeleted: update.isDeleted,
+                                                         body: update.body))
         }
         guard try DocumentRecords.insertNewDocuments(db, documents) else {
-            try DocumentRecords.deleteDocuments(db, rowIDs: lastRowID + 1...lastRowID + Int64(rows.count))
+            try DocumentRecords.deleteDocuments(db, rowIDs: lastRowID + 1...lastRowID + Int64(run.count))
             for document in run { results.append(try edit(db, document.update, job: &job)) }
             return
         }
         job = next
-        try DocumentRecords.insertRevisions(db, rows.map { row in
-            DocumentRecords.RevisionRow(sequence: row.sequence, rowID: row.rowID, rev: row.document.rev, parent: nil,
-                                        isLeaf: true, isDeleted: row.document.update.isDeleted,
-                                        body: row.document.update.body)
-        })
-        for row in rows {
-            try finishCreation(db, row.document, sequence: row.sequence, job: &job)
-            results.append(.success(row.document.rev))
+        try DocumentRecords.insertRevisions(db, revisions)
+        for (document, row) in zip(run, documents) {
+            try finishCreation(db, document, sequence: row.sequence, job: &job)
+            results.append(.success(document.rev))
         }
     }
 
@@ -121,13 +122,6 @@ struct NewDocument {
     let update: DocumentUpdate
     let rev: RevisionID
     let attachments: [StoredAttachment]
-
-    /// One row of a multi-row insert: the document and the sequence and `docs` row id it takes.
-    struct Row {
-        let document: NewDocument
-        let sequence: Int64
-        let rowID: Int64
-    }
 
     /// Nil when the attachments need a parent (stubs) or a blob is missing: the general path decides then.
     init?(_ update: DocumentUpdate, blobs: BlobStore?) throws {
