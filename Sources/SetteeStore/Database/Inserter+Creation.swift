@@ -32,7 +32,9 @@ extension Inserter {
                    candidate: { update, job in
                        update.baseRevision == nil ? try NewDocument(update, blobs: job.blobs) : nil
                    },
-                   writeRun: { run, job, results in try create(db, run, job: &job, results: &results) },
+                   writeRun: { run, job, results in
+                       try insert(db, run, job: &job, results: &results) { try edit(db, $0, job: &$1) }
+                   },
                    single: { update, job in try edit(db, update, job: &job) })
     }
 
@@ -79,9 +81,12 @@ extension Inserter {
         return .success(new.rev)
     }
 
-    /// Writes `run` with one INSERT per table, or one by one when an id exists; appends a result per document.
-    private static func create(_ db: Connection, _ run: [NewDocument], job: inout Job,
-                               results: inout [Result<RevisionID, StoreError>]) throws {
+    /// Writes `run` with one INSERT into `docs` and few into `revs` (each document's
+    /// history as a chain, only the newest with a body), or, when an id exists,
+    /// every document of the run through `oneByOne`, in order; appends a result per document.
+    static func insert(_ db: Connection, _ run: [NewDocument], job: inout Job,
+                       results: inout [Result<RevisionID, StoreError>],
+                       oneByOne: (DocumentUpdate, inout Job) throws -> Result<RevisionID, StoreError>) throws {
         // Row ids past the largest are free; SQLite picks the same way when left to choose.
         let lastRowID = try DocumentRecords.lastRowID(db)
         var next = job
@@ -90,16 +95,24 @@ extension Inserter {
         documents.reserveCapacity(run.count)
         revisions.reserveCapacity(run.count)
         for (index, document) in run.enumerated() {
-            let rowID = lastRowID + 1 + Int64(index), sequence = next.nextSequence(), update = document.update
-            documents.append(DocumentRecords.NewDocumentRow(rowID: rowID, id: update.id, sequence: sequence,
+            let rowID = lastRowID + 1 + Int64(index)
+            let update = document.update
+            var parent: Int64?
+            // Oldest first, each the parent of the next; only the newest has a body.
+            for (depth, rev) in document.history.enumerated().reversed() {
+                let isLeaf = depth == 0
+                let sequence = next.nextSequence()
+                revisions.append(DocumentRecords.RevisionRow(
+                    sequence: sequence, rowID: rowID, rev: rev, parent: parent, isLeaf: isLeaf,
+                    isDeleted: isLeaf && update.isDeleted, body: isLeaf ? update.body : nil))
+                parent = sequence
+            }
+            documents.append(DocumentRecords.NewDocumentRow(rowID: rowID, id: update.id, sequence: next.lastSequence,
                                                             winner: document.rev, isDeleted: update.isDeleted))
-            revisions.append(DocumentRecords.RevisionRow(sequence: sequence, rowID: rowID, rev: document.rev,
-                                                         parent: nil, isLeaf: true, isDeleted: update.isDeleted,
-                                                         body: update.body))
         }
         guard try DocumentRecords.insertNewDocuments(db, documents) else {
             try DocumentRecords.deleteDocuments(db, rowIDs: lastRowID + 1...lastRowID + Int64(run.count))
-            for document in run { results.append(try edit(db, document.update, job: &job)) }
+            for document in run { results.append(try oneByOne(document.update, &job)) }
             return
         }
         job = next
@@ -117,11 +130,15 @@ extension Inserter {
     }
 }
 
-/// An update that creates a document, with what its first revision will hold.
+/// An update that creates a document, with the revisions it stores and what its
+/// newest one holds.
 struct NewDocument {
     let update: DocumentUpdate
-    let rev: RevisionID
+    /// Newest first: the one revision of an edit, or a replicated history.
+    let history: [RevisionID]
     let attachments: [StoredAttachment]
+    /// The newest revision: the leaf, and the winner.
+    var rev: RevisionID { history[0] }
 
     /// Nil when the attachments need a parent (stubs) or a blob is missing: the general path decides then.
     init?(_ update: DocumentUpdate, blobs: BlobStore?) throws {
@@ -129,6 +146,7 @@ struct NewDocument {
             update.attachments, generation: 1, blobs: blobs) else { return nil }
         self.update = update
         self.attachments = attachments
-        rev = RevisionHasher.child(of: nil, isDeleted: update.isDeleted, body: update.body, attachments: attachments)
+        history = [RevisionHasher.child(of: nil, isDeleted: update.isDeleted, body: update.body,
+                                        attachments: attachments)]
     }
 }
