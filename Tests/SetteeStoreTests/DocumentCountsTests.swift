@@ -63,6 +63,7 @@ import Testing
         // Make the file look like schema 2 (before the totals existed): opening it again must seed them.
         try await db.writer.write { connection in
             try connection.run("DELETE FROM info WHERE key IN ('doc_count', 'doc_del_count', 'external_size')")
+            try connection.execute("ALTER TABLE docs DROP COLUMN winner_seq")  // schema 5's
         }
         try await db.writer.withoutTransaction { try $0.execute("PRAGMA user_version = 2") }
         let reopened = try store.reopen()

@@ -72,7 +72,7 @@ import Testing
     private static func rows(of db: Database) async throws -> [String] {
         try await db.readers.read { connection in
             var rows: [String] = []
-            for sql in ["SELECT doc_id, docid, seq, winner, deleted FROM docs ORDER BY doc_id",
+            for sql in ["SELECT doc_id, docid, seq, winner, winner_seq, deleted FROM docs ORDER BY doc_id",
                         "SELECT sequence, doc_id, revid, parent, current, deleted, json FROM revs ORDER BY sequence",
                         """
                         SELECT sequence, name, content_type, hex(digest), revpos, length, encoded_length, encoding

@@ -49,18 +49,19 @@ enum AttachmentJSON {
         return tree.history(of: revision).first { attsSince.contains($0) }?.generation ?? 0
     }
 
-    /// The attachments to send (not stub) under `attsSince`.
-    static func toSend(_ document: StoredDocument, _ revision: StoredRevision,
+    /// The attachments to send (not stub) under `attsSince`; `tree` may be nil when `attsSince` is empty.
+    static func toSend(_ tree: RevisionTree?, _ revision: StoredRevision,
                        attsSince: [RevisionID]) -> [StoredAttachment] {
-        let since = sinceGeneration(document.tree, revision: revision.rev, attsSince: attsSince)
+        precondition(tree != nil || attsSince.isEmpty, "atts_since needs the revision tree")
+        let since = sinceGeneration(tree ?? RevisionTree(), revision: revision.rev, attsSince: attsSince)
         return revision.attachments.filter { $0.revpos > since }
     }
 
     /// Inline forms for `?attachments=true`: decoded bytes of each attachment to send.
-    static func inlineForms(_ database: Database, _ document: StoredDocument, _ revision: StoredRevision,
+    static func inlineForms(_ database: Database, _ tree: RevisionTree?, _ revision: StoredRevision,
                             attsSince: [RevisionID]) async throws -> [String: Form] {
         var forms: [String: Form] = [:]
-        for attachment in toSend(document, revision, attsSince: attsSince) {
+        for attachment in toSend(tree, revision, attsSince: attsSince) {
             forms[attachment.name] = .data(try await database.attachmentData(attachment))
         }
         return forms

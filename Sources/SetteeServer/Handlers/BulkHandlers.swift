@@ -140,7 +140,7 @@ enum BulkHandlers {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             // JSON only: `attachments=true` inlines `data` (chttpd_db bulk_get, non-multipart).
             let forms = options.attachments ? try await AttachmentJSON.inlineForms(
-                database, document, revision, attsSince: options.attsSince) : [:]
+                database, document.tree, revision, attsSince: options.attsSince) : [:]
             out.append(contentsOf: #"{"ok":"#.utf8)
             DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
             out.append(UInt8(ascii: "}"))

@@ -85,20 +85,29 @@ struct ChangesBatch {
         if change.isDeleted { out.append(contentsOf: #","deleted":true"#.utf8) }
         if query.includeDocs {
             out.append(contentsOf: #","doc":"#.utf8)
-            if let document = try await database.document(id: change.id, revisions: .winner),
-               let revision = document.revisions.first {
-                var options = DocumentOptions()
-                options.conflicts = query.conflicts
-                options.attachments = query.attachments
-                options.attEncodingInfo = query.attEncodingInfo
+            var options = DocumentOptions()
+            options.conflicts = query.conflicts
+            options.attachments = query.attachments
+            options.attEncodingInfo = query.attEncodingInfo
+            if let (tree, revision) = try await winner(of: change.id, database, needsTree: options.needsTree) {
                 // `attachments=true` with `include_docs` inlines each attachment's data (JSON feed).
                 let forms = query.attachments
-                    ? try await AttachmentJSON.inlineForms(database, document, revision, attsSince: []) : [:]
-                DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
+                    ? try await AttachmentJSON.inlineForms(database, tree, revision, attsSince: []) : [:]
+                DocumentHandlers.render(id: change.id, tree: tree, revision, options: options, forms: forms)
+                    .write(to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// A document's winner, with its tree only when `needsTree` (`_conflicts`).
+    private static func winner(of id: String, _ database: Database,
+                               needsTree: Bool) async throws -> (RevisionTree?, StoredRevision)? {
+        guard needsTree else { return try await database.winner(id: id).map { (nil, $0) } }
+        guard let document = try await database.document(id: id, revisions: .winner),
+              let revision = document.revisions.first else { return nil }
+        return (document.tree, revision)
     }
 }

@@ -145,8 +145,7 @@ enum ChangesFilter: Sendable {
         case .none: return true
         case .design: return change.id.hasPrefix("_design/")
         case .selector(let selector):
-            guard let document = try await database.document(id: change.id, revisions: .winner),
-                  let revision = document.revisions.first, let body = revision.body
+            guard let revision = try await database.winner(id: change.id), let body = revision.body
             else { return false }
             var writer = DocumentWriter(id: change.id, rev: revision.rev.description, body: body)
             writer.isDeleted = revision.isDeleted

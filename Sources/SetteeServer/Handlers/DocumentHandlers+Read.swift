@@ -16,33 +16,42 @@ extension DocumentHandlers {
             id: id, revisions: .none), let rev = RevisionID(text) {
             revText = document.tree.latest(from: rev).first?.description ?? text
         }
-        let read = try await DocumentReader.read(database, id: id, rev: revText)
+        let options = DocumentOptions(query: context.query)
+        let read = try await DocumentReader.read(database, id: id, rev: revText, needsTree: options.needsTree)
         let rev = read.revision.rev.description
         let etag = "\"" + rev + "\""
         if let ifNoneMatch = context.headers["If-None-Match"], ifNoneMatch == etag {
             return HTTPResponse(status: 304, headers: ["ETag": etag])
         }
-        let options = DocumentOptions(query: context.query)
         if options.attachments, MultipartDocumentHandler.acceptsRelated(context.headers["Accept"]),
-           !AttachmentJSON.toSend(read.document, read.revision, attsSince: options.attsSince).isEmpty {
-            return try await MultipartDocumentHandler.get(read.document, read.revision, database,
+           !AttachmentJSON.toSend(read.tree, read.revision, attsSince: options.attsSince).isEmpty {
+            return try await MultipartDocumentHandler.get(id: id, tree: read.tree, read.revision, database,
                                                           options: options, etag: etag)
         }
         let forms = options.attachments ? try await AttachmentJSON.inlineForms(
-            database, read.document, read.revision, attsSince: options.attsSince) : [:]
-        let bytes = render(read.document, read.revision, rev: rev, options: options, forms: forms).serialize()
+            database, read.tree, read.revision, attsSince: options.attsSince) : [:]
+        let bytes = render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
+            .serialize()
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
+    }
+
+    /// `render(id:tree:...)` for a document read with its tree.
+    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions,
+                       forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
+        render(id: document.id, tree: document.tree, revision, options: options, forms: forms)
     }
 
     /// The JSON of one revision with the meta fields `options` ask for.
     /// Attachments not in `forms` are stubs. `rev` is the revision id as text when
-    /// the caller has formatted it already (for the ETag).
-    static func render(_ document: StoredDocument, _ revision: StoredRevision, rev: String? = nil,
+    /// the caller has formatted it already (for the ETag). `tree` may be nil only
+    /// when `options` need none (`DocumentOptions.needsTree`).
+    static func render(id: String, tree: RevisionTree?, _ revision: StoredRevision, rev: String? = nil,
                        options: DocumentOptions, forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
-        var writer = DocumentWriter(id: document.id, rev: rev ?? revision.rev.description,
+        precondition(tree != nil || !options.needsTree, "options that need the revision tree were read without it")
+        var writer = DocumentWriter(id: id, rev: rev ?? revision.rev.description,
                                     body: revision.body ?? Array("{}".utf8))
         writer.isDeleted = revision.isDeleted
-        let tree = document.tree
+        let tree = tree ?? RevisionTree()
         if options.revs {
             let history = tree.history(of: revision.rev)
             writer.append("_revisions", ["start": .int(revision.rev.generation),
@@ -86,6 +95,10 @@ struct DocumentOptions {
     var attsSince: [RevisionID] = []
 
     init() {}
+
+    /// Whether these options read the revision tree (history, leaves, `atts_since`);
+    /// without them the winner can be read alone.
+    var needsTree: Bool { revs || revsInfo || conflicts || deletedConflicts || !attsSince.isEmpty }
 
     init(query: QueryOptions) {
         let meta = query.flag("meta")

@@ -58,10 +58,10 @@ enum MultipartDocumentHandler {
 
     /// `GET ?attachments=true` as `multipart/related`: the JSON (attachments to send
     /// marked `follows`), then one part per such attachment, stored bytes as they are.
-    static func get(_ document: StoredDocument, _ revision: StoredRevision, _ database: Database,
+    static func get(id: String, tree: RevisionTree?, _ revision: StoredRevision, _ database: Database,
                     options: DocumentOptions, etag: String) async throws -> HTTPResponse {
-        let sending = AttachmentJSON.toSend(document, revision, attsSince: options.attsSince)
-        let json = DocumentHandlers.render(document, revision, options: options,
+        let sending = AttachmentJSON.toSend(tree, revision, attsSince: options.attsSince)
+        let json = DocumentHandlers.render(id: id, tree: tree, revision, options: options,
                                            forms: followsForms(sending)).serialize()
         let boundary = MultipartWriter.randomBoundary()
         let length = MultipartWriter.length(boundary: boundary, jsonLength: json.count,

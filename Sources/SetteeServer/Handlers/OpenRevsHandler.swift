@@ -68,7 +68,7 @@ enum OpenRevsHandler {
             switch entry {
             case .found(let document, let revision):
                 let forms = options.attachments ? try await AttachmentJSON.inlineForms(
-                    database, document, revision, attsSince: options.attsSince) : [:]
+                    database, document.tree, revision, attsSince: options.attsSince) : [:]
                 out.append(contentsOf: #"{"ok":"#.utf8)
                 DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
                 out.append(UInt8(ascii: "}"))
@@ -104,7 +104,7 @@ enum OpenRevsHandler {
                                   options: DocumentOptions, _ database: Database) async throws {
         switch entry {
         case .found(let document, let revision):
-            let sending = AttachmentJSON.toSend(document, revision, attsSince: options.attsSince)
+            let sending = AttachmentJSON.toSend(document.tree, revision, attsSince: options.attsSince)
             let json = DocumentHandlers.render(document, revision, options: options,
                                                forms: MultipartDocumentHandler.followsForms(sending)).serialize()
             guard !sending.isEmpty else { return try await mixed.writeJSONPart(json) }

@@ -29,7 +29,7 @@ enum AllDocsReader {
         let body = query.includeBodies ? "r.json" : "NULL"
         let sql = """
             SELECT d.docid, d.winner, \(body) FROM docs d
-            LEFT JOIN revs r ON r.doc_id = d.doc_id AND r.revid = d.winner
+            LEFT JOIN revs r ON r.sequence = d.winner_seq
             WHERE d.deleted = 0\(clause.sql)
             """
         var rows: [AllDocsRow] = []

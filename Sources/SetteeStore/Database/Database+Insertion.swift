@@ -151,8 +151,8 @@ enum Inserter {
             try AttachmentRecords.delete(db, sequence: row)
         }
         guard let winner = tree.winner else { return }
-        try db.run("UPDATE docs SET seq = ?, winner = ?, deleted = ? WHERE doc_id = ?",
-                   [.integer(sequence), .text(winner.rev.description), .integer(winner.isDeleted ? 1 : 0),
-                    .integer(rowID)])
+        try db.run("UPDATE docs SET seq = ?, winner = ?, winner_seq = ?, deleted = ? WHERE doc_id = ?",
+                   [.integer(sequence), .text(winner.rev.description), .integer(winner.sequence),
+                    .integer(winner.isDeleted ? 1 : 0), .integer(rowID)])
     }
 }

@@ -47,18 +47,39 @@ enum DocumentRecords {
 
     /// Columns: the `docs` row (0–2), the revision row (3–7, `TreeRow`), whether it is
     /// the winner the `docs` row names (8); `treeAndWinnerSQL` adds the winner's body
-    /// and whether it has attachments (9–10). `d.winner` is compared, not selected.
+    /// and whether it has attachments (9–10).
     private static let treeSQL = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.revid = d.winner
+               r.sequence = d.winner_seq
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
     private static let treeAndWinnerSQL = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN r.json END,
-               CASE WHEN r.revid = d.winner THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
+               r.sequence = d.winner_seq, CASE WHEN r.sequence = d.winner_seq THEN r.json END,
+               CASE WHEN r.sequence = d.winner_seq
+                    THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
+
+    /// A document's winning revision alone, without its tree: two lookups by key
+    /// (the `docs` row by id, its winner's `revs` row by `winner_seq`) where the tree
+    /// reads every revision row through the (doc_id, revid) index. Nil when the id
+    /// was never written.
+    static func winner(_ db: Connection, id: String) throws -> StoredRevision? {
+        var row: (sequence: Int64, rev: RevisionID, isDeleted: Bool, body: [UInt8]?, hasAttachments: Bool)?
+        try db.query("""
+            SELECT r.sequence, r.revid, r.deleted, r.json,
+                   EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence)
+            FROM docs d JOIN revs r ON r.sequence = d.winner_seq WHERE d.docid = ?
+            """, [.text(id)]) { result in
+            guard let rev = result.revisionID(1) else { return }
+            row = (result.int64(0), rev, result.int64(2) != 0, result.blob(3), result.int64(4) != 0)
+        }
+        guard let row else { return nil }
+        let attachments = row.hasAttachments ? try AttachmentRecords.attachments(db, sequence: row.sequence) : []
+        return StoredRevision(rev: row.rev, isDeleted: row.isDeleted, sequence: row.sequence, body: row.body,
+                              attachments: attachments)
+    }
 
     /// Runs `treeSQL` or `treeAndWinnerSQL`. The record's winner is the revision row
     /// the `docs` row names, so no revision id is parsed twice: this runs for every
@@ -130,8 +151,11 @@ enum DocumentRecords {
     /// its seq and winner; returns its row id, or nil (nothing written) when `id` has a row.
     static func insertNewDocument(_ db: Connection, id: String, sequence: Int64, winner: RevisionID,
                                   isDeleted: Bool) throws -> Int64? {
-        try db.run("INSERT INTO docs(docid, seq, winner, deleted) VALUES (?, ?, ?, ?) ON CONFLICT(docid) DO NOTHING",
-                   [.text(id), .integer(sequence), .text(winner.description), .integer(isDeleted ? 1 : 0)])
+        // Its one revision row is the winner, written as `sequence`, the document's seq.
+        try db.run("""
+            INSERT INTO docs(docid, seq, winner, winner_seq, deleted) VALUES (?1, ?2, ?3, ?2, ?4)
+            ON CONFLICT(docid) DO NOTHING
+            """, [.text(id), .integer(sequence), .text(winner.description), .integer(isDeleted ? 1 : 0)])
         return db.changes == 0 ? nil : db.lastInsertRowID
     }
 
@@ -159,15 +183,16 @@ enum DocumentRecords {
     /// Inserts the `docs` rows of new documents with one statement, each already
     /// holding its row id, seq and winner. False when some id has a row (or is
     /// given twice): then fewer rows went in, and the caller must delete them.
+    /// A new document's winner is its newest revision row, written last, as its seq.
     static func insertNewDocuments(_ db: Connection, _ rows: [NewDocumentRow]) throws -> Bool {
         var values: [SQLiteValue] = []
-        values.reserveCapacity(rows.count * 5)
+        values.reserveCapacity(rows.count * 6)
         for row in rows {
             values += [.integer(row.rowID), .text(row.id), .integer(row.sequence),
-                       .text(row.winner.description), .integer(row.isDeleted ? 1 : 0)]
+                       .text(row.winner.description), .integer(row.sequence), .integer(row.isDeleted ? 1 : 0)]
         }
-        try db.run("INSERT INTO docs(doc_id, docid, seq, winner, deleted) VALUES "
-                   + repeatElement("(?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+        try db.run("INSERT INTO docs(doc_id, docid, seq, winner, winner_seq, deleted) VALUES "
+                   + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
                    + " ON CONFLICT(docid) DO NOTHING", values)
         return db.changes == rows.count
     }

@@ -1,7 +1,8 @@
 /// The database file's tables, migrated by `PRAGMA user_version`.
 ///
 /// Modelled on TouchDB's schema: `docs` maps a document id to a row id and
-/// caches the winner, `revs` holds one row per revision with a parent link
+/// caches the winner (its revid, and its `revs` row as `winner_seq`), `revs`
+/// holds one row per revision with a parent link
 /// (its `sequence` is the `_changes` seq of the write that stored it).
 /// `docs.docid` uses SQLite's BINARY collation (memcmp of UTF-8 bytes): that
 /// is `_all_docs` order, see `Database+Reading.swift`.
@@ -57,6 +58,14 @@ enum Schema {
         """
         DROP INDEX IF EXISTS revs_current;
         DROP INDEX IF EXISTS revs_parent;
+        """,
+        // 4 → 5: the winner's revision row, so a plain `GET` reads it by its integer
+        // key instead of searching UNIQUE (doc_id, revid) for the winner's revid
+        // (bench/RESULTS.md, "Winner reads").
+        """
+        ALTER TABLE docs ADD COLUMN winner_seq INTEGER;
+        UPDATE docs SET winner_seq =
+            (SELECT r.sequence FROM revs r WHERE r.doc_id = docs.doc_id AND r.revid = docs.winner);
         """,
     ]
 
