@@ -49,7 +49,7 @@ enum AllDocsReader {
                 return AllDocsRow(id: key, rev: nil, isDeleted: false, body: nil)
             }
             let body = query.includeBodies && !record.isDeleted
-                ? try DocumentRecords.body(db, rowID: record.rowID, rev: winner) : nil
+                ? try record.winnerSequence.flatMap { try DocumentRecords.body(db, sequence: $0) } : nil
             return AllDocsRow(id: key, rev: winner, isDeleted: record.isDeleted, body: body)
         }
     }

@@ -5,6 +5,8 @@ struct DocumentRecord {
     let id: String
     let sequence: Int64
     let winner: RevisionID?
+    /// The winner's `revs` row.
+    let winnerSequence: Int64?
     let isDeleted: Bool
 }
 
@@ -25,9 +27,10 @@ struct DocumentWithWinner {
 enum DocumentRecords {
     static func document(_ db: Connection, id: String) throws -> DocumentRecord? {
         var record: DocumentRecord?
-        try db.query("SELECT doc_id, seq, winner, deleted FROM docs WHERE docid = ?", [.text(id)]) { row in
+        try db.query("SELECT doc_id, seq, winner, winner_seq, deleted FROM docs WHERE docid = ?", [.text(id)]) { row in
             record = DocumentRecord(rowID: row.int64(0), id: id, sequence: row.int64(1),
-                                    winner: row.text(2).flatMap(RevisionID.init), isDeleted: row.int64(3) != 0)
+                                    winner: row.text(2).flatMap(RevisionID.init),
+                                    winnerSequence: row.isNull(3) ? nil : row.int64(3), isDeleted: row.int64(4) != 0)
         }
         return record
     }
@@ -87,19 +90,19 @@ enum DocumentRecords {
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
         var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
         var rows: [TreeRow] = []
-        var winnerRev: RevisionID?
+        var winnerRow: TreeRow?
         var winner: DocumentWithWinner.Winner?
         try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
             if first == nil { first = (row.int64(0), row.int64(1), row.int64(2) != 0) }
             guard let tree = TreeRow(row, from: 3) else { return }
             rows.append(tree)
             guard row.int64(8) != 0 else { return }
-            winnerRev = tree.rev
+            winnerRow = tree
             if withWinner { winner = .init(rev: tree.rev, body: row.blob(9), hasAttachments: row.int64(10) != 0) }
         }
         guard let first else { return nil }
-        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
-                                    isDeleted: first.isDeleted)
+        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRow?.rev,
+                                    winnerSequence: winnerRow?.sequence, isDeleted: first.isDeleted)
         return DocumentWithWinner(record: record, tree: TreeRow.tree(rows), winner: winner)
     }
 
@@ -111,13 +114,6 @@ enum DocumentRecords {
             if let tree = TreeRow(row, from: 0) { rows.append(tree) }
         }
         return TreeRow.tree(rows)
-    }
-
-    static func body(_ db: Connection, rowID: Int64, rev: RevisionID) throws -> [UInt8]? {
-        var body: [UInt8]?
-        try db.query("SELECT json FROM revs WHERE doc_id = ? AND revid = ?",
-                      [.integer(rowID), .text(rev.description)]) { row in body = row.blob(0) }
-        return body
     }
 
     /// The JSON body stored in revision row `sequence`.
