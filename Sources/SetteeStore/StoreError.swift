@@ -24,4 +24,7 @@ public enum StoreError: Error, Sendable, Equatable {
     case sqlite(code: Int32, message: String, sql: String)
     /// A file operation failed.
     case io(operation: String, path: String, errno: Int32)
+    /// A database file written by a newer Settee: its schema `version` is past the
+    /// `supported` one, and writing it with the older code would corrupt it.
+    case newerSchema(path: String, version: Int, supported: Int)
 }

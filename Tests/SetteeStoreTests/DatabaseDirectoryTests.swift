@@ -62,4 +62,22 @@ import Testing
         #expect(try await reopened.revsLimit() == 7)
         #expect(try await reopened.updateSequence() == 1)
     }
+
+    /// A file from a newer Settee (a schema version past ours) is refused, not written
+    /// with code that does not know its columns.
+    @Test func aFileOfANewerSchemaIsRefused() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a")
+        let newer = Schema.migrations.count + 1
+        try await db.writer.withoutTransaction { try $0.execute("PRAGMA user_version = \(newer)") }
+        db.close()
+        #expect {
+            _ = try store.reopen().database(named: "db")
+        } throws: { error in
+            guard case .newerSchema(_, let version, let supported) = error as? StoreError else { return false }
+            return version == newer && supported == Schema.migrations.count
+        }
+    }
 }

@@ -32,6 +32,8 @@ extension CouchError {
         case .attachmentNotFound: self = .notFound("Document is missing attachment")
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
+        case .newerSchema:
+            self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
         }
     }
 

@@ -34,7 +34,7 @@ public final class Database: Sendable {
         self.name = name
         self.path = path
         let connection = try Connection(path: path)
-        try Schema.migrate(connection, revsLimit: configuration.defaultRevsLimit)
+        try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))
         // No writer exists yet, so every temp file is a leftover of a crash.
         try blobs.sweepTemporaryFiles()

@@ -70,8 +70,14 @@ enum Schema {
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
-    static func migrate(_ connection: Connection, revsLimit: Int) throws {
+    /// - Throws: `StoreError.newerSchema` for a file a newer Settee wrote: this code
+    ///   would write it without what that schema keeps (a `docs` row's `winner_seq`
+    ///   left stale, say), so it refuses, as CouchDB refuses a newer disk version.
+    static func migrate(_ connection: Connection, path: String, revsLimit: Int) throws {
         let version = Int(try connection.integer("PRAGMA user_version") ?? 0)
+        guard version <= migrations.count else {
+            throw StoreError.newerSchema(path: path, version: version, supported: migrations.count)
+        }
         guard version < migrations.count else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
