@@ -50,4 +50,27 @@ import Testing
         range.limit = 1
         #expect(try await db.allDocs(range).rows.first?.body == bytes(#"{"id":"B"}"#))
     }
+
+    /// `conflicts` with bodies: each row with a body gets its document's non-deleted
+    /// losing leaves, in range and `keys` reads alike; without bodies, none.
+    @Test func conflictsComeWithBodies() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try await database(store)
+        let winner = try #require(try await db.document(id: "b", revisions: .winner)?.tree.winner?.rev)
+        _ = try await db.force("b", ["1-0000"], #"{"loser":true}"#)
+        _ = try await db.force("b", ["1-0001"], #"{"gone":true}"#, deleted: true)
+        let loser = rev("1-0000")
+        #expect(try await db.document(id: "b", revisions: .winner)?.tree.winner?.rev == winner)
+        var query = AllDocsQuery()
+        query.includeBodies = true
+        query.includeConflicts = true
+        let range = try await db.allDocs(query).rows
+        #expect(range.first { $0.id == "b" }?.conflicts == [loser])
+        #expect(range.filter { $0.id != "b" }.allSatisfy { $0.conflicts.isEmpty })
+        query.keys = ["b", "zz", "d"]
+        #expect(try await db.allDocs(query).rows.map { $0.conflicts } == [[loser], [], []])
+        query.includeBodies = false
+        #expect(try await db.allDocs(query).rows.allSatisfy { $0.conflicts.isEmpty })
+    }
 }

@@ -41,7 +41,7 @@ enum AllDocsHandlers {
         query.limit = try q.nonNegativeInt("limit")
         query.skip = try q.nonNegativeInt("skip") ?? 0
         query.includeBodies = try q.bool("include_docs")
-        _ = try q.bool("conflicts")
+        query.includeConflicts = try q.bool("conflicts")
         _ = try q.bool("update_seq")
         query.startKey = try q.jsonString("startkey") ?? q.jsonString("start_key")
             ?? q["startkey_docid"] ?? q["start_key_doc_id"]
@@ -58,7 +58,6 @@ enum AllDocsHandlers {
     }
 
     static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery) async throws -> HTTPResponse {
-        let conflicts = try context.query.bool("conflicts")
         let result = try await database.allDocs(query)
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
         out.append(contentsOf: String(result.totalRows).utf8)
@@ -71,14 +70,13 @@ enum AllDocsHandlers {
         out.append(contentsOf: #","rows":["#.utf8)
         for (i, row) in result.rows.enumerated() {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
-            try await writeRow(row, to: &out, includeDocs: query.includeBodies, conflicts: conflicts, database: database)
+            writeRow(row, to: &out, includeDocs: query.includeBodies)
         }
         out.append(contentsOf: "\r\n]}\n".utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
-    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, conflicts: Bool,
-                                 database: Database) async throws {
+    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool) {
         guard let rev = row.rev else {
             out.append(contentsOf: #"{"key":"#.utf8)
             JSONWriter.writeString(row.id, to: &out)
@@ -98,9 +96,8 @@ enum AllDocsHandlers {
                 out.append(contentsOf: "null".utf8)
             } else {
                 var writer = DocumentWriter(id: row.id, rev: rev.description, body: row.body ?? [])
-                if conflicts, let document = try await database.document(id: row.id, revisions: .none),
-                   !document.tree.conflicts.isEmpty {
-                    writer.append("_conflicts", .array(document.tree.conflicts.map { .string($0.description) }))
+                if !row.conflicts.isEmpty {
+                    writer.append("_conflicts", .array(row.conflicts.map { .string($0.description) }))
                 }
                 writer.write(to: &out)
             }

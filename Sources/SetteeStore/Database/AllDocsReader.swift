@@ -28,15 +28,18 @@ enum AllDocsReader {
         let clause = rangeClause(column: "d.docid", query)
         let body = query.includeBodies ? "r.json" : "NULL"
         let sql = """
-            SELECT d.docid, d.winner, \(body) FROM docs d
+            SELECT d.docid, d.winner, \(body), d.doc_id FROM docs d
             LEFT JOIN revs r ON r.sequence = d.winner_seq
             WHERE d.deleted = 0\(clause.sql)
             """
         var rows: [AllDocsRow] = []
+        var rowIDs: [Int64] = []
         try db.query(sql, clause.arguments) { row in
             rows.append(AllDocsRow(id: row.text(0) ?? "", rev: row.text(1).flatMap(RevisionID.init),
                                    isDeleted: false, body: row.blob(2)))
+            rowIDs.append(row.int64(3))
         }
+        try addConflicts(db, to: &rows, rowIDs: rowIDs, query)
         return rows
     }
 
@@ -44,13 +47,27 @@ enum AllDocsReader {
     static func rows(_ db: Connection, keys: [String], query: AllDocsQuery) throws -> [AllDocsRow] {
         var selected = keys.dropFirst(max(0, query.skip))
         if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
-        return try selected.map { key in
+        var rowIDs: [Int64] = []
+        var rows = try selected.map { key in
             guard let record = try DocumentRecords.document(db, id: key), let winner = record.winner else {
+                rowIDs.append(0)
                 return AllDocsRow(id: key, rev: nil, isDeleted: false, body: nil)
             }
+            rowIDs.append(record.rowID)
             let body = query.includeBodies && !record.isDeleted
                 ? try record.winnerSequence.flatMap { try DocumentRecords.body(db, sequence: $0) } : nil
             return AllDocsRow(id: key, rev: winner, isDeleted: record.isDeleted, body: body)
+        }
+        try addConflicts(db, to: &rows, rowIDs: rowIDs, query)
+        return rows
+    }
+
+    /// Fills `conflicts` of the rows that carry a body, when the query asks for them.
+    private static func addConflicts(_ db: Connection, to rows: inout [AllDocsRow], rowIDs: [Int64],
+                                     _ query: AllDocsQuery) throws {
+        guard query.includeBodies && query.includeConflicts else { return }
+        for index in rows.indices where rows[index].body != nil {
+            rows[index].conflicts = try DocumentRecords.tree(db, rowID: rowIDs[index]).conflicts
         }
     }
 }

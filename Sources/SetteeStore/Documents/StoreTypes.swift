@@ -133,6 +133,9 @@ public struct AllDocsQuery: Sendable {
     public var keys: [String]?
     /// Load the winner's body for each row.
     public var includeBodies = false
+    /// With `includeBodies`: each row with a body also gets its document's conflicts,
+    /// read in the same snapshot as the rows.
+    public var includeConflicts = false
 
     public init() {}
 }
@@ -146,6 +149,8 @@ public struct AllDocsRow: Sendable {
     public let isDeleted: Bool
     /// The winner's body when asked for and available.
     public let body: [UInt8]?
+    /// `_conflicts` (`RevisionTree.conflicts`), when `AllDocsQuery.includeConflicts` asked for them.
+    public var conflicts: [RevisionID] = []
 
     public init(id: String, rev: RevisionID?, isDeleted: Bool, body: [UInt8]?) {
         self.id = id
