@@ -5,28 +5,37 @@ import Testing
 
 /// Readers keep their snapshot between reads until the writer commits (`CommitCounter`).
 @Suite struct ReaderPoolTests {
-    /// A read goes to the least busy reader, so point reads do not wait behind a
-    /// long read (in turn, every second one would).
-    @Test func readsAvoidTheBusyReader() async throws {
+    /// Point reads do not wait behind a scan: they go to a reader without one, the
+    /// first reader too once a scan sits on it.
+    @Test func pointReadsAvoidAReaderWithAScan() async throws {
         let store = try TestStore()
         defer { store.remove() }
         let db = try store.directory.create("db")
         _ = try await db.put("a")
-        let release = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
         let watchdogFired = Atomic<Bool>(false)
-        // Holds the first reader until released; the watchdog bounds a failing run.
-        async let held: Void = db.readers.read { _ in started.signal(); release.wait() }
-        await withCheckedContinuation { c in DispatchQueue.global().async { started.wait(); c.resume() } }
+        // Scans held until released; the watchdog bounds a failing run.
+        let first = HeldRead(), second = HeldRead()
         DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
             watchdogFired.store(true, ordering: .relaxed)
-            release.signal()
+            first.release.signal()
+            second.release.signal()
         }
-        for _ in 0..<3 { #expect(try await db.document(id: "a", revisions: .winner) != nil) }
+        // The first scan goes to the last reader, the second then to the less busy first reader.
+        async let scan1: Void = db.readers.read(.scan) { _ in first.hold() }
+        await first.started()
+        async let scan2: Void = db.readers.read(.scan) { _ in second.hold() }
+        await second.started()
+        // With the last reader free again, point reads leave the first one, which holds a scan.
+        first.release.signal()
+        try await scan1
+        for _ in 0..<3 {
+            #expect(try await db.winner(id: "a") != nil)
+            #expect(try await db.document(id: "a", revisions: .winner) != nil)
+        }
         let fired = watchdogFired.load(ordering: .relaxed)
         #expect(!fired)
-        release.signal()
-        try await held
+        second.release.signal()
+        try await scan2
     }
 
     @Test func aSnapshotIsReusedUntilACommit() async throws {
@@ -91,5 +100,20 @@ import Testing
         commits.mayKeepSnapshots = true
         _ = try await pool.read { try $0.integer("SELECT count(*) FROM docs") }
         #expect(pool.openSnapshots() == 1)
+    }
+}
+
+/// A read that blocks its reader until `release` is signalled, and says when it started.
+private final class HeldRead: Sendable {
+    let release = DispatchSemaphore(value: 0)
+    private let began = DispatchSemaphore(value: 0)
+
+    func hold() {
+        began.signal()
+        release.wait()
+    }
+
+    func started() async {
+        await withCheckedContinuation { c in DispatchQueue.global().async { [began] in began.wait(); c.resume() } }
     }
 }

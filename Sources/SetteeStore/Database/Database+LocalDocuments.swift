@@ -47,7 +47,7 @@ extension Database {
             for key in keys { if let document = try await localDocument(id: key) { found.append(document) } }
             return Array(found.dropFirst(max(0, query.skip)).prefix(query.limit.map { max(0, $0) } ?? Int.max))
         }
-        return try await readers.read { db in
+        return try await readers.read(.scan) { db in
             let clause = AllDocsReader.rangeClause(column: "docid", query)
             let body = query.includeBodies ? "json" : "x''"
             var documents: [LocalDocument] = []

@@ -46,7 +46,7 @@ extension Database {
 
     /// `_all_docs`: live documents by id range, or exactly `keys` (missing and deleted ones included).
     public func allDocs(_ query: AllDocsQuery) async throws -> AllDocsResult {
-        try await readers.read { db in
+        try await readers.read(.scan) { db in
             let total = try DocumentCounts.totals(db).live
             let rows = try query.keys.map { try AllDocsReader.rows(db, keys: $0, query: query) }
                 ?? AllDocsReader.rows(db, range: query)
@@ -77,7 +77,7 @@ extension Database {
     /// How many documents changed after `since` (`_changes`' `pending`), counted
     /// without reading them. `docIDs` restricts the count to those documents.
     public func changeCount(since: Int64, docIDs: Set<String>? = nil) async throws -> Int {
-        try await readers.read { db in
+        try await readers.read(.scan) { db in
             guard let docIDs else {
                 return Int(try db.integer("SELECT count(*) FROM docs WHERE seq > ?", [.integer(since)]) ?? 0)
             }
@@ -89,7 +89,7 @@ extension Database {
 
     private func readChanges(since: Int64, limit: Int?, descending: Bool,
                              docIDs: Set<String>?) async throws -> [Change] {
-        try await readers.read { db in
+        try await readers.read(.scan) { db in
             var records: [(rowID: Int64, id: String, seq: Int64)] = []
             if let docIDs {
                 for id in docIDs {
@@ -121,7 +121,7 @@ extension Database {
     /// Ids with nothing missing are left out.
     public func revisionsDiff(_ request: [(id: String, revs: [RevisionID])]) async throws -> [RevisionsDiff] {
         let request = request.map { RevsDiffRequest(id: $0.id, revs: $0.revs) }
-        return try await readers.read { db in
+        return try await readers.read(.scan) { db in
             try request.compactMap { item in
                 let tree = try DocumentRecords.documentAndTree(db, id: item.id)?.tree ?? RevisionTree()
                 var seen = Set<RevisionID>()

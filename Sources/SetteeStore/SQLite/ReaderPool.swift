@@ -41,23 +41,58 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` on the least busy reader (the first of equals), on a snapshot no
-    /// older than the last commit.
-    ///
-    /// Least busy, not in turn: a read never queues behind a long scan while another
-    /// reader is free, and the first readers take the load, so the others touch few
-    /// pages (a mapped page counts in RSS once per reader that touched it).
-    func read<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let reader = readers.min { $0.queued.load(ordering: .relaxed) < $1.queued.load(ordering: .relaxed) } ?? readers[0]
+    /// What a read does, for `read` to place it: a point read touches a few rows by
+    /// key (a document, the database's figures); a scan walks a range of rows
+    /// (`_all_docs`, `_changes`) and may hold its reader for long.
+    enum ReadKind: Sendable {
+        case point
+        case scan
+    }
+
+    /// Reads queued on the first reader past which the next point read goes to the
+    /// least busy reader instead: a valve for machines where one reader thread could
+    /// not keep up. On 2 cores with 32 connections the queue stays below it, and a
+    /// valve of 4 gave back most of the gain.
+    static let pointReadSpill = 16
+
+    /// Runs `work` on a snapshot no older than the last commit, on the reader `place` picks.
+    func read<T: Sendable>(_ kind: ReadKind = .point,
+                           _ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let reader = place(kind)
         reader.queued.add(1, ordering: .relaxed)
+        if kind == .scan { reader.scans.add(1, ordering: .relaxed) }
         let commits = self.commits
         // Unchecked: the block below resumes it exactly once, on every path.
         return try await withUnsafeThrowingContinuation { continuation in
             reader.queue.async {
                 let result = Result { try reader.read(commits: commits, work) }
+                if kind == .scan { reader.scans.subtract(1, ordering: .relaxed) }
                 reader.queued.subtract(1, ordering: .relaxed)
                 continuation.resume(with: result)
             }
+        }
+    }
+
+    /// Point reads go to the first reader while it has no scan queued and fewer than
+    /// `pointReadSpill` reads: one thread taking the point reads in turn sleeps and
+    /// wakes less often than two taking them alternately (bench/RESULTS.md, "Point
+    /// reads on one reader"). Past that, a point read goes to the least busy reader
+    /// without a scan, so it never queues behind one while such a reader exists.
+    /// Scans go to the least busy reader, the last of equals, away from the first.
+    private func place(_ kind: ReadKind) -> Reader {
+        let first = readers[0]
+        if kind == .point, first.scans.load(ordering: .relaxed) == 0,
+           first.queued.load(ordering: .relaxed) < Self.pointReadSpill {
+            return first
+        }
+        func load(_ reader: Reader) -> Int {
+            // A reader with a scan queued counts as busier than any without one for a point read.
+            let scanPenalty = kind == .point && reader.scans.load(ordering: .relaxed) > 0 ? 1 << 20 : 0
+            return reader.queued.load(ordering: .relaxed) + scanPenalty
+        }
+        switch kind {
+        case .point: return readers.min { load($0) < load($1) } ?? first
+        case .scan: return readers.reversed().min { load($0) < load($1) } ?? first
         }
     }
 
@@ -87,8 +122,10 @@ private final class Reader: @unchecked Sendable {
     /// Set while a release is queued, so a burst of commits queues one.
     private let isReleaseQueued = Atomic<Bool>(false)
     let snapshotsBegun = Atomic<Int>(0)
-    /// Reads queued or running on this reader, for `ReaderPool.read` to pick the least busy.
+    /// Reads queued or running on this reader, for `ReaderPool.place`.
     let queued = Atomic<Int>(0)
+    /// Of those, the scans.
+    let scans = Atomic<Int>(0)
 
     /// Whether a read transaction is open; only on `queue`.
     var hasSnapshot: Bool { snapshot != nil }
