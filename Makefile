@@ -56,7 +56,7 @@ fuzz-smoke: build
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
 
 conformance:
-	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run --no-skip
 
 clean:
 	swift package clean

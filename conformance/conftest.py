@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit, unquote
 import pytest
 import requests
 
+import couch
 from couch import Client, quote_part
 
 
@@ -24,6 +25,17 @@ def pytest_addoption(parser):
         help="server base URL with admin credentials, e.g. http://admin:pw@127.0.0.1:5984 "
         "(default: $SETTEE_URL)",
     )
+    parser.addoption(
+        "--no-skip",
+        action="store_true",
+        help="fail where a test would skip because the server lacks an optional setup "
+        "(e.g. CouchDB's _global_changes database); for servers that have it all",
+    )
+
+
+def pytest_configure(config):
+    # Read by tests that skip on a missing optional setup (`couch.skip_unless_strict`).
+    couch.STRICT = config.getoption("--no-skip")
 
 
 def _split_url(raw):

@@ -114,15 +114,18 @@ def test_limit_and_pending(client, db1):
     assert b2["pending"] == 1
 
 
-def test_limit_zero_returns_one_change(client, db1):
-    """_changes?limit=0 answers like limit=1: couch_changes' enumerator emits a row and
-    only then checks `Go = if Limit =< 1 -> stop` (src/couch/src/couch_changes.erl), and
-    PouchDB mirrors it ("0 and 1 should return 1 document", pouchdb-core changes.js)."""
+def test_limit_zero_returns_no_rows(client, db1):
+    """_changes?limit=0 answers no rows and counts them all as pending: CouchDB 3's
+    clustered collector drops every change once its limit is 0 ("Use Pending+1
+    because we're ignoring this row in the response", src/fabric/src/
+    fabric_view_changes.erl handle_message/3, #collector{limit = 0}); its last_seq
+    is still where the feed started. (CouchDB 1.x and PouchDB answered one row.)"""
     for i in ("a", "b"):
         put_doc(db1, i, {})
     b = changes(db1, {"limit": 0})
-    assert [r["id"] for r in b["results"]] == ["a"]
-    assert b["pending"] == 1
+    assert b["results"] == []
+    assert b["pending"] == 2
+    assert [r["id"] for r in changes(db1, {"since": b["last_seq"]})["results"]] == ["a", "b"]
 
 
 def test_descending(client, db1):

@@ -45,7 +45,8 @@ struct ChangesFeed: Sendable {
         while true {
             if query.feed == "longpoll" {
                 let batch = try await ChangesBatch.read(database, query: query, since: since, limit: remaining)
-                if !batch.changes.isEmpty || remaining == 0 {
+                // With `limit=0` no change ends the wait: CouchDB answers at the timeout.
+                if !batch.changes.isEmpty {
                     return try await writer.write(try await batch.normalBody(query: query, updateSeq: batch.scannedTo))
                 }
                 since = batch.scannedTo
@@ -92,12 +93,15 @@ struct ChangesFeed: Sendable {
         return out
     }
 
-    /// The end of a feed: continuous ends with `{"last_seq":..,"pending":0}`, longpoll with an empty result.
+    /// The end of a feed: continuous ends with `{"last_seq":..,"pending":..}`, longpoll
+    /// with an empty result; `pending` counts the changes after `lastSeq`, as CouchDB's
+    /// end line does (those a limit left out, or that came as the feed ended).
     private func finish(_ writer: any ResponseBodyWriter, lastSeq: Int64) async throws {
+        guard query.feed == "continuous" || query.feed == "longpoll" else { return }
+        let pending = try await database.changeCount(since: lastSeq, docIDs: query.docIDs)
         switch query.feed {
-        case "continuous": try await writer.write(Array("{\"last_seq\":\(lastSeq),\"pending\":0}\n".utf8))
-        case "longpoll": try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(lastSeq),\"pending\":0}\n".utf8))
-        default: break
+        case "continuous": try await writer.write(Array("{\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8))
+        default: try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8))
         }
     }
 }

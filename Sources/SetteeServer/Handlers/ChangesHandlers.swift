@@ -38,9 +38,9 @@ struct ChangesBatch {
         let scannedTo = rows.last?.sequence ?? since
         if query.filter.needsDocuments {
             var kept: [Change] = []
-            for change in rows where try await query.filter.accepts(change, database: database) {
-                kept.append(change)
+            for change in rows {
                 if let limit, kept.count >= limit { break }
+                if try await query.filter.accepts(change, database: database) { kept.append(change) }
             }
             rows = kept
         }
@@ -58,8 +58,8 @@ struct ChangesBatch {
         }
         let lastSeq = (limited || query.descending) ? (changes.last?.sequence ?? since) : max(updateSeq, scannedTo, since)
         var pending = 0
-        if limited && !query.descending, let last = changes.last {
-            pending = try await database.changeCount(since: last.sequence, docIDs: query.docIDs)
+        if limited && !query.descending {
+            pending = try await database.changeCount(since: changes.last?.sequence ?? since, docIDs: query.docIDs)
         }
         out.append(contentsOf: Self.closing(lastSeq: lastSeq, pending: pending))
         return out

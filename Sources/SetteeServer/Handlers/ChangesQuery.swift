@@ -57,9 +57,11 @@ struct ChangesQuery: Sendable {
             throw CouchError.badRequest("Supported `feed` types: normal, continuous, live, longpoll, eventsource")
         }
         since = try Self.parseSince(q["since"] ?? context.headers["Last-Event-ID"])
-        // 0 acts as 1, as in CouchDB: couch_changes emits a row before it checks
-        // `Limit =< 1` (PouchDB mirrors this: "0 and 1 should return 1 document").
-        limit = try q.nonNegativeInt("limit").map { max($0, 1) }
+        // 0 means no rows, as CouchDB 3's clustered feed answers: its collector drops
+        // every row once its limit is 0 and counts it as pending (fabric_view_changes.erl,
+        // `handle_message({change, _}, _, #collector{limit = 0})`). CouchDB 1.x and
+        // PouchDB answered one row instead.
+        limit = try q.nonNegativeInt("limit")
         descending = try q.bool("descending")
         includeDocs = try q.bool("include_docs")
         conflicts = try q.bool("conflicts")

@@ -33,15 +33,15 @@ struct NormalChangesFeed: Sendable {
             let rows = try await database.changes(since: since, limit: Self.pageSize, descending: false,
                                                   docIDs: query.docIDs)
             for change in rows {
+                if let limit = query.limit, emitted >= limit { break pages }
                 if query.filter.needsDocuments, try await !query.filter.accepts(change, database: database) { continue }
                 out.append(contentsOf: (emitted == 0 ? "\n" : ",\n").utf8)
                 try await ChangesBatch.write(change, query: query, database: database, to: &out)
                 emitted += 1
                 lastEmitted = change.sequence
-                if let limit = query.limit, emitted >= limit { break pages }
             }
             since = rows.last?.sequence ?? since
-            if rows.count < Self.pageSize { break }
+            if rows.count < Self.pageSize || query.limit.map({ emitted >= $0 }) == true { break }
             try await writer.write(out)
             out = []
         }
