@@ -190,7 +190,8 @@ def test_deleted_conflicts_param(client, db):
 
 def test_open_revs_all(client, db):
     """API Reference › Documents › GET ?open_revs=all with Accept: application/json:
-    a JSON array with one {"ok": doc} per leaf."""
+    a JSON array with one {"ok": doc} per leaf, by generation and then rev id
+    (fabric_doc_open_revs.erl tree_format_replies: lists:sort of {ok, #doc{}})."""
     winner, loser, _ = make_conflict(db, "d")
     r = assert_status(
         client.get(db.url("d"), params={"open_revs": "all"}, headers={"Accept": "application/json"}),
@@ -199,22 +200,26 @@ def test_open_revs_all(client, db):
     got = body_of(r)
     assert isinstance(got, list) and len(got) == 2
     assert all(set(e) == {"ok"} for e in got)
-    assert sorted(e["ok"]["_rev"] for e in got) == sorted([winner, loser])
+    assert [e["ok"]["_rev"] for e in got] == [loser, winner]
     assert all(e["ok"]["_id"] == "d" for e in got)
 
 
 def test_open_revs_list_with_missing(client, db):
     """API Reference › Documents › GET ?open_revs=[..]: {"ok": doc} for known revs and
-    {"missing": rev} for unknown ones, in request order."""
-    r1 = put_doc(db, "d", {"v": 1})["rev"]
-    missing = "1-" + sig("not-there")
+    {"missing": rev} for unknown ones; found ones first, each group by generation and
+    then rev id, not in request order (fabric_doc_open_revs.erl dict_format_replies, an
+    orddict; its eunit case check_revs_done_on_agreement expects [bar1, foo1, bazNF]
+    for the revs [foo, bar, baz])."""
+    winner, loser, _ = make_conflict(db, "d")
+    low, high = "1-" + sig("not-there"), "3-" + sig("not-there")
     r = client.get(
         db.url("d"),
-        params={"open_revs": qjson([r1, missing])},
+        params={"open_revs": qjson([high, winner, low, loser])},
         headers={"Accept": "application/json"},
     )
     got = body_of(assert_status(r, 200))
-    assert got == [{"ok": {"_id": "d", "_rev": r1, "v": 1}}, {"missing": missing}]
+    assert [e.get("ok", {}).get("_rev") or e["missing"] for e in got] == [loser, winner, low, high]
+    assert set(got[0]) == {"ok"} and set(got[2]) == {"missing"}
 
 
 def test_open_revs_all_missing_doc(client, db):

@@ -136,6 +136,8 @@ enum BulkHandlers {
             out.append(contentsOf: JSONWriter.serialize(["error": .object(error)]))
             return
         }
+        // By generation, then suffix, as CouchDB sorts open_revs replies (`OpenRevsHandler.revisions`).
+        found.sort { $0.1.rev < $1.1.rev }
         for (i, (document, revision)) in found.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             // JSON only: `attachments=true` inlines `data` (chttpd_db bulk_get, non-multipart).

@@ -23,11 +23,26 @@ enum OpenRevsHandler {
 
     enum Entry {
         case found(StoredDocument, StoredRevision)
-        case missing(String)
+        case missing(RevisionID)
     }
 
-    /// The requested revisions, `latest` applied, in request order (all leaves for `all`).
+    /// The requested revisions, `latest` applied (all leaves for `all`), in CouchDB's
+    /// order: found revisions, then missing ones, each by generation and then suffix,
+    /// once each. CouchDB sorts the replies (fabric_doc_open_revs.erl
+    /// `tree_format_replies` and `dict_format_replies`, an orddict: its eunit cases
+    /// expect `[bar1(), foo1(), bazNF()]` for the revs foo, bar, baz).
     static func revisions(_ context: RequestContext, _ database: Database, id: String) async throws -> [Entry] {
+        try await requested(context, database, id: id).sorted { a, b in
+            switch (a, b) {
+            case (.found(_, let x), .found(_, let y)): x.rev < y.rev
+            case (.missing(let x), .missing(let y)): x < y
+            case (.found, .missing): true
+            case (.missing, .found): false
+            }
+        }
+    }
+
+    private static func requested(_ context: RequestContext, _ database: Database, id: String) async throws -> [Entry] {
         let openRevs = context.query["open_revs"] ?? ""
         let latest = try context.query.bool("latest")
         if openRevs == "all" {
@@ -46,7 +61,7 @@ enum OpenRevsHandler {
         let revs = texts.compactMap(RevisionID.init)
         guard revs.count == texts.count else { throw CouchError.badRequest("Invalid rev format") }
         guard let tree = try await database.document(id: id, revisions: .none)?.tree else {
-            return texts.map { .missing($0) }
+            return Set(revs).map { .missing($0) }
         }
         var wanted: [RevisionID] = []
         for rev in revs {
@@ -54,10 +69,10 @@ enum OpenRevsHandler {
             for r in (chosen.isEmpty ? [rev] : chosen) where !wanted.contains(r) { wanted.append(r) }
         }
         guard let document = try await database.document(id: id, revs: wanted) else {
-            return texts.map { .missing($0) }
+            return wanted.map { .missing($0) }
         }
         return wanted.map { rev in
-            document.revisions.first { $0.rev == rev && $0.body != nil }.map { .found(document, $0) } ?? .missing(rev.description)
+            document.revisions.first { $0.rev == rev && $0.body != nil }.map { .found(document, $0) } ?? .missing(rev)
         }
     }
 
@@ -74,7 +89,7 @@ enum OpenRevsHandler {
                 out.append(UInt8(ascii: "}"))
             case .missing(let rev):
                 out.append(contentsOf: #"{"missing":"#.utf8)
-                JSONWriter.writeString(rev, to: &out)
+                JSONWriter.writeString(rev.description, to: &out)
                 out.append(UInt8(ascii: "}"))
             }
         }
@@ -115,7 +130,7 @@ enum OpenRevsHandler {
             try await mixed.endPart()
         case .missing(let rev):
             try await mixed.writePart(headers: [("Content-Type", "application/json; error=\"true\"")],
-                                      body: JSONWriter.serialize(["missing": .string(rev)]))
+                                      body: JSONWriter.serialize(["missing": .string(rev.description)]))
         }
     }
 }
