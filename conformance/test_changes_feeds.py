@@ -102,18 +102,23 @@ def test_continuous_timeout_ends_with_last_seq(db):
         assert set(row) >= {"seq", "id", "changes"}
 
 
+def _continuous_rows(db, docs, limit):
+    """The JSON lines of feed=continuous&limit=N over freshly written `docs`."""
+    for d in docs:
+        put_doc(db, d)
+    r = db.client.get(db.url("_changes"),
+                      params={"feed": "continuous", "limit": str(limit), "timeout": "5000"},
+                      stream=True, timeout=READ)
+    assert_status(r, 200)
+    return [json.loads(ln) for ln in feed_lines(r) if ln.strip()]
+
+
 def test_continuous_limit(db):
     """feed=continuous&limit=1 sends one change, then the last_seq line, whose pending
     counts the two left out (API reference /{db}/_changes, limit; the end line is
     chttpd_db.erl changes_callback({stop, EndSeq, Pending}) with fabric_view_changes'
     pending_count)."""
-    for d in ("a", "b", "c"):
-        put_doc(db, d)
-    r = db.client.get(db.url("_changes"),
-                      params={"feed": "continuous", "limit": "1", "timeout": "5000"},
-                      stream=True, timeout=READ)
-    assert_status(r, 200)
-    rows = [json.loads(ln) for ln in feed_lines(r) if ln.strip()]
+    rows = _continuous_rows(db, ("a", "b", "c"), 1)
     assert len(rows) == 2, rows
     assert "id" in rows[0] and "last_seq" in rows[1]
     assert rows[1]["pending"] == 2
@@ -123,13 +128,7 @@ def test_continuous_limit_zero_ends_at_once(db):
     """feed=continuous&limit=0 sends no change, only the last_seq line: the clustered
     collector drops rows at limit 0 and keep_sending_changes stops a continuous feed
     once the limit is used up (src/fabric/src/fabric_view_changes.erl)."""
-    for d in ("a", "b"):
-        put_doc(db, d)
-    r = db.client.get(db.url("_changes"),
-                      params={"feed": "continuous", "limit": "0", "timeout": "5000"},
-                      stream=True, timeout=READ)
-    assert_status(r, 200)
-    rows = [json.loads(ln) for ln in feed_lines(r) if ln.strip()]
+    rows = _continuous_rows(db, ("a", "b"), 0)
     assert len(rows) == 1 and "last_seq" in rows[0] and "id" not in rows[0], rows
     assert rows[0]["pending"] == 2
 
