@@ -50,6 +50,34 @@ import Testing
         #expect(filled == 8)
     }
 
+    /// A Settee older than schema 5 writing the file after a downgrade leaves
+    /// `winner_seq` stale or NULL: every read that uses it still finds the winner.
+    @Test func anUnlinkedWinnerSeqFallsBackToTheTree() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a", #"{"v":1}"#).get()
+        _ = try await db.put("a", #"{"v":2}"#, base: first)
+        _ = try await db.put("b", #"{"v":3}"#)
+        // "a" points at its first revision's row, "b" at none.
+        try await db.writer.write { connection in
+            try connection.run("""
+                UPDATE docs SET winner_seq = (SELECT min(sequence) FROM revs WHERE revs.doc_id = docs.doc_id)
+                WHERE docid = 'a'
+                """)
+            try connection.run("UPDATE docs SET winner_seq = NULL WHERE docid = 'b'")
+        }
+        #expect(try await Self.rowsNotPointingAtTheirWinner(db) == 2)
+        for id in ["a", "b"] { try await Self.expectSameWinner(id, db) }
+        #expect(try await db.winner(id: "a")?.body == bytes(#"{"v":2}"#))
+        var query = AllDocsQuery()
+        query.includeBodies = true
+        let expected = [bytes(#"{"v":2}"#), bytes(#"{"v":3}"#)]
+        #expect(try await db.allDocs(query).rows.map(\.body) == expected)
+        query.keys = ["a", "b"]
+        #expect(try await db.allDocs(query).rows.map(\.body) == expected)
+    }
+
     // MARK: Helpers
 
     private static func expectSameWinner(_ id: String, _ db: Database,

@@ -26,19 +26,15 @@ enum AllDocsReader {
 
     static func rows(_ db: Connection, range query: AllDocsQuery) throws -> [AllDocsRow] {
         let clause = rangeClause(column: "d.docid", query)
-        let body = query.includeBodies ? "r.json" : "NULL"
-        let sql = """
-            SELECT d.docid, d.winner, \(body), d.doc_id FROM docs d
-            LEFT JOIN revs r ON r.sequence = d.winner_seq
-            WHERE d.deleted = 0\(clause.sql)
-            """
         var rows: [AllDocsRow] = []
         var rowIDs: [Int64] = []
-        try db.query(sql, clause.arguments) { row in
+        try db.query("SELECT d.docid, d.winner, \(bodyColumn(query)), d.doc_id \(winnerJoin) WHERE d.deleted = 0"
+                     + clause.sql, clause.arguments) { row in
             rows.append(AllDocsRow(id: row.text(0) ?? "", rev: row.text(1).flatMap(RevisionID.init),
                                    isDeleted: false, body: row.blob(2)))
             rowIDs.append(row.int64(3))
         }
+        try addUnlinkedBodies(db, to: &rows, rowIDs: rowIDs, query)
         try addConflicts(db, to: &rows, rowIDs: rowIDs, query)
         return rows
     }
@@ -47,19 +43,39 @@ enum AllDocsReader {
     static func rows(_ db: Connection, keys: [String], query: AllDocsQuery) throws -> [AllDocsRow] {
         var selected = keys.dropFirst(max(0, query.skip))
         if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
+        var rows: [AllDocsRow] = []
         var rowIDs: [Int64] = []
-        var rows = try selected.map { key in
-            guard let record = try DocumentRecords.document(db, id: key), let winner = record.winner else {
-                rowIDs.append(0)
-                return AllDocsRow(id: key, rev: nil, isDeleted: false, body: nil)
+        let sql = "SELECT d.winner, d.deleted, \(bodyColumn(query)), d.doc_id \(winnerJoin) WHERE d.docid = ?"
+        for key in selected {
+            var row = AllDocsRow(id: key, rev: nil, isDeleted: false, body: nil)
+            var rowID: Int64 = 0
+            try db.query(sql, [.text(key)]) { result in
+                let isDeleted = result.int64(1) != 0
+                row = AllDocsRow(id: key, rev: result.text(0).flatMap(RevisionID.init), isDeleted: isDeleted,
+                                 body: isDeleted ? nil : result.blob(2))
+                rowID = result.int64(3)
             }
-            rowIDs.append(record.rowID)
-            let body = query.includeBodies && !record.isDeleted
-                ? try record.winnerSequence.flatMap { try DocumentRecords.body(db, sequence: $0) } : nil
-            return AllDocsRow(id: key, rev: winner, isDeleted: record.isDeleted, body: body)
+            rows.append(row)
+            rowIDs.append(rowID)
         }
+        try addUnlinkedBodies(db, to: &rows, rowIDs: rowIDs, query)
         try addConflicts(db, to: &rows, rowIDs: rowIDs, query)
         return rows
+    }
+
+    /// `docs` joined to its winner's `revs` row, by `winner_seq` checked against `winner`.
+    private static let winnerJoin = "FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner"
+
+    private static func bodyColumn(_ query: AllDocsQuery) -> String { query.includeBodies ? "r.json" : "NULL" }
+
+    /// A live row asked for with its body has none only when its `docs` row's
+    /// `winner_seq` is unlinked (`DocumentRecords.WinnerRead.unlinked`): read it by the tree.
+    private static func addUnlinkedBodies(_ db: Connection, to rows: inout [AllDocsRow], rowIDs: [Int64],
+                                          _ query: AllDocsQuery) throws {
+        guard query.includeBodies else { return }
+        for index in rows.indices where rows[index].rev != nil && !rows[index].isDeleted && rows[index].body == nil {
+            rows[index].body = try DocumentRecords.winnerBodyFromTree(db, rowID: rowIDs[index])
+        }
     }
 
     /// Fills `conflicts` of the rows that carry a body, when the query asks for them.

@@ -32,7 +32,12 @@ extension Database {
     /// a plain `GET` and `include_docs` need, at about half the cost of
     /// `document(id:revisions: .winner)`. Nil when the id was never written.
     public func winner(id: String) async throws -> StoredRevision? {
-        try await readers.read { db in try DocumentRecords.winner(db, id: id) }
+        let read = try await readers.read { db in try DocumentRecords.winner(db, id: id) }
+        switch read {
+        case .neverWritten: return nil
+        case .found(let revision): return revision
+        case .unlinked: return try await document(id: id, revisions: .winner)?.revisions.first
+        }
     }
 
     /// Reads several revisions of one document by id; revisions not in its tree are left out.

@@ -5,8 +5,6 @@ struct DocumentRecord {
     let id: String
     let sequence: Int64
     let winner: RevisionID?
-    /// The winner's `revs` row.
-    let winnerSequence: Int64?
     let isDeleted: Bool
 }
 
@@ -27,10 +25,9 @@ struct DocumentWithWinner {
 enum DocumentRecords {
     static func document(_ db: Connection, id: String) throws -> DocumentRecord? {
         var record: DocumentRecord?
-        try db.query("SELECT doc_id, seq, winner, winner_seq, deleted FROM docs WHERE docid = ?", [.text(id)]) { row in
+        try db.query("SELECT doc_id, seq, winner, deleted FROM docs WHERE docid = ?", [.text(id)]) { row in
             record = DocumentRecord(rowID: row.int64(0), id: id, sequence: row.int64(1),
-                                    winner: row.text(2).flatMap(RevisionID.init),
-                                    winnerSequence: row.isNull(3) ? nil : row.int64(3), isDeleted: row.int64(4) != 0)
+                                    winner: row.text(2).flatMap(RevisionID.init), isDeleted: row.int64(3) != 0)
         }
         return record
     }
@@ -53,35 +50,54 @@ enum DocumentRecords {
     /// and whether it has attachments (9–10).
     private static let treeSQL = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.sequence = d.winner_seq
+               r.revid = d.winner
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
     private static let treeAndWinnerSQL = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.sequence = d.winner_seq, CASE WHEN r.sequence = d.winner_seq THEN r.json END,
-               CASE WHEN r.sequence = d.winner_seq
+               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN r.json END,
+               CASE WHEN r.revid = d.winner
                     THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
 
+    /// What `winner` found.
+    enum WinnerRead {
+        case neverWritten
+        case found(StoredRevision)
+        /// The `docs` row's `winner_seq` does not name its winner's row: the file was
+        /// written by code that does not keep it (a Settee older than schema 5, after
+        /// a downgrade). The tree read still finds the winner.
+        case unlinked
+    }
+
     /// A document's winning revision alone, without its tree: two lookups by key
-    /// (the `docs` row by id, its winner's `revs` row by `winner_seq`) where the tree
-    /// reads every revision row through the (doc_id, revid) index. Nil when the id
-    /// was never written.
-    static func winner(_ db: Connection, id: String) throws -> StoredRevision? {
+    /// (the `docs` row by id, its winner's `revs` row by `winner_seq`, checked to be
+    /// the revision `docs.winner` names) where the tree reads every revision row
+    /// through the (doc_id, revid) index.
+    static func winner(_ db: Connection, id: String) throws -> WinnerRead {
         var row: (sequence: Int64, rev: RevisionID, isDeleted: Bool, body: [UInt8]?, hasAttachments: Bool)?
+        var exists = false
         try db.query("""
             SELECT r.sequence, r.revid, r.deleted, r.json,
                    EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence)
-            FROM docs d JOIN revs r ON r.sequence = d.winner_seq WHERE d.docid = ?
+            FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner WHERE d.docid = ?
             """, [.text(id)]) { result in
-            guard let rev = result.revisionID(1) else { return }
+            exists = true
+            guard !result.isNull(0), let rev = result.revisionID(1) else { return }
             row = (result.int64(0), rev, result.int64(2) != 0, result.blob(3), result.int64(4) != 0)
         }
-        guard let row else { return nil }
+        guard exists else { return .neverWritten }
+        guard let row else { return .unlinked }
         let attachments = row.hasAttachments ? try AttachmentRecords.attachments(db, sequence: row.sequence) : []
-        return StoredRevision(rev: row.rev, isDeleted: row.isDeleted, sequence: row.sequence, body: row.body,
-                              attachments: attachments)
+        return .found(StoredRevision(rev: row.rev, isDeleted: row.isDeleted, sequence: row.sequence, body: row.body,
+                                     attachments: attachments))
+    }
+
+    /// The winner's body by way of the tree, for a `docs` row whose `winner_seq` is unlinked.
+    static func winnerBodyFromTree(_ db: Connection, rowID: Int64) throws -> [UInt8]? {
+        guard let winner = try tree(db, rowID: rowID).winner, winner.hasBody else { return nil }
+        return try body(db, sequence: winner.sequence)
     }
 
     /// Runs `treeSQL` or `treeAndWinnerSQL`. The record's winner is the revision row
@@ -90,19 +106,19 @@ enum DocumentRecords {
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
         var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
         var rows: [TreeRow] = []
-        var winnerRow: TreeRow?
+        var winnerRev: RevisionID?
         var winner: DocumentWithWinner.Winner?
         try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
             if first == nil { first = (row.int64(0), row.int64(1), row.int64(2) != 0) }
             guard let tree = TreeRow(row, from: 3) else { return }
             rows.append(tree)
             guard row.int64(8) != 0 else { return }
-            winnerRow = tree
+            winnerRev = tree.rev
             if withWinner { winner = .init(rev: tree.rev, body: row.blob(9), hasAttachments: row.int64(10) != 0) }
         }
         guard let first else { return nil }
-        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRow?.rev,
-                                    winnerSequence: winnerRow?.sequence, isDeleted: first.isDeleted)
+        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
+                                    isDeleted: first.isDeleted)
         return DocumentWithWinner(record: record, tree: TreeRow.tree(rows), winner: winner)
     }
 

@@ -148,7 +148,7 @@ public struct AllDocsRow: Sendable {
     /// True for a requested key whose winner is deleted.
     public let isDeleted: Bool
     /// The winner's body when asked for and available.
-    public let body: [UInt8]?
+    public var body: [UInt8]?
     /// `_conflicts` (`RevisionTree.conflicts`), when `AllDocsQuery.includeConflicts` asked for them.
     public var conflicts: [RevisionID] = []
 
