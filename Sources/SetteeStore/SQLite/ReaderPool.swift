@@ -5,9 +5,10 @@ internal import Synchronization
 /// A few reader connections, each on its own serial queue.
 ///
 /// Why a pool: in WAL mode readers never block the writer nor each other, so
-/// several connections let reads run in parallel while a write commits. Every
-/// read runs inside a (deferred) read transaction, so its statements see one
-/// consistent snapshot. Blocking sqlite calls stay off the cooperative pool.
+/// several connections let reads run in parallel while a write commits, and a
+/// point read need not wait behind a long scan (`place`). Every read runs inside
+/// a (deferred) read transaction, so its statements see one consistent snapshot.
+/// Blocking sqlite calls stay off the cooperative pool.
 ///
 /// Snapshots are kept between reads while the writer has not committed
 /// (`CommitCounter`): beginning and ending a WAL read transaction (two `fcntl`
