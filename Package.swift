@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // epoll and eventfd, which Glibc's Swift module map does not export.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
@@ -36,7 +37,7 @@ let package = Package(
         .target(
             name: "SetteeStore",
             dependencies: [
-                "SetteeJSON", "CSQLite", "CZlib",
+                "SetteeJSON", "CSQLite", "CZlib", "CLinux",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

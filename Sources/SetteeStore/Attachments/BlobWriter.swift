@@ -1,3 +1,4 @@
+internal import CLinux
 internal import Crypto
 internal import Glibc
 
@@ -29,6 +30,8 @@ public final class BlobWriter {
     private var hasher = Insecure.MD5()
     private var length: Int64 = 0
     private var isDone = false
+    /// Where the bytes not yet handed to writeback begin (`startWriteback`).
+    private var writebackFrom: Int64 = 0
 
     init(store: BlobStore, tempPath: String, fd: Int32) {
         self.store = store
@@ -48,6 +51,20 @@ public final class BlobWriter {
         let written: Void? = try bytes.withContiguousStorageIfAvailable { try writeAll(UnsafeRawBufferPointer($0)) }
         if written == nil { try Array(bytes).withUnsafeBytes { try writeAll($0) } }
         length += Int64(bytes.count)
+        if length - writebackFrom >= Self.writebackChunk { startWriteback() }
+    }
+
+    /// Bytes written between two `startWriteback` calls.
+    static let writebackChunk: Int64 = 4 << 20
+
+    /// Asks the kernel to start writing the bytes written since the last call, without
+    /// waiting, so that `finish`'s fsync finds most of a large blob on disk already:
+    /// that fsync took 160 ms of a 100 MB upload's 0.36 s here, and starting writeback
+    /// as the bytes come raised the upload from 279–298 to 293–327 MB/s
+    /// (bench/RESULTS.md). Only a hint: a failure changes nothing, the fsync still decides.
+    private func startWriteback() {
+        _ = settee_start_writeback(fd, off_t(writebackFrom), off_t(length - writebackFrom))
+        writebackFrom = length
     }
 
     /// Makes the blob durable under its key and returns it.
