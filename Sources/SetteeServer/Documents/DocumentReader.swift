@@ -18,17 +18,26 @@ enum DocumentReader {
     static func read(_ database: Database, id: String, rev revText: String?,
                      needsTree: Bool = false) async throws -> Revision {
         let rev = try revText.map { try DocumentParser.revision(.string($0)) }
-        let tree: RevisionTree?
-        let found: StoredRevision?
-        if rev == nil && !needsTree {
-            (tree, found) = (nil, try await database.winner(id: id))
+        let found: (tree: RevisionTree?, revision: StoredRevision)?
+        if let rev {
+            let document = try await database.document(id: id, revisions: .revision(rev))
+            found = document.flatMap { document in document.revisions.first.map { (document.tree, $0) } }
         } else {
-            let document = try await database.document(id: id, revisions: rev.map { .revision($0) } ?? .winner)
-            (tree, found) = (document?.tree, document?.revisions.first)
+            found = try await winner(database, id: id, needsTree: needsTree)
         }
-        guard let revision = found else { throw CouchError.notFound("missing") }
+        guard let (tree, revision) = found else { throw CouchError.notFound("missing") }
         if rev == nil && revision.isDeleted { throw CouchError.notFound("deleted") }
         guard revision.body != nil else { throw CouchError.notFound("missing") }
         return Revision(id: id, tree: tree, revision: revision)
+    }
+
+    /// A document's winner (even deleted), with its tree only when `needsTree`;
+    /// nil when the id was never written. Without the tree only the winner's rows are read.
+    static func winner(_ database: Database, id: String,
+                       needsTree: Bool) async throws -> (tree: RevisionTree?, revision: StoredRevision)? {
+        guard needsTree else { return try await database.winner(id: id).map { (nil, $0) } }
+        guard let document = try await database.document(id: id, revisions: .winner),
+              let revision = document.revisions.first else { return nil }
+        return (document.tree, revision)
     }
 }

@@ -89,7 +89,8 @@ struct ChangesBatch {
             options.conflicts = query.conflicts
             options.attachments = query.attachments
             options.attEncodingInfo = query.attEncodingInfo
-            if let (tree, revision) = try await winner(of: change.id, database, needsTree: options.needsTree) {
+            if let (tree, revision) = try await DocumentReader.winner(database, id: change.id,
+                                                                      needsTree: options.needsTree) {
                 // `attachments=true` with `include_docs` inlines each attachment's data (JSON feed).
                 let forms = query.attachments
                     ? try await AttachmentJSON.inlineForms(database, tree, revision, attsSince: []) : [:]
@@ -100,14 +101,5 @@ struct ChangesBatch {
             }
         }
         out.append(UInt8(ascii: "}"))
-    }
-
-    /// A document's winner, with its tree only when `needsTree` (`_conflicts`).
-    private static func winner(of id: String, _ database: Database,
-                               needsTree: Bool) async throws -> (RevisionTree?, StoredRevision)? {
-        guard needsTree else { return try await database.winner(id: id).map { (nil, $0) } }
-        guard let document = try await database.document(id: id, revisions: .winner),
-              let revision = document.revisions.first else { return nil }
-        return (document.tree, revision)
     }
 }
