@@ -39,6 +39,7 @@ public enum NodeSetup {
         if let types = config.compressibleTypes { node.store.compressibleTypes = types }
         if let size = config.readerMmapSize { node.store.readerMmapSize = size }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
+        node.forwardedHostHeader = config.forwardedHostHeader
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
         node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,

@@ -5,7 +5,8 @@
 
  The ini file is `--config PATH`, else `$SETTEE_CONFIG`, else none. Supported keys:
 
-   [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size
+   [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size,
+             x_forwarded_host
    [couchdb] database_dir, max_document_size, uuid
    [admins]  name = password-or-hash
    [log]     level
@@ -40,7 +41,7 @@ public struct SetteeConfiguration: Sendable {
     /// The embedded default data directory, relative to the working directory.
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
-        "chttpd": ["bind_address", "port", "max_http_request_size"],
+        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security"],
         "chttpd_auth": ["secret", "timeout"],
         "attachments": ["compressible_types"],
@@ -53,6 +54,8 @@ public struct SetteeConfiguration: Sendable {
     public var bindAddresses: [String] = ["127.0.0.1"]
     public var port: Int = 5984
     public var dataDirectory: String = defaultDataDirectory
+    /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
+    public var forwardedHostHeader = "X-Forwarded-Host"
     /// `[chttpd] max_http_request_size`, when set.
     public var maxHTTPRequestSize: Int?
     /// `[couchdb] max_document_size`, when set.
@@ -105,6 +108,11 @@ public struct SetteeConfiguration: Sendable {
             case ("chttpd", "bind_address"): bindAddresses = try Self.addresses(entry.value, origin: origin)
             case ("chttpd", "port"): port = try Self.port(entry.value, origin: origin)
             case ("chttpd", "max_http_request_size"): maxHTTPRequestSize = try Self.size(entry.value, origin: origin)
+            case ("chttpd", "x_forwarded_host"):
+                guard !entry.value.isEmpty else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "a header name")
+                }
+                forwardedHostHeader = entry.value
             case ("couchdb", "database_dir"): dataDirectory = entry.value
             case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
             case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value

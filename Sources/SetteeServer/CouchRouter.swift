@@ -28,12 +28,16 @@ struct CouchRouter: HTTPResponder {
             }
             response = couchError.response
         }
+        response.headers.add("X-Couch-Request-ID", RequestID.forRequest(header: request.headers["X-Couch-Request-ID"]))
+        response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private func dispatch(_ original: HTTPRequest) async throws -> HTTPResponse {
+        var request = original
+        if let override = Self.methodOverride(original) { request.method = override }
         guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
         guard let items = request.queryItems else {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
@@ -55,6 +59,16 @@ struct CouchRouter: HTTPResponder {
 }
 
 extension CouchRouter {
+    /// Methods `X-HTTP-Method-Override` may name; it counts on a POST only, as in
+    /// `chttpd:handle_request_int` (for clients that cannot send PUT or DELETE).
+    static let overridableMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "CONNECT", "COPY"]
+
+    static func methodOverride(_ request: HTTPRequest) -> String? {
+        guard request.method == "POST", let override = request.headers["X-HTTP-Method-Override"],
+              overridableMethods.contains(override) else { return nil }
+        return override
+    }
+
     /// A path segment that is not percent-encoded UTF-8: in the database
     /// position an illegal database name, past it an illegal document id.
     static func undecodablePath(_ request: HTTPRequest) -> CouchError {

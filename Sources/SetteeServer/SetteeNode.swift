@@ -22,6 +22,9 @@ public struct NodeConfiguration: Sendable {
     /// `[couchdb] default_security = admin_only` (CouchDB 3's default): a new
     /// database admits only admins until its `_security` says otherwise.
     public var defaultSecurityIsAdminOnly = true
+    /// `[chttpd] x_forwarded_host`: the request header a proxy names the original
+    /// host in; `Location` headers are built from it before `Host`.
+    public var forwardedHostHeader = "X-Forwarded-Host"
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http

@@ -28,6 +28,16 @@ struct DocumentWriter {
         return out
     }
 
+    /// The body of a document response: the JSON and a newline, as CouchDB's
+    /// `send_json` ends every JSON body.
+    func responseBody() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count + 65)
+        write(to: &out)
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
     func write(to out: inout [UInt8]) {
         out.append(contentsOf: #"{"_id":"#.utf8)
         JSONWriter.writeString(id, to: &out)

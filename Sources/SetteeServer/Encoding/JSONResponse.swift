@@ -13,10 +13,11 @@ enum JSONResponse {
     /// A response whose JSON is already serialized (spliced documents).
     static func make(status: Int, bytes: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = headers
-        // These two, then `Server` and `Date` (CouchRouter): one allocation, not four.
-        headers.reserveCapacity(headers.fields.count + 4)
+        // These two, then the request id, body time, `Server` and `Date` (CouchRouter): one allocation.
+        headers.reserveCapacity(headers.fields.count + 6)
         headers.add("Content-Type", "application/json")
-        headers.add("Cache-Control", "must-revalidate")
+        // A handler's own (`_uuids`: `no-cache`) replaces the default.
+        if !headers.contains("Cache-Control") { headers.add("Cache-Control", "must-revalidate") }
         return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
 

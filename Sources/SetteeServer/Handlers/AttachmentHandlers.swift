@@ -76,7 +76,7 @@ enum AttachmentHandlers {
         let stored = try await receive(context, database, name: name, contentType: contentType)
         let update = DocumentUpdate(id: id, body: body, baseRevision: base, attachments: [.new(stored)] + kept)
         let rev = try await DocumentHandlers.single(update, database, newEdits: true)
-        return DocumentHandlers.created(context, id: id, rev: rev)
+        return DocumentHandlers.created(context, id: id, rev: rev, attachment: name)
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
@@ -88,8 +88,8 @@ enum AttachmentHandlers {
         else { throw CouchError.notFound("Document is missing attachment") }
         let update = DocumentUpdate(id: id, body: body, baseRevision: rev, attachments: kept)
         let newRev = try await DocumentHandlers.single(update, database, newEdits: true)
-        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
-                                 headers: ["ETag": "\"\(newRev)\""])
+        // CouchDB sends no ETag here, unlike a document's DELETE.
+        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
     }
 
     /// The document id and attachment name. On a design document a name starting

@@ -12,7 +12,8 @@ enum BulkHandlers {
         try MaintenanceHandlers.requireJSONContentType(context)
         let request = try await context.jsonBody()
         let body = try request.object()
-        guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        guard let given = body["docs"] else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
+        guard let docs = given.arrayValue else { throw CouchError.badRequest("`docs` parameter must be an array.") }
         let spans = docSpans(request.bytes, body, count: docs.count)
         let newEdits: Bool
         switch body["new_edits"] {

@@ -36,7 +36,7 @@ enum DatabaseHandlers {
             try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))
         }
         context.node.databaseUpdates.record(.created, databaseName: name)
-        return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": "/\(PercentDecoding.encode(name))"])
+        return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": context.absoluteURL("/" + CouchURLEncoding.encode(name))])
     }
 
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {

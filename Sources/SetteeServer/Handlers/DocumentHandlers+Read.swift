@@ -31,7 +31,7 @@ extension DocumentHandlers {
         let forms = options.attachments ? try await AttachmentJSON.inlineForms(
             database, read.tree, read.revision, attsSince: options.attsSince) : [:]
         let bytes = render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
-            .serialize()
+            .responseBody()
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
 

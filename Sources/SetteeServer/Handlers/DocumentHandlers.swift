@@ -30,7 +30,7 @@ enum DocumentHandlers {
             throw CouchError.badRequest("Use PUT to write _local documents")
         }
         let rev = try await write(parsed, to: database, newEdits: true)
-        return created(context, id: parsed.update.id, rev: rev)
+        return created(context, id: parsed.update.id, rev: rev, withETag: false)
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
@@ -86,13 +86,21 @@ enum DocumentHandlers {
         DocumentParser(maxDocumentSize: context.node.configuration.maxDocumentSize)
     }
 
-    /// `?rev=` and `If-Match` stand in for `_rev`; when both name one it must agree.
+    /// `?rev=` and `If-Match` stand in for `_rev`. As `chttpd_db:couch_doc_from_req`
+    /// checks them: a `?rev=` other than the body's `_rev` is one error, an `If-Match`
+    /// other than the rev the body or query names is another.
     static func mergeRevParameters(_ context: RequestContext, into object: inout JSONObject) throws {
-        guard let given = context.requestedRev else { return }
-        if let bodyRev = object["_rev"]?.stringValue, bodyRev != given {
+        let queryRev = context.query["rev"]
+        let bodyRev = object["_rev"]?.stringValue
+        if let queryRev, let bodyRev, queryRev != bodyRev {
             throw CouchError.badRequest("Document rev from request body and query string have different values")
         }
-        object["_rev"] = .string(given)
+        let explicitRev = bodyRev ?? queryRev
+        let etagRev = context.headers["If-Match"].map(unquote)
+        if let explicitRev, let etagRev, explicitRev != etagRev {
+            throw CouchError.badRequest("Document rev and etag have different values")
+        }
+        if let rev = explicitRev ?? etagRev { object["_rev"] = .string(rev) }
     }
 
     /// Stores inline attachments first, then the revision naming them.
@@ -113,19 +121,21 @@ enum DocumentHandlers {
         }
     }
 
-    static func created(_ context: RequestContext, id: String, rev: RevisionID) -> HTTPResponse {
+    /// 201 with the new rev and the document's absolute `Location`, and the rev
+    /// as `ETag` where CouchDB sends one: on PUT and COPY, not on `POST /{db}` nor
+    /// on an attachment's PUT, whose `Location` is the attachment's.
+    static func created(_ context: RequestContext, id: String, rev: RevisionID,
+                        attachment: String? = nil, withETag: Bool = true) -> HTTPResponse {
         let db = context.parameters.db ?? ""
-        let location = "/\(PercentDecoding.encode(db))/\(encodeDocID(id))"
-        return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
-                                 headers: ["ETag": "\"\(rev)\"", "Location": location])
-    }
-
-    /// `_design/x` keeps its slash in URLs; other ids are fully encoded.
-    static func encodeDocID(_ id: String) -> String {
-        for prefix in ["_design/", "_local/"] where id.hasPrefix(prefix) {
-            return prefix + PercentDecoding.encode(String(id.dropFirst(prefix.count)))
+        var path = "/" + CouchURLEncoding.encode(db) + "/" + CouchURLEncoding.encode(id)
+        var headers: HTTPHeaders = withETag && attachment == nil ? ["ETag": "\"\(rev)\""] : [:]
+        if let attachment {
+            // chttpd_db's attachment PUT leaves the database name as it is.
+            path = "/" + db + "/" + CouchURLEncoding.encode(id) + "/" + CouchURLEncoding.encode(attachment)
         }
-        return PercentDecoding.encode(id)
+        headers.add("Location", context.absoluteURL(path))
+        return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
+                                 headers: headers)
     }
 
     static func unquote(_ text: String) -> String {

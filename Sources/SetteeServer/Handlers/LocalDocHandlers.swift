@@ -13,7 +13,7 @@ enum LocalDocHandlers {
             let n = local.rev.split(separator: "-").last.map(String.init) ?? "0"
             writer.append("_revisions", ["start": 0, "ids": [.string(n)]])
         }
-        return JSONResponse.make(status: 200, bytes: writer.serialize())
+        return JSONResponse.make(status: 200, bytes: writer.responseBody())
     }
 
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

@@ -29,7 +29,8 @@ enum ServerHandlers {
         let uuids = (0..<count).map { _ in JSONValue.string(UUIDs.random()) }
         return JSONResponse.make(status: 200, ["uuids": .array(uuids)],
                                  headers: ["ETag": "\"\(UUIDs.random())\"", "Cache-Control": "no-cache",
-                                           "Pragma": "no-cache"])
+                                           // A date in the past on purpose, as CouchDB's.
+                                           "Expires": "Mon, 01 Jan 1990 00:00:00 GMT", "Pragma": "no-cache"])
     }
 
     /// `GET /_all_dbs` with `startkey`, `endkey`, `limit`, `skip`, `descending`.

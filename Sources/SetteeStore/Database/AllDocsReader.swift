@@ -39,9 +39,11 @@ enum AllDocsReader {
         return rows
     }
 
-    /// One row per key, in order, after `skip` and `limit`.
+    /// One row per key, in order (reversed when descending), after `skip` and
+    /// `limit`, as fabric_view_all_docs takes them.
     static func rows(_ db: Connection, keys: [String], query: AllDocsQuery) throws -> [AllDocsRow] {
-        var selected = keys.dropFirst(max(0, query.skip))
+        let ordered = query.descending ? Array(keys.reversed()) : keys
+        var selected = ordered.dropFirst(max(0, query.skip))
         if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
         var rows: [AllDocsRow] = []
         var rowIDs: [Int64] = []
