@@ -348,3 +348,51 @@ def test_batch_ok_conflict_is_not_reported(client, db):
     r = client.put(db.url("b1"), params={"batch": "ok"}, json={"v": 2})
     assert_status(r, 202)
     assert get_doc(db, "b1")["v"] == 1
+
+
+# --- _design%2F: chttpd_db db_req GET [_DbName, <<"_design/", _/binary>> | _] ----------
+
+
+def _raw_get(client, path, method="GET"):
+    """A request to `path` exactly as written (requests would not re-quote it)."""
+    return client.request(method, client.base + path, allow_redirects=False)
+
+
+def test_design_slash_escaped_redirects(client, db):
+    """GET /{db}/_design%2F{name}: 301 to /{db}/_design/{name}, the query string
+    kept, an absolute Location, an empty body; %2f (lower case) too."""
+    assert_status(client.put(db.url("_design/x"), json={}), 201)
+    r = _raw_get(client, "/%s/_design%%2Fx?revs=true" % db.name)
+    assert_status(r, 301)
+    assert r.content == b""
+    loc = r.headers["Location"]
+    assert loc.startswith("http") and loc.endswith("/%s/_design/x?revs=true" % db.name)
+    r = _raw_get(client, "/%s/_design%%2fx" % db.name)
+    assert_status(r, 301)
+    assert r.headers["Location"].endswith("/%s/_design/x" % db.name)
+    r = _raw_get(client, "/%s/_design%%2Fx" % db.name, method="HEAD")
+    assert_status(r, 301)
+
+
+def test_design_slash_escaped_attachment_redirects(client, db):
+    """The attachment path redirects as well, the rest of the path kept as sent."""
+    r = _raw_get(client, "/%s/_design%%2Fx/a%%2Fb" % db.name)
+    assert_status(r, 301)
+    assert r.headers["Location"].endswith("/%s/_design/x/a%%2Fb" % db.name)
+
+
+def test_design_slash_escaped_put_is_served(client, db):
+    """Only GET (and HEAD) redirect: a PUT to _design%2F{name} writes _design/{name}."""
+    r = client.request("PUT", client.base + "/%s/_design%%2Fy" % db.name, json={})
+    assert_status(r, 201)
+    assert body_of(r)["id"] == "_design/y"
+    assert get_doc(db, "_design/y")["_id"] == "_design/y"
+
+
+def test_design_slash_redirect_needs_the_database(client, anon, db):
+    """The redirect comes after the database is opened and its members checked:
+    a missing database is 404, an admin-only one is 401 to anonymous."""
+    r = _raw_get(client, "/%s_missing/_design%%2Fx" % db.name)
+    assert_status(r, 404)
+    r = anon.request("GET", anon.base + "/%s/_design%%2Fx" % db.name, allow_redirects=False)
+    assert_status(r, 401)

@@ -47,7 +47,7 @@ import Testing
             let rev = RevisionHasher.child(of: nil, isDeleted: false, body: Array(body.utf8))
             #expect(row == ["ok": true, "id": .string(id), "rev": .string(rev.description)], "\(id)")
             let read = await h.send("GET", "/db/\(id)")
-            let expected = #"{"_id":"\#(id)","_rev":"\#(rev)""# + (body == "{}" ? "}" : "," + body.dropFirst())
+            let expected = #"{"_id":"\#(id)","_rev":"\#(rev)""# + (body == "{}" ? "}" : "," + body.dropFirst()) + "\n"
             #expect(read.text == expected, "\(id)")
         }
     }
@@ -86,7 +86,7 @@ import Testing
         let put = await h.send("POST", "/db/_bulk_docs", body: Array(replicated.utf8),
                                headers: ["Content-Type": "application/json"])
         #expect(put.status == 201)
-        #expect(await h.send("GET", "/db/r").text == #"{"_id":"r","_rev":"2-bb","v":1.50,"w":"/"}"#)
+        #expect(await h.send("GET", "/db/r").text == #"{"_id":"r","_rev":"2-bb","v":1.50,"w":"/"}"# + "\n")
     }
 
     @Test func badInputFailsTheWholeRequestAsBefore() async throws {
@@ -117,7 +117,7 @@ import Testing
         let r = await h.send("POST", "/db/_bulk_docs", body: Array(body.utf8), headers: ["Content-Type": "application/json"])
         #expect(r.json == [["ok": true, "id": "comb", "rev": "1-54e80446762620f0cd621f1d12cb2a22"]])
         #expect(await h.send("GET", "/db/comb").text
-            == "{\"_id\":\"comb\",\"_rev\":\"1-54e80446762620f0cd621f1d12cb2a22\",\"_\u{301}\":1,\"a\":2}")
+            == "{\"_id\":\"comb\",\"_rev\":\"1-54e80446762620f0cd621f1d12cb2a22\",\"_\u{301}\":1,\"a\":2}\n")
     }
 
     @Test func firstDocsMemberWins() async throws {

@@ -19,7 +19,7 @@ import Testing
         #expect(created.headers["Location"] == "/db/doc")
 
         let read = await h.send("GET", "/db/doc")
-        #expect(read.text == #"{"_id":"doc","_rev":"\#(rev1)","a":1}"#)
+        #expect(read.text == #"{"_id":"doc","_rev":"\#(rev1)","a":1}"# + "\n")
 
         #expect(await h.send("PUT", "/db/doc", json: ["a": 2]).json["error"] == "conflict")
         let updated = await h.send("PUT", "/db/doc", json: ["_rev": .string(rev1), "a": 2])

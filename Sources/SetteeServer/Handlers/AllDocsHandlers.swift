@@ -72,7 +72,8 @@ enum AllDocsHandlers {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
             writeRow(row, to: &out, includeDocs: query.includeBodies)
         }
-        out.append(contentsOf: "\r\n]}\n".utf8)
+        // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
+        out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 

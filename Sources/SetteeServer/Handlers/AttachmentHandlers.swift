@@ -9,6 +9,7 @@ import SetteeStore
 /// download from the blob into the response, never whole in memory.
 enum AttachmentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        if let redirect = DesignDocRedirect.response(context) { return redirect }
         let (id, name) = try target(context)
         let read = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         guard let attachment = read.revision.attachments.first(where: { $0.name == name }) else {
@@ -101,7 +102,7 @@ enum AttachmentHandlers {
         if id.hasPrefix("_design/") && name.hasPrefix("_") { throw CouchError.notImplemented }
         try DocumentParser.validate(id: id)
         try AttachmentParser.validate(name: name)
-        if id.hasPrefix("_local/") { throw CouchError.badRequest("_local documents do not have attachments") }
+        if id.hasPrefix("_local/") { throw CouchError.badRequest("_local documents do not accept attachments.") }
         return (id, name)
     }
 

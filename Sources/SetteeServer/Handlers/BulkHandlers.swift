@@ -73,7 +73,9 @@ enum BulkHandlers {
             case .failure(let error):
                 let couch = CouchError(store: error)
                 var row: JSONObject = ["id": .string(p.update.id)]
-                if let rev = p.rev { row["rev"] = .string(rev.description) }
+                // Replicated writes name the rev that failed; interactive ones do not
+                // (chttpd_db update_doc_result_to_json/1 and /2).
+                if !newEdits, let rev = p.rev { row["rev"] = .string(rev.description) }
                 row["error"] = .string(couch.error)
                 row["reason"] = .string(couch.reason)
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }

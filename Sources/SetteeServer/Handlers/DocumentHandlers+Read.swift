@@ -9,6 +9,7 @@ extension DocumentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
         if id.hasPrefix("_local/") { return try await LocalDocHandlers.get(context, database) }
+        if let redirect = DesignDocRedirect.response(context) { return redirect }
         try DocumentParser.validate(id: id)
         if context.query.contains("open_revs") { return try await OpenRevsHandler.get(context, database, id: id) }
         var revText = context.query["rev"]

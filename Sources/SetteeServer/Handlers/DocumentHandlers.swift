@@ -1,3 +1,4 @@
+import Logging
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -15,6 +16,7 @@ enum DocumentHandlers {
         try mergeRevParameters(context, into: &object)
         let newEdits = try context.query.bool("new_edits", default: true)
         let parsed = try parser(context).parse(object, id: id, newEdits: newEdits)
+        if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: newEdits) }
         let rev = try await write(parsed, to: database, newEdits: newEdits)
         var response = created(context, id: id, rev: rev)
         // CouchDB answers a deletion by PUT as it answers DELETE: 200 (chttpd_db update_doc).
@@ -25,10 +27,15 @@ enum DocumentHandlers {
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try MaintenanceHandlers.requireJSONContentType(context)
         let object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
-        let parsed = try parser(context).parse(object, id: nil, newEdits: true)
-        if parsed.update.id.hasPrefix("_local/") {
-            throw CouchError.badRequest("Use PUT to write _local documents")
+        if let id = object["_id"]?.stringValue, id.hasPrefix("_local/") {
+            var response = try await LocalDocHandlers.write(context, database, id: String(id.dropFirst(7)),
+                                                            object: object)
+            response.headers.add("Location", context.absoluteURL(
+                "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode(id)))
+            return response
         }
+        let parsed = try parser(context).parse(object, id: nil, newEdits: true)
+        if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: true) }
         let rev = try await write(parsed, to: database, newEdits: true)
         return created(context, id: parsed.update.id, rev: rev, withETag: false)
     }
@@ -78,6 +85,20 @@ enum DocumentHandlers {
         }, attachments: attachments)
         let rev = try await single(update, database, newEdits: true)
         return created(context, id: targetID, rev: rev)
+    }
+
+    /// `?batch=ok`: CouchDB answers 202 `{"ok":true,"id":..}` at once and writes in
+    /// the background, dropping any error of the write (a conflict, a rejection).
+    /// Settee writes before answering, so a 202 is as durable as a 201; the
+    /// write's errors are dropped and logged as CouchDB's are.
+    static func batched(_ context: RequestContext, _ parsed: DocumentParser.Parsed, _ database: Database,
+                        newEdits: Bool) async -> HTTPResponse {
+        do {
+            _ = try await write(parsed, to: database, newEdits: newEdits)
+        } catch {
+            context.logger.debug("Batch doc error (\(parsed.update.id)): \(error)")
+        }
+        return JSONResponse.make(status: 202, ["ok": true, "id": .string(parsed.update.id)])
     }
 
     // MARK: Shared

@@ -17,9 +17,16 @@ enum LocalDocHandlers {
     }
 
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let id = localID(context)
         var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
         try DocumentHandlers.mergeRevParameters(context, into: &object)
+        return try await write(context, database, id: localID(context), object: object)
+    }
+
+    /// Stores `object` as `_local/<id>`: for PUT, and for `POST /{db}` of a body
+    /// whose `_id` is a `_local/` id, which CouchDB accepts too.
+    static func write(_ context: RequestContext, _ database: Database, id: String,
+                      object: JSONObject) async throws -> HTTPResponse {
+        var object = object
         // Local revs are `0-N`, not revision ids: take `_rev` out before the document rules apply.
         let rev = object["_rev"]?.stringValue
         object["_rev"] = nil
@@ -36,31 +43,51 @@ enum LocalDocHandlers {
         return JSONResponse.ok(["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
     }
 
-    /// `_local_docs`: rows like `_all_docs`, `value: {"rev": "0-N"}`.
+    /// `_local_docs`: rows like `_all_docs`, `value: {"rev": "0-N"}`. With `keys`,
+    /// a row per `_local/` key in the keys' order (reversed when descending), a
+    /// `not_found` row for a missing one; keys without the prefix are left out,
+    /// as CouchDB 3.4 does.
     static func list(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         var query = try AllDocsHandlers.parseQuery(context.query)
         if context.request.method == "POST", let keys = try await AllDocsHandlers.postedKeys(context) { query.keys = keys }
-        let includeDocs = query.includeBodies
-        let docs = try await database.localDocuments(query)
-        var out: [UInt8] = Array(#"{"total_rows":null,"offset":null,"rows":["#.utf8)
-        for (i, doc) in docs.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            let fullID = "_local/" + doc.id
-            out.append(contentsOf: #"{"id":"#.utf8)
-            JSONWriter.writeString(fullID, to: &out)
-            out.append(contentsOf: #","key":"#.utf8)
-            JSONWriter.writeString(fullID, to: &out)
-            out.append(contentsOf: #","value":{"rev":"#.utf8)
-            JSONWriter.writeString(doc.rev, to: &out)
-            out.append(UInt8(ascii: "}"))
-            if includeDocs {
-                out.append(contentsOf: #","doc":"#.utf8)
-                DocumentWriter(id: fullID, rev: doc.rev, body: doc.body).write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+        var rows: [(key: String, document: LocalDocument?)] = []
+        if let keys = query.keys {
+            let local = keys.filter { $0.hasPrefix("_local/") }
+            var selected = (query.descending ? Array(local.reversed()) : local).dropFirst(max(0, query.skip))
+            if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
+            for key in selected { rows.append((key, try await database.localDocument(id: String(key.dropFirst(7))))) }
+        } else {
+            rows = try await database.localDocuments(query).map { ("_local/" + $0.id, $0) }
         }
-        out.append(contentsOf: "]}\n".utf8)
+        var out: [UInt8] = Array(#"{"total_rows":null,"offset":null,"rows":["#.utf8)
+        for (i, row) in rows.enumerated() {
+            out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
+            write(row.key, row.document, includeDocs: query.includeBodies, to: &out)
+        }
+        // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
+        out.append(contentsOf: (rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    private static func write(_ key: String, _ document: LocalDocument?, includeDocs: Bool, to out: inout [UInt8]) {
+        guard let document else {
+            out.append(contentsOf: #"{"key":"#.utf8)
+            JSONWriter.writeString(key, to: &out)
+            out.append(contentsOf: #","error":"not_found"}"#.utf8)
+            return
+        }
+        out.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(key, to: &out)
+        out.append(contentsOf: #","key":"#.utf8)
+        JSONWriter.writeString(key, to: &out)
+        out.append(contentsOf: #","value":{"rev":"#.utf8)
+        JSONWriter.writeString(document.rev, to: &out)
+        out.append(UInt8(ascii: "}"))
+        if includeDocs {
+            out.append(contentsOf: #","doc":"#.utf8)
+            DocumentWriter(id: key, rev: document.rev, body: document.body).write(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     private static func localID(_ context: RequestContext) -> String {
