@@ -8,6 +8,7 @@ from couch import (
     assert_status,
     body_of,
     bulk_docs,
+    changes,
     delete_doc,
     force_revs,
     get_doc,
@@ -153,3 +154,58 @@ def test_revs_limit_default_and_set(client, db):
     r = assert_status(client.put(db.url("_revs_limit"), data=b"5", headers={"Content-Type": "application/json"}), 200)
     assert body_of(r) == {"ok": True}
     assert body_of(client.get(db.url("_revs_limit"))) == 5
+
+
+# --- Revision order: couch_doc:parse_revid, couch_doc:to_doc_info_path ---------------
+# CouchDB stores a 32-hex-digit rev id as its 16 bytes and any other as its raw bytes,
+# and orders revisions by those: 0xcb... outranks "conflict..." ('c' is 0x63).
+
+HEX = "cb7879c05fc741b5a3537a1c73f603c2"
+
+
+def test_hex_rev_outranks_text_rev(client, db):
+    """The winner compares stored forms, not text: 1-cb78... beats 1-conflict0097."""
+    force_revs(db, "d", ["conflict0097"], {"v": "text"})
+    force_revs(db, "d", [HEX], {"v": "hex"})
+    doc = get_doc(db, "d", params={"conflicts": "true"})
+    assert doc["_rev"] == "1-" + HEX and doc["v"] == "hex"
+    assert doc["_conflicts"] == ["1-conflict0097"]
+    row = body_of(client.get(db.url("_all_docs")))["rows"][0]
+    assert row["value"]["rev"] == "1-" + HEX
+
+
+def test_rev_order_in_changes_and_open_revs(client, db):
+    """_changes style=all_docs lists the winner first, then the rest in winner order;
+    open_revs=all answers the leaves sorted by stored form."""
+    for sig in ("zz", HEX, "conflict0097", "0" * 32):
+        force_revs(db, "d", [sig])
+    order = ["1-" + HEX, "1-zz", "1-conflict0097", "1-" + "0" * 32]
+    ch = changes(db, params={"style": "all_docs"})["results"][0]
+    assert [c["rev"] for c in ch["changes"]] == order
+    r = client.get(db.url("d"), params={"open_revs": "all"})
+    revs = [entry["ok"]["_rev"] for entry in body_of(r)]
+    assert revs == sorted(order, key=lambda rev: order.index(rev), reverse=True)
+
+
+def test_prefix_rev_sorts_first(client, db):
+    """A rev id that is a prefix of another sorts before it (Erlang binary order)."""
+    force_revs(db, "d", ["abc"])
+    force_revs(db, "d", ["ab"])
+    assert get_doc(db, "d")["_rev"] == "1-abc"
+
+
+def test_32_char_non_hex_rev_is_invalid(client, db):
+    """A 32-character rev id that is not hex: 400 "Invalid rev format", nothing stored."""
+    bad = "1-" + "g" * 32
+    r = client.post(
+        db.url("_bulk_docs"),
+        json={"new_edits": False, "docs": [{"_id": "d", "_rev": bad}]},
+    )
+    assert_error(r, 400, "bad_request", "Invalid rev format")
+    assert_status(client.get(db.url("d")), 404)
+
+
+def test_upper_case_hex_rev_is_stored_lower_case(client, db):
+    """An upper-case 32-hex rev id decodes to the same bytes: stored and shown lower-case."""
+    force_revs(db, "d", [HEX.upper()])
+    assert get_doc(db, "d")["_rev"] == "1-" + HEX

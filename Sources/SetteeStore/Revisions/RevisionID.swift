@@ -1,7 +1,7 @@
 /// A revision id, `N-sig`: generation `N` ≥ 1 and an opaque suffix.
 ///
-/// Ordering is CouchDB's winner order: generation first, then the suffix as a
-/// byte string. A 32-character suffix must be hex and is kept lowercased
+/// Ordering is CouchDB's winner order: generation first, then the suffix in the
+/// form CouchDB stores it (`<`). A 32-character suffix must be hex and is kept lowercased
 /// (CouchDB 3.4.3 accepts uppercase with `new_edits=false` and stores it lowercased).
 public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let generation: Int
@@ -59,14 +59,54 @@ public struct RevisionID: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     public var description: String { "\(generation)-\(suffix)" }
 
+    /// CouchDB's order (`couch_doc:parse_revid`): the generation, then the suffix
+    /// in the form CouchDB stores it, compared bytewise as Erlang compares binaries
+    /// (a prefix first). A 32-hex-digit suffix is stored as its 16 decoded bytes,
+    /// any other as its raw bytes, so `1-cb78…` (0xcb) outranks `1-conflict` ('c',
+    /// 0x63) although its text sorts first. Two suffixes of one kind compare as
+    /// their text does (lower-case hex orders as the bytes it spells), so only a
+    /// mixed pair decodes.
     public static func < (a: RevisionID, b: RevisionID) -> Bool {
         if a.generation != b.generation { return a.generation < b.generation }
-        return a.suffix.utf8.lexicographicallyPrecedes(b.suffix.utf8)
+        let (aHex, bHex) = (a.isHexDigest, b.isHexDigest)
+        if aHex == bHex { return a.suffix.utf8.lexicographicallyPrecedes(b.suffix.utf8) }
+        return a.storedSuffix.lexicographicallyPrecedes(b.storedSuffix)
+    }
+
+    /// Whether CouchDB stores the suffix decoded: exactly 32 hex digits.
+    var isHexDigest: Bool { suffix.utf8.count == 32 && suffix.utf8.allSatisfy(\.isHexDigit) }
+
+    /// The suffix's bytes as CouchDB stores them: 16 decoded bytes for a hex digest,
+    /// else its UTF-8.
+    var storedSuffix: [UInt8] {
+        guard isHexDigest else { return Array(suffix.utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var high: UInt8?
+        for digit in suffix.utf8 {
+            let value = digit.hexValue
+            if let h = high {
+                bytes.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
     }
 }
 
 extension UInt8 {
     var isHexDigit: Bool {
         (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+
+    /// The value of a hex digit (call only when `isHexDigit`).
+    var hexValue: UInt8 {
+        switch self {
+        case 0x30...0x39: self - 0x30
+        case 0x41...0x46: self - 0x41 + 10
+        default: self - 0x61 + 10
+        }
     }
 }

@@ -7,8 +7,16 @@
 /// `docs.docid` uses SQLite's BINARY collation (memcmp of UTF-8 bytes): that
 /// is `_all_docs` order, see `Database+Reading.swift`.
 enum Schema {
+    /// One step of the schema: SQL, or Swift for what SQL cannot say.
+    enum Migration: ExpressibleByStringLiteral {
+        case sql(String)
+        case code(@Sendable (Connection) throws -> Void)
+
+        init(stringLiteral value: String) { self = .sql(value) }
+    }
+
     /// Each entry migrates from `user_version == index` to `index + 1`.
-    static let migrations: [String] = [
+    static let migrations: [Migration] = [
         """
         CREATE TABLE docs (
             doc_id INTEGER PRIMARY KEY,
@@ -51,7 +59,7 @@ enum Schema {
         CREATE INDEX attachments_by_digest ON attachments(digest);
         """,
         // 2 → 3: running document totals for `GET /{db}` (DocumentCounts).
-        DocumentCounts.migration,
+        .sql(DocumentCounts.migration),
         // 3 → 4: two indexes no query needed, each an extra b-tree insert per revision
         // written. Reads by document use UNIQUE (doc_id, revid); stemming looks up
         // children by (doc_id, parent) through the same index.
@@ -67,6 +75,10 @@ enum Schema {
         UPDATE docs SET winner_seq =
             (SELECT r.sequence FROM revs r WHERE r.doc_id = docs.doc_id AND r.revid = docs.winner);
         """,
+        // 5 → 6: winners chosen before revision ids compared as CouchDB stores them
+        // (`RevisionID.<`): a document whose leaves mixed hex and other ids may name
+        // the wrong one. Re-derive each winner of a document with several leaves.
+        .code(WinnerRederivation.run),
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
@@ -82,7 +94,10 @@ enum Schema {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             for index in version..<migrations.count {
-                try connection.execute(migrations[index])
+                switch migrations[index] {
+                case .sql(let sql): try connection.execute(sql)
+                case .code(let step): try step(connection)
+                }
             }
             if version == 0 {
                 try connection.run("INSERT INTO info(key, value) VALUES ('revs_limit', ?)",
