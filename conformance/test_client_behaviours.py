@@ -328,8 +328,9 @@ def test_copy_destination_bad_rev(client, db):
 
 
 def test_batch_ok_put_and_post(client, db):
-    """?batch=ok answers 202 {"ok":true,"id":..} with no rev, no Location, no ETag;
-    the document is readable afterwards."""
+    """?batch=ok answers 202 {"ok":true,"id":..} with no rev, no Location, no ETag.
+    (CouchDB writes the document later, so when it becomes readable is not
+    asserted here; Settee writes before answering, see its README.)"""
     r = client.put(db.url("b1"), params={"batch": "ok"}, json={"v": 1})
     assert_status(r, 202)
     assert body_of(r) == {"ok": True, "id": "b1"}
@@ -337,8 +338,6 @@ def test_batch_ok_put_and_post(client, db):
     r = client.post(db.url(), params={"batch": "ok"}, json={"_id": "b2", "v": 2})
     assert_status(r, 202)
     assert body_of(r) == {"ok": True, "id": "b2"}
-    assert get_doc(db, "b1")["v"] == 1
-    assert get_doc(db, "b2")["v"] == 2
 
 
 def test_batch_ok_conflict_is_not_reported(client, db):

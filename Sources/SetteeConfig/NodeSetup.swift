@@ -40,6 +40,8 @@ public enum NodeSetup {
         if let size = config.readerMmapSize { node.store.readerMmapSize = size }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
         node.forwardedHostHeader = config.forwardedHostHeader
+        node.adminOnlyAllDatabases = config.adminOnlyAllDatabases
+        node.singleNode = config.singleNode
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
         node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,

@@ -6,8 +6,8 @@
  The ini file is `--config PATH`, else `$SETTEE_CONFIG`, else none. Supported keys:
 
    [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size,
-             x_forwarded_host
-   [couchdb] database_dir, max_document_size, uuid
+             x_forwarded_host, admin_only_all_dbs
+   [couchdb] database_dir, max_document_size, uuid, default_security, single_node
    [admins]  name = password-or-hash
    [log]     level
 
@@ -41,8 +41,8 @@ public struct SetteeConfiguration: Sendable {
     /// The embedded default data directory, relative to the working directory.
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
-        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host"],
-        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security"],
+        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs"],
+        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node"],
         "chttpd_auth": ["secret", "timeout"],
         "attachments": ["compressible_types"],
         "log": ["level"],
@@ -54,6 +54,10 @@ public struct SetteeConfiguration: Sendable {
     public var bindAddresses: [String] = ["127.0.0.1"]
     public var port: Int = 5984
     public var dataDirectory: String = defaultDataDirectory
+    /// `[chttpd] admin_only_all_dbs`: `_all_dbs` and `_dbs_info` for admins only.
+    public var adminOnlyAllDatabases = true
+    /// `[couchdb] single_node`: create `_users` and `_replicator` on first start.
+    public var singleNode = true
     /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
     public var forwardedHostHeader = "X-Forwarded-Host"
     /// `[chttpd] max_http_request_size`, when set.
@@ -113,6 +117,9 @@ public struct SetteeConfiguration: Sendable {
                     throw .invalidValue(origin: origin, value: entry.value, expected: "a header name")
                 }
                 forwardedHostHeader = entry.value
+            case ("chttpd", "admin_only_all_dbs"):
+                adminOnlyAllDatabases = try Self.boolean(entry.value, origin: origin)
+            case ("couchdb", "single_node"): singleNode = try Self.boolean(entry.value, origin: origin)
             case ("couchdb", "database_dir"): dataDirectory = entry.value
             case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
             case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value
@@ -190,6 +197,15 @@ public struct SetteeConfiguration: Sendable {
             throw .invalidValue(origin: origin, value: text, expected: "a positive number of bytes")
         }
         return size
+    }
+
+    /// `true` or `false`, as CouchDB's `config:get_boolean` reads them.
+    static func boolean(_ text: String, origin: String) throws(ConfigError) -> Bool {
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw .invalidValue(origin: origin, value: text, expected: "true or false")
+        }
     }
 
     static func addresses(_ text: String, origin: String) throws(ConfigError) -> [String] {

@@ -25,6 +25,12 @@ public struct NodeConfiguration: Sendable {
     /// `[chttpd] x_forwarded_host`: the request header a proxy names the original
     /// host in; `Location` headers are built from it before `Host`.
     public var forwardedHostHeader = "X-Forwarded-Host"
+    /// `[chttpd] admin_only_all_dbs` (CouchDB 3's default): `_all_dbs` and
+    /// `_dbs_info` answer server admins only.
+    public var adminOnlyAllDatabases = true
+    /// `[couchdb] single_node`: a single-node server makes `_users` and
+    /// `_replicator` on its first start, as CouchDB's single-node setup does.
+    public var singleNode = true
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http
@@ -49,6 +55,15 @@ public final class SetteeNode: Sendable {
         directory = try DatabaseDirectory(configuration: configuration.store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+    }
+
+    /// Creates the system databases a single node keeps (`_users`, `_replicator`,
+    /// CouchDB's `setup:cluster_system_dbs`) when they are missing. Call before `start()`.
+    public func prepare() async throws {
+        guard configuration.singleNode else { return }
+        for name in ["_users", "_replicator"] where try directory.database(named: name) == nil {
+            _ = try await DatabaseHandlers.create(name, directory: directory, configuration: configuration)
+        }
     }
 
     /// Starts listening. - Returns: the bound ports.

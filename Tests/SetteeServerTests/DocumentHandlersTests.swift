@@ -65,16 +65,18 @@ import Testing
         #expect(await h.send("GET", "/db/d").status == 404, "nothing was stored by the bad writes")
     }
 
+    static let topSig = String(repeating: "f", count: 32)
+
     @Test func revsRevsInfoAndConflicts() async throws {
         let h = try await harnessWithDB()
         let rev1 = await h.send("PUT", "/db/d", json: ["n": 1]).json["rev"]?.stringValue ?? ""
         let rev2 = await h.send("PUT", "/db/d?rev=\(rev1)", json: ["n": 2]).json["rev"]?.stringValue ?? ""
         let conflict = await h.send("PUT", "/db/d?new_edits=false",
-                                    json: ["_rev": "2-zzz", "_revisions": ["start": 2, "ids": ["zzz", .string(String(rev1.dropFirst(2)))]]])
+                                    json: ["_rev": .string("2-" + Self.topSig), "_revisions": ["start": 2, "ids": [.string(Self.topSig), .string(String(rev1.dropFirst(2)))]]])
         #expect(conflict.status == 201)
         let r = await h.send("GET", "/db/d?revs=true&revs_info=true&conflicts=true")
-        // "2-zzz" sorts after the hex suffix, so it wins; rev2 is the conflict.
-        #expect(r.json["_rev"] == "2-zzz")
+        // All-`f` hex is the greatest 16 bytes there are, so it wins; rev2 is the conflict.
+        #expect(r.json["_rev"] == .string("2-" + Self.topSig))
         #expect(r.json["_conflicts"] == [.string(rev2)])
         #expect(r.json["_revisions"]?["start"] == 2)
         #expect(r.json["_revisions"]?["ids"]?.arrayValue?.count == 2)

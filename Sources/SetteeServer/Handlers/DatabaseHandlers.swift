@@ -23,7 +23,9 @@ enum DatabaseHandlers {
             "doc_count": .int(info.docCount),
             "disk_format_version": 8,
             "compact_running": .bool(info.isCompacting),
-            "cluster": ["q": 1, "n": 1, "w": 1, "r": 1],
+            // One node holds every copy: n (and so w and r) is 1, as CouchDB caps n at its
+            // node count; q is what the database was created with.
+            "cluster": ["q": .int(info.shardCount), "n": 1, "w": 1, "r": 1],
             "instance_start_time": "0",
         ]
     }
@@ -31,12 +33,33 @@ enum DatabaseHandlers {
     static func create(_ context: RequestContext) async throws -> HTTPResponse {
         try context.requireAdmin()
         let name = context.parameters.db ?? ""
-        let database = try context.node.directory.create(name)
-        if context.node.configuration.defaultSecurityIsAdminOnly {
-            try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))
-        }
+        let q = try shardOption("q", context)
+        _ = try shardOption("n", context)
+        let database = try await create(name, directory: context.node.directory,
+                                        configuration: context.node.configuration)
+        if let q { try await database.setShardCount(q) }
         context.node.databaseUpdates.record(.created, databaseName: name)
         return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": context.absoluteURL("/" + CouchURLEncoding.encode(name))])
+    }
+
+    /// `?q=` or `?n=` of a database creation: a positive integer when given
+    /// (chttpd_db `parse_shards_opt`).
+    private static func shardOption(_ name: String, _ context: RequestContext) throws -> Int? {
+        guard let text = context.query[name] else { return nil }
+        guard let value = Int(text), value > 0 else {
+            throw CouchError.badRequest("The `\(name)` value should be a positive integer.")
+        }
+        return value
+    }
+
+    /// A new database with CouchDB's default `_security` (`[couchdb] default_security`).
+    static func create(_ name: String, directory: DatabaseDirectory,
+                       configuration: NodeConfiguration) async throws -> Database {
+        let database = try directory.create(name)
+        if configuration.defaultSecurityIsAdminOnly {
+            try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))
+        }
+        return database
     }
 
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {

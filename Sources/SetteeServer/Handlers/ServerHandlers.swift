@@ -35,6 +35,28 @@ enum ServerHandlers {
 
     /// `GET /_all_dbs` with `startkey`, `endkey`, `limit`, `skip`, `descending`.
     static func allDatabases(_ context: RequestContext) async throws -> HTTPResponse {
+        try requireAdminForListing(context)
+        return JSONResponse.ok(.array(try listedNames(context).map { .string($0) }))
+    }
+
+    /// `GET /_dbs_info`: `_all_dbs`' names and parameters, each with its info.
+    static func databasesInfoList(_ context: RequestContext) async throws -> HTTPResponse {
+        try requireAdminForListing(context)
+        var rows: [JSONValue] = []
+        for name in try listedNames(context) {
+            guard let database = try context.node.directory.database(named: name) else { continue }
+            rows.append(["key": .string(name), "info": try await DatabaseHandlers.infoJSON(database, context: context)])
+        }
+        return JSONResponse.ok(.array(rows))
+    }
+
+    /// `[chttpd] admin_only_all_dbs` (chttpd_auth_request `maybe_admin_only_dbs`).
+    private static func requireAdminForListing(_ context: RequestContext) throws {
+        if context.node.configuration.adminOnlyAllDatabases { try context.requireAdmin() }
+    }
+
+    /// The database names `startkey`, `endkey`, `limit`, `skip` and `descending` select.
+    private static func listedNames(_ context: RequestContext) throws -> [String] {
         let query = context.query
         var names = try context.node.directory.names()
         let descending = try query.bool("descending")
@@ -48,12 +70,12 @@ enum ServerHandlers {
         }
         let skip = try query.nonNegativeInt("skip") ?? 0
         let limit = try query.nonNegativeInt("limit") ?? Int.max
-        let page = names.dropFirst(skip).prefix(limit)
-        return JSONResponse.ok(.array(page.map { .string($0) }))
+        return Array(names.dropFirst(skip).prefix(limit))
     }
 
     /// `POST /_dbs_info` `{"keys":[...]}`: info per name, `{"key":..,"error":"not_found"}` for missing ones.
     static func databasesInfo(_ context: RequestContext) async throws -> HTTPResponse {
+        try requireAdminForListing(context)
         let body = try await context.jsonBody().object()
         guard let keys = body["keys"]?.arrayValue else {
             throw CouchError.badRequest("`keys` member must exist.")

@@ -10,7 +10,7 @@ enum Routes {
         Route([.literal("_up")], ["GET": ServerHandlers.up]),
         Route([.literal("_uuids")], ["GET": ServerHandlers.uuids]),
         Route([.literal("_all_dbs")], ["GET": ServerHandlers.allDatabases]),
-        Route([.literal("_dbs_info")], ["POST": ServerHandlers.databasesInfo]),
+        Route([.literal("_dbs_info")], ["GET": ServerHandlers.databasesInfoList, "POST": ServerHandlers.databasesInfo]),
         Route([.literal("_db_updates")], ["GET": DatabaseUpdatesHandlers.feed, "POST": DatabaseUpdatesHandlers.feed]),
         Route([.literal("_session")], [
             "GET": SessionHandlers.get, "POST": SessionHandlers.post, "DELETE": SessionHandlers.delete,

@@ -71,7 +71,16 @@ public final class Database: Sendable {
                 purgeSeq: try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0,
                 fileSize: pages * pageSize, activeSize: (pages - free) * pageSize,
                 externalSize: totals.externalBytes,
-                isCompacting: isCompacting)
+                isCompacting: isCompacting,
+                shardCount: Int(try db.integer("SELECT value FROM info WHERE key = 'q'") ?? 1))
+        }
+    }
+
+    /// Records the `q` a database was created with (`?q=`); Settee keeps one file
+    /// whatever it is, and reports it in `GET /{db}`'s `cluster`.
+    public func setShardCount(_ q: Int) async throws {
+        try await writer.write { db in
+            try db.run("INSERT OR REPLACE INTO info(key, value) VALUES ('q', ?)", [.integer(Int64(q))])
         }
     }
 

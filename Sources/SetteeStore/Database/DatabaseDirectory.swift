@@ -97,10 +97,7 @@ public final class DatabaseDirectory: Sendable {
     /// CouchDB's database name rule: `^[a-z][a-z0-9_$()+/-]*$`, at most 238 characters.
     /// System databases (`_users`, `_replicator`) start with `_` and are the server's business.
     public static func isValidName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, (0x61...0x7A).contains(first), name.utf8.count <= 238 else { return false }
-        return name.utf8.allSatisfy { b in
-            (0x61...0x7A).contains(b) || (0x30...0x39).contains(b) || "_$()+/-".utf8.contains(b)
-        }
+        DatabaseName.isValid(name)
     }
 }
 

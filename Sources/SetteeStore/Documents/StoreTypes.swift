@@ -89,9 +89,11 @@ public struct DatabaseInfo: Sendable {
     /// Uncompressed size of live documents and attachments.
     public var externalSize: Int64
     public var isCompacting: Bool
+    /// The `q` the database was created with (1 when none was given).
+    public var shardCount: Int
 
     public init(name: String, docCount: Int, deletedDocCount: Int, updateSeq: Int64, purgeSeq: Int64,
-                fileSize: Int64, activeSize: Int64, externalSize: Int64, isCompacting: Bool) {
+                fileSize: Int64, activeSize: Int64, externalSize: Int64, isCompacting: Bool, shardCount: Int = 1) {
         self.name = name
         self.docCount = docCount
         self.deletedDocCount = deletedDocCount
@@ -101,6 +103,7 @@ public struct DatabaseInfo: Sendable {
         self.activeSize = activeSize
         self.externalSize = externalSize
         self.isCompacting = isCompacting
+        self.shardCount = shardCount
     }
 }
 

@@ -54,6 +54,7 @@ struct Serve: AsyncParsableCommand {
             logger.warning("no admin configured: creating databases needs one; start with SETTEE_ADMIN=name:password or add it under [admins]")
         }
         let node = try SetteeNode(configuration: nodeConfiguration, logger: logger)
+        try await node.prepare()
         Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
         Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
