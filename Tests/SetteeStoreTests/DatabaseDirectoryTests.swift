@@ -12,13 +12,25 @@ import Testing
         _ = try directory.create("a-b")
         #expect(try directory.names() == ["a$(x)+y", "a-b", "b/c"])
         #expect(throws: StoreError.databaseExists("a-b")) { try directory.create("a-b") }
-        #expect(throws: StoreError.invalidDatabaseName("_users")) { try directory.create("_users") }
+        #expect(throws: StoreError.invalidDatabaseName("_userz")) { try directory.create("_userz") }
         #expect(throws: StoreError.invalidDatabaseName("Abc")) { try directory.create("Abc") }
         #expect(try directory.database(named: "b/c") === directory.database(named: "b/c"))
         #expect(try directory.database(named: "zz") == nil)
         try directory.delete("b/c")
         #expect(try directory.names() == ["a$(x)+y", "a-b"])
         #expect(throws: StoreError.databaseNotFound("b/c")) { try directory.delete("b/c") }
+    }
+
+    /// CouchDB's rule (couch_db `validate_dbname`): the pattern, or a system database.
+    @Test func namesAreCouchDBs() {
+        for name in ["_users", "_replicator", "_global_changes", "_metadata", "_nodes", "_dbs", "app/_users",
+                     "a", "a.1234567890", "a/b$()+-_9"] {
+            #expect(DatabaseName.isValid(name), "\(name)")
+        }
+        for name in ["", "_userz", "_users/_users", "Foo/_users", "9a", "a.123", "a.", "a b", "é",
+                     String(repeating: "a", count: 239)] {
+            #expect(!DatabaseName.isValid(name), "\(name)")
+        }
     }
 
     @Test func fileNamesRoundTrip() {

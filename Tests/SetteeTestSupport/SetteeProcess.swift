@@ -27,6 +27,12 @@ public final class SetteeProcess: @unchecked Sendable {
     private var outputBytes: [UInt8] = []
     private var listening: [URL] = []
     private var exitStatus: Int32?
+    /// Set when the output pipe reached end of file. The process can exit before
+    /// its last bytes are read, so "finished" means exited *and* drained.
+    private var outputClosed = false
+
+    /// Whether the process has exited and all it wrote has been read (under `state`).
+    private var finished: Bool { exitStatus != nil && outputClosed }
 
     /// Launches `settee serve ARGUMENTS` with `environment` added to a copy of ours
     /// (minus any inherited SETTEE_* variables, so the host cannot leak into a test).
@@ -87,7 +93,7 @@ public final class SetteeProcess: @unchecked Sendable {
     public func waitUntilListening(timeout: TimeInterval = 60) throws -> [URL] {
         let deadline = Date(timeIntervalSinceNow: timeout)
         state.lock(); defer { state.unlock() }
-        while listening.isEmpty && exitStatus == nil {
+        while listening.isEmpty && !finished {
             if !state.wait(until: deadline) { break }
         }
         guard !listening.isEmpty else {
@@ -103,17 +109,20 @@ public final class SetteeProcess: @unchecked Sendable {
         if exitStatus == nil { _ = Glibc.kill(pid, signal) }
     }
 
-    /// Blocks until the process exits.
+    /// Blocks until the process exits and its output is read to the end (`output`
+    /// is then complete).
     /// - Returns: the exit status, or 128 + signal number when killed by a signal.
     /// - Throws: `TestSupportError.timedOut`.
     @discardableResult
     public func waitForExit(timeout: TimeInterval = 60) throws -> Int32 {
         let deadline = Date(timeIntervalSinceNow: timeout)
         state.lock(); defer { state.unlock() }
-        while exitStatus == nil {
+        while !finished {
             if !state.wait(until: deadline) { break }
         }
-        guard let exitStatus else { throw TestSupportError.timedOut("settee pid \(pid) did not exit in \(timeout)s") }
+        guard let exitStatus, outputClosed else {
+            throw TestSupportError.timedOut("settee pid \(pid) did not exit (and close its output) in \(timeout)s")
+        }
         return exitStatus
     }
 
@@ -128,6 +137,7 @@ public final class SetteeProcess: @unchecked Sendable {
             state.lock()
             outputBytes += chunk
             listening = Self.listeningURLs(in: String(decoding: outputBytes, as: UTF8.self))
+            if chunk.isEmpty { outputClosed = true }
             state.broadcast()
             state.unlock()
             if chunk.isEmpty { return }   // EOF: the process closed its output

@@ -61,7 +61,9 @@ struct ChangesQuery: Sendable {
         // every row once its limit is 0 and counts it as pending (fabric_view_changes.erl,
         // `handle_message({change, _}, _, #collector{limit = 0})`). CouchDB 1.x and
         // PouchDB answered one row instead.
-        limit = try q.nonNegativeInt("limit")
+        // Any integer, as `list_to_integer` takes it; a negative one never counts down
+        // to 0 in CouchDB's collector, so it means no limit.
+        limit = try q.int("limit").flatMap { $0 < 0 ? nil : $0 }
         descending = try q.bool("descending")
         includeDocs = try q.bool("include_docs")
         conflicts = try q.bool("conflicts")
@@ -73,10 +75,12 @@ struct ChangesQuery: Sendable {
         default: throw CouchError.badRequest("Supported `style` values: main_only, all_docs")
         }
         if let text = q["heartbeat"] {
-            heartbeat = text == "true" ? Self.maxTimeout : min(try Self.milliseconds(text, "heartbeat"), Self.maxTimeout)
+            heartbeat = text == "true" ? Self.maxTimeout : min(try Self.heartbeatMilliseconds(text), Self.maxTimeout)
         }
-        timeout = try q["timeout"].map { try Self.milliseconds($0, "timeout") }
-        _ = try q.nonNegativeInt("seq_interval")
+        timeout = try q["timeout"].map(Self.timeoutMilliseconds)
+        if let text = q["seq_interval"] {
+            guard let interval = Int(text), interval > 0 else { throw CouchError.badRequest("invalid_seq_interval") }
+        }
         try await parseFilter(context)
     }
 
@@ -113,12 +117,24 @@ struct ChangesQuery: Sendable {
         }
     }
 
-    /// `heartbeat`/`timeout`: a positive integer, else 400 `bad_request` (chttpd_db parse_changes_query).
-    static func milliseconds(_ text: String, _ name: String) throws -> Int {
-        guard let value = Int(text), value > 0 else {
-            throw CouchError.badRequest("The `\(name)` value should be a positive integer (in milliseconds).")
+    /// `heartbeat`: a positive integer, with chttpd_db `parse_changes_query`'s two messages.
+    static func heartbeatMilliseconds(_ text: String) throws -> Int {
+        guard let value = QueryOptions.erlangInteger(text) else {
+            throw CouchError.badRequest("Invalid heartbeat value. Expecting a positive integer value (in milliseconds).")
+        }
+        guard value > 0 else {
+            throw CouchError.badRequest("The heartbeat value should be a positive integer (in milliseconds).")
         }
         return value
+    }
+
+    /// `timeout`: any integer, as CouchDB takes it; 0 or less ends an idle feed at
+    /// once. CouchDB answers a non-integer with a 500 (`badarg`); Settee with a 400.
+    static func timeoutMilliseconds(_ text: String) throws -> Int {
+        guard let value = QueryOptions.erlangInteger(text) else {
+            throw CouchError.badRequest("The `timeout` value should be an integer (in milliseconds).")
+        }
+        return max(0, value)
     }
 
     static func parseSince(_ text: String?) throws -> Int64? {

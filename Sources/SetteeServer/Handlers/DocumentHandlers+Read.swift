@@ -11,9 +11,12 @@ extension DocumentHandlers {
         if id.hasPrefix("_local/") { return try await LocalDocHandlers.get(context, database) }
         if let redirect = DesignDocRedirect.response(context) { return redirect }
         try DocumentParser.validate(id: id)
-        if context.query.contains("open_revs") { return try await OpenRevsHandler.get(context, database, id: id) }
+        // `open_revs=[]` is CouchDB's default (no open revs asked for): a plain read.
+        if let openRevs = context.query["open_revs"], openRevs != "[]" {
+            return try await OpenRevsHandler.get(context, database, id: id)
+        }
         var revText = context.query["rev"]
-        if try context.query.bool("latest"), let text = revText, let document = try await database.document(
+        if context.query.flag("latest"), let text = revText, let document = try await database.document(
             id: id, revisions: .none), let rev = RevisionID(text) {
             revText = document.tree.latest(from: rev).first?.description ?? text
         }

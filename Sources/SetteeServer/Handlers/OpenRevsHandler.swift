@@ -44,7 +44,7 @@ enum OpenRevsHandler {
 
     private static func requested(_ context: RequestContext, _ database: Database, id: String) async throws -> [Entry] {
         let openRevs = context.query["open_revs"] ?? ""
-        let latest = try context.query.bool("latest")
+        let latest = context.query.flag("latest")
         if openRevs == "all" {
             guard let document = try await database.document(id: id, revisions: .allLeaves) else {
                 throw CouchError.notFound("missing")
