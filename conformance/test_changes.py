@@ -6,6 +6,8 @@ the order of results use a single-shard database (PUT /{db}?q=1, API Reference �
 Databases › PUT /{db} `q`), since a sharded CouchDB merges shard feeds in no global
 order."""
 
+import json
+
 import pytest
 
 from couch import (
@@ -197,3 +199,62 @@ def test_missing_db(client, url):
 def test_bad_feed(client, db):
     """chttpd_db: an unknown feed type -> 400 bad_request."""
     assert_error(client.get(db.url("_changes"), params={"feed": "bogus"}), 400, "bad_request")
+
+
+# --- Sequence shape: CouchDB 3 seqs are strings "<n>-<opaque>" ----------------------
+# API Reference › Databases › /{db}/_changes ("seq ... opaque string"); fabric's
+# `pack_seqs` writes the total count of changes before the dash, which clients read.
+
+
+def _count(seq):
+    assert isinstance(seq, str), seq
+    head, dash, rest = seq.partition("-")
+    assert dash == "-" and rest, seq
+    return int(head)
+
+
+def test_seqs_are_numbered_strings(client, db1):
+    put_doc(db1, "a")
+    put_doc(db1, "b")
+    out = changes(db1)
+    assert [_count(r["seq"]) for r in out["results"]] == [1, 2]
+    assert _count(out["last_seq"]) == 2
+    info = body_of(client.get(db1.url()))
+    assert _count(info["update_seq"]) == 2
+    assert isinstance(info["purge_seq"], str)
+    out = body_of(client.get(db1.url("_all_docs"), params={"update_seq": "true"}))
+    assert _count(out["update_seq"]) == 2
+
+
+def test_since_takes_any_seq_it_was_given(client, db1):
+    """A seq from a result, a last_seq and an update_seq all resume exactly there."""
+    put_doc(db1, "a")
+    first = changes(db1)["results"][0]["seq"]
+    put_doc(db1, "b")
+    assert [r["id"] for r in changes(db1, params={"since": first})["results"]] == ["b"]
+    update_seq = body_of(client.get(db1.url()))["update_seq"]
+    assert changes(db1, params={"since": update_seq})["results"] == []
+    last = changes(db1, params={"feed": "longpoll", "since": first})["last_seq"]
+    assert _count(last) == 2
+
+
+def test_continuous_and_eventsource_seqs(client, db1):
+    """Continuous lines and eventsource `id:` lines carry the same string seqs; an
+    eventsource `Last-Event-ID` resumes after it (the id is sent JSON-quoted)."""
+    put_doc(db1, "a")
+    put_doc(db1, "b")
+    r = client.get(db1.url("_changes"), params={"feed": "continuous", "timeout": "1"})
+    lines = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+    assert [_count(line["seq"]) for line in lines[:-1]] == [1, 2]
+    assert _count(lines[-1]["last_seq"]) == 2
+    r = client.get(db1.url("_changes"), params={"feed": "eventsource", "timeout": "1"})
+    ids = [line[len("id: "):] for line in r.text.splitlines() if line.startswith("id: ")]
+    assert len(ids) == 2 and all(i.startswith('"') and i.endswith('"') for i in ids)
+    assert _count(json.loads(ids[0])) == 1
+    r = client.get(
+        db1.url("_changes"),
+        params={"feed": "eventsource", "timeout": "1"},
+        headers={"Last-Event-ID": ids[0]},
+    )
+    data = [json.loads(line[len("data: "):]) for line in r.text.splitlines() if line.startswith("data: ")]
+    assert [d["id"] for d in data] == ["b"]

@@ -66,3 +66,12 @@ final class CollectingWriter: ResponseBodyWriter, @unchecked Sendable {
     var bytes: [UInt8] { lock.withLock { storage } }
     func write(_ bytes: [UInt8]) async throws { lock.withLock { storage.append(contentsOf: bytes) } }
 }
+
+extension JSONValue {
+    /// The change count a sequence names: the number before the dash of a
+    /// CouchDB 3-shaped `"n-opaque"` seq (nil for anything else).
+    var seqNumber: Int? {
+        guard let text = stringValue, let dash = text.firstIndex(of: "-") else { return nil }
+        return Int(text[..<dash])
+    }
+}

@@ -65,7 +65,7 @@ enum AllDocsHandlers {
         out.append(contentsOf: (query.keys == nil ? String(result.offset) : "null").utf8)
         if try context.query.bool("update_seq") {
             out.append(contentsOf: #","update_seq":"#.utf8)
-            out.append(contentsOf: String(result.updateSeq).utf8)
+            SequenceToken.write(result.updateSeq, to: &out)
         }
         out.append(contentsOf: #","rows":["#.utf8)
         for (i, row) in result.rows.enumerated() {

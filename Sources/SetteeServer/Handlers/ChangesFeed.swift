@@ -88,7 +88,12 @@ struct ChangesFeed: Sendable {
             if query.feed == "eventsource" { out.append(contentsOf: "data: ".utf8) }
             try await ChangesBatch.write(change, query: query, database: database, to: &out)
             out.append(0x0A)
-            if query.feed == "eventsource" { out.append(contentsOf: "id: \(change.sequence)\n\n".utf8) }
+            if query.feed == "eventsource" {
+                // CouchDB writes the id as JSON, quotes included; Last-Event-ID takes it either way.
+                out.append(contentsOf: "id: ".utf8)
+                SequenceToken.write(change.sequence, to: &out)
+                out.append(contentsOf: "\n\n".utf8)
+            }
         }
         return out
     }
@@ -100,8 +105,10 @@ struct ChangesFeed: Sendable {
         guard query.feed == "continuous" || query.feed == "longpoll" else { return }
         let pending = try await database.changeCount(since: lastSeq, docIDs: query.docIDs)
         switch query.feed {
-        case "continuous": try await writer.write(Array("{\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8))
-        default: try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8))
+        case "continuous":
+            try await writer.write(Array("{\"last_seq\":\(SequenceToken.json(lastSeq)),\"pending\":\(pending)}\n".utf8))
+        default:
+            try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(SequenceToken.json(lastSeq)),\"pending\":\(pending)}\n".utf8))
         }
     }
 }

@@ -67,12 +67,17 @@ struct ChangesBatch {
 
     /// What ends a normal or longpoll body after its last result.
     static func closing(lastSeq: Int64, pending: Int) -> [UInt8] {
-        Array("\n],\n\"last_seq\":\(lastSeq),\"pending\":\(pending)}\n".utf8)
+        var out = Array("\n],\n\"last_seq\":".utf8)
+        SequenceToken.write(lastSeq, to: &out)
+        out.append(contentsOf: ",\"pending\":\(pending)}\n".utf8)
+        return out
     }
 
     /// One result: `{"seq":..,"id":..,"changes":[{"rev":..}],"deleted":true,"doc":{..}}`.
     static func write(_ change: Change, query: ChangesQuery, database: Database, to out: inout [UInt8]) async throws {
-        out.append(contentsOf: "{\"seq\":\(change.sequence),\"id\":".utf8)
+        out.append(contentsOf: "{\"seq\":".utf8)
+        SequenceToken.write(change.sequence, to: &out)
+        out.append(contentsOf: ",\"id\":".utf8)
         JSONWriter.writeString(change.id, to: &out)
         out.append(contentsOf: #","changes":["#.utf8)
         let revs = query.allDocsStyle ? change.leaves : Array(change.leaves.prefix(1))

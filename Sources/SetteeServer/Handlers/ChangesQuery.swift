@@ -137,10 +137,11 @@ struct ChangesQuery: Sendable {
         return max(0, value)
     }
 
+    /// `since` (or `Last-Event-ID`): `now` (nil), a sequence token or a plain integer.
     static func parseSince(_ text: String?) throws -> Int64? {
         guard let text else { return 0 }
         if text == "now" { return nil }
-        guard let seq = Int64(text), seq >= 0 else {
+        guard let seq = SequenceToken.parse(text) else {
             throw CouchError.badRequest("Malformed sequence supplied in 'since' parameter.")
         }
         return seq

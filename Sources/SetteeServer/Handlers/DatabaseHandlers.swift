@@ -10,12 +10,12 @@ enum DatabaseHandlers {
 
     static func infoJSON(_ database: Database, context: RequestContext) async throws -> JSONValue {
         let info = try await database.info()
-        // Seqs are integers here, as in `_changes` (CouchDB 1.x style): clients treat them
-        // as opaque, and one form everywhere lets `since=<update_seq>` round-trip.
+        // Seqs are CouchDB 3-shaped strings here as in `_changes` (`SequenceToken`), so
+        // `since=<update_seq>` round-trips.
         return [
             "db_name": .string(info.name),
-            "purge_seq": .number(JSONNumber(info.purgeSeq)),
-            "update_seq": .number(JSONNumber(info.updateSeq)),
+            "purge_seq": .string(SequenceToken.string(info.purgeSeq)),
+            "update_seq": .string(SequenceToken.string(info.updateSeq)),
             "sizes": ["file": .number(JSONNumber(info.fileSize)), "active": .number(JSONNumber(info.activeSize)),
                       "external": .number(JSONNumber(info.externalSize))],
             "props": [:],

@@ -41,7 +41,7 @@ enum DatabaseUpdatesHandlers {
             let left = deadline - clock.now
             if left <= .zero {
                 if feed == "longpoll" { try await writer.write(normalBody(page, since: since)) }
-                if feed == "continuous" { try await writer.write(Array("{\"last_seq\":\"\(since)\"}\n".utf8)) }
+                if feed == "continuous" { try await writer.write(Array("{\"last_seq\":\(SequenceToken.json(since))}\n".utf8)) }
                 return
             }
             _ = await updates.wait(after: since, timeout: left)
@@ -56,12 +56,12 @@ enum DatabaseUpdatesHandlers {
     }
 
     private static func row(_ update: DatabaseUpdate) -> JSONValue {
-        ["db_name": .string(update.databaseName), "type": .string(update.kind.rawValue), "seq": .string(String(update.seq))]
+        ["db_name": .string(update.databaseName), "type": .string(update.kind.rawValue), "seq": .string(SequenceToken.string(update.seq))]
     }
 
     private static func normalBody(_ page: DatabaseUpdates.Page, since: Int64) -> [UInt8] {
         let rows = latestPerDatabase(page).map(row)
-        var bytes = JSONWriter.serialize(["results": .array(rows), "last_seq": .string(String(max(page.lastSeq, since)))])
+        var bytes = JSONWriter.serialize(["results": .array(rows), "last_seq": .string(SequenceToken.string(max(page.lastSeq, since)))])
         bytes.append(0x0A)
         return bytes
     }
@@ -72,7 +72,7 @@ enum DatabaseUpdatesHandlers {
             if eventsource { out.append(contentsOf: "data: ".utf8) }
             out.append(contentsOf: JSONWriter.serialize(row(update)))
             out.append(0x0A)
-            if eventsource { out.append(contentsOf: "id: \(update.seq)\n\n".utf8) }
+            if eventsource { out.append(contentsOf: "id: \(SequenceToken.json(update.seq))\n\n".utf8) }
         }
         return out
     }
