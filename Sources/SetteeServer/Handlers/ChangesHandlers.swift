@@ -10,9 +10,9 @@ enum ChangesHandlers {
     static func changes(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let query = try await ChangesQuery(context)
         switch query.feed {
-        case "continuous", "eventsource", "longpoll":
-            return ChangesFeed(database: database, query: query).response()
-        default:
+        case .continuous, .eventsource, .longpoll:
+            return ChangesFeed(database: database, query: query, hub: context.node.changesHub).response()
+        case .normal:
             // Descending reads newest first without a `since` to page from; it stays whole.
             guard query.descending else { return NormalChangesFeed(database: database, query: query).response() }
             let updateSeq = try await database.updateSequence()
@@ -56,20 +56,9 @@ struct ChangesBatch {
             out.append(contentsOf: (i == 0 ? "\n" : ",\n").utf8)
             try await ChangesBatch.write(change, query: query, database: database, to: &out)
         }
-        let lastSeq = (limited || query.descending) ? (changes.last?.sequence ?? since) : max(updateSeq, scannedTo, since)
-        var pending = 0
-        if limited && !query.descending {
-            pending = try await database.changeCount(since: changes.last?.sequence ?? since, docIDs: query.docIDs)
-        }
-        out.append(contentsOf: Self.closing(lastSeq: lastSeq, pending: pending))
-        return out
-    }
-
-    /// What ends a normal or longpoll body after its last result.
-    static func closing(lastSeq: Int64, pending: Int) -> [UInt8] {
-        var out = Array("\n],\n\"last_seq\":".utf8)
-        SequenceToken.write(lastSeq, to: &out)
-        out.append(contentsOf: ",\"pending\":\(pending)}\n".utf8)
+        let end = try await ChangesFeedEnd.of(database, query, since: since, reached: max(updateSeq, scannedTo),
+                                              stoppedByLimit: limited, lastSent: changes.last?.sequence)
+        out.append(contentsOf: end.afterResults)
         return out
     }
 

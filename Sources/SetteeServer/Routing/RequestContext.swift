@@ -66,6 +66,8 @@ final class NodeState: Sendable {
     let authenticator: Authenticator
     /// The server-wide `_db_updates` history and its waiters.
     let databaseUpdates = DatabaseUpdates()
+    /// Shared encodings of `_changes` feed lines.
+    let changesHub = ChangesHub()
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator) {
         self.configuration = configuration

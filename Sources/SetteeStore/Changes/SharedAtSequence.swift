@@ -26,7 +26,7 @@ internal import Synchronization
 */
 
 /// Shares the result of work keyed by `Key` among callers at the same sequence.
-final class SharedAtSequence<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class SharedAtSequence<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct RunningKey: Hashable {
         let key: Key
         let sequence: Int64
@@ -50,16 +50,16 @@ final class SharedAtSequence<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// - Parameters:
     ///   - maxKept: how many finished results of one sequence are kept at most.
     ///   - keeps: whether a finished result is worth keeping (e.g. it is small).
-    init(maxKept: Int = 0, keeps: @escaping @Sendable (Value) -> Bool = { _ in false }) {
+    package init(maxKept: Int = 0, keeps: @escaping @Sendable (Value) -> Bool = { _ in false }) {
         self.maxKept = maxKept
         self.keeps = keeps
     }
 
     /// How many finished results are kept now (tests and diagnostics).
-    var keptCount: Int { state.withLock { $0.kept.count } }
+    package var keptCount: Int { state.withLock { $0.kept.count } }
 
     /// The value for `key` at `sequence`: kept, joined from work in flight, or from `work`.
-    func value(for key: Key, at sequence: Int64,
+    package func value(for key: Key, at sequence: Int64,
                work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let runningKey = RunningKey(key: key, sequence: sequence)
         let source = state.withLock { s -> Source in

@@ -19,9 +19,6 @@ public final class Database: Sendable {
     let securityCache = Mutex<[UInt8]?>(nil)
     /// Identical `_changes` reads in flight at once share one query (keyed by since and limit).
     let sharedChangesReads = SharedAtSequence<ChangesReadKey, [Change]>()
-    /// Identical encodings of changes share one encoding (see `sharedChanges(_:at:encode:)`).
-    let sharedChangesEncodings = SharedAtSequence<ChangesEncodingKey, EncodedChanges>(
-        maxKept: 64, keeps: { $0.bytes.count <= EncodedChanges.maxKeptBytes })
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.

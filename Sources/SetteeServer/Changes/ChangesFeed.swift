@@ -15,22 +15,24 @@ import SetteeStore
 ///
 /// Continuous and eventsource lines are encoded once per (since, limit, format)
 /// and database sequence and the bytes shared with every feed that asks the same
-/// (`Database.sharedChanges`): after a write, the feeds parked at the same seq
-/// send one encoding instead of each reading and serializing the change.
+/// (`ChangesHub`): after a write, the feeds parked at the same seq send one
+/// encoding instead of each reading and serializing the change.
 struct ChangesFeed: Sendable {
     let database: Database
     let query: ChangesQuery
-    /// `query.sharedLinesFormat`, worked out once rather than on every wake-up.
-    private let linesFormat: String?
+    let hub: ChangesHub
+    /// `query.sharedLineFormat`, worked out once rather than on every wake-up.
+    private let lineFormat: ChangesLineFormat?
 
-    init(database: Database, query: ChangesQuery) {
+    init(database: Database, query: ChangesQuery, hub: ChangesHub) {
         self.database = database
         self.query = query
-        linesFormat = query.sharedLinesFormat
+        self.hub = hub
+        lineFormat = query.sharedLineFormat
     }
 
     func response() -> HTTPResponse {
-        let type = query.feed == "eventsource" ? "text/event-stream" : "application/json"
+        let type = query.feed == .eventsource ? "text/event-stream" : "application/json"
         return HTTPResponse(status: 200, headers: ["Content-Type": type, "Cache-Control": "must-revalidate"],
                             body: .stream { writer in try await run(writer) })
     }
@@ -43,7 +45,7 @@ struct ChangesFeed: Sendable {
         let deadline = query.idleLimit.map { clock.now + $0 }
         let heartbeat = query.heartbeat.map { Duration.milliseconds(max($0, 1)) }
         while true {
-            if query.feed == "longpoll" {
+            if query.feed == .longpoll {
                 let batch = try await ChangesBatch.read(database, query: query, since: since, limit: remaining)
                 // With `limit=0` no change ends the wait: CouchDB answers at the timeout.
                 if !batch.changes.isEmpty {
@@ -56,17 +58,19 @@ struct ChangesFeed: Sendable {
                 since = page.scannedTo
                 if let r = remaining {
                     remaining = r - page.count
-                    if remaining == 0 { return try await finish(writer, lastSeq: since) }
+                    if remaining == 0 { return try await finish(writer, reached: since, stoppedByLimit: true) }
                 }
             }
             // The HTTP layer cancels this task when the client goes or the server stops.
             if writer.isPeerClosed || Task.isCancelled { return }
             let untilDeadline = deadline.map { $0 - clock.now }
-            if let untilDeadline, untilDeadline <= .zero { return try await finish(writer, lastSeq: since) }
+            if let untilDeadline, untilDeadline <= .zero {
+                return try await finish(writer, reached: since, stoppedByLimit: false)
+            }
             let wait = [heartbeat, untilDeadline].compactMap { $0 }.min()
             if await database.changesNotifier.wait(after: since, timeout: wait) == nil, heartbeat != nil,
                deadline.map({ clock.now < $0 }) ?? true {
-                try await writer.write(query.feed == "eventsource" ? Array("event: heartbeat\ndata: \n\n".utf8) : [0x0A])
+                try await writer.write(query.feed == .eventsource ? Array("event: heartbeat\ndata: \n\n".utf8) : [0x0A])
             }
         }
     }
@@ -77,18 +81,18 @@ struct ChangesFeed: Sendable {
             let batch = try await ChangesBatch.read(database, query: query, since: since, limit: limit)
             return EncodedChanges(bytes: try await lines(batch), count: batch.changes.count, scannedTo: batch.scannedTo)
         }
-        guard let linesFormat else { return try await encode() }
-        return try await database.sharedChanges(.init(since: since, limit: limit, format: linesFormat), encode: encode)
+        guard let lineFormat else { return try await encode() }
+        return try await hub.lines(database, ChangesLinesKey(since: since, limit: limit, format: lineFormat), encode: encode)
     }
 
     /// Continuous: one JSON object per line. Eventsource: `data:` and `id:` per event.
     private func lines(_ batch: ChangesBatch) async throws -> [UInt8] {
         var out: [UInt8] = []
         for change in batch.changes {
-            if query.feed == "eventsource" { out.append(contentsOf: "data: ".utf8) }
+            if query.feed == .eventsource { out.append(contentsOf: "data: ".utf8) }
             try await ChangesBatch.write(change, query: query, database: database, to: &out)
             out.append(0x0A)
-            if query.feed == "eventsource" {
+            if query.feed == .eventsource {
                 // CouchDB writes the id as JSON, quotes included; Last-Event-ID takes it either way.
                 out.append(contentsOf: "id: ".utf8)
                 SequenceToken.write(change.sequence, to: &out)
@@ -98,17 +102,12 @@ struct ChangesFeed: Sendable {
         return out
     }
 
-    /// The end of a feed: continuous ends with `{"last_seq":..,"pending":..}`, longpoll
-    /// with an empty result; `pending` counts the changes after `lastSeq`, as CouchDB's
-    /// end line does (those a limit left out, or that came as the feed ended).
-    private func finish(_ writer: any ResponseBodyWriter, lastSeq: Int64) async throws {
-        guard query.feed == "continuous" || query.feed == "longpoll" else { return }
-        let pending = try await database.changeCount(since: lastSeq, docIDs: query.docIDs)
-        switch query.feed {
-        case "continuous":
-            try await writer.write(Array("{\"last_seq\":\(SequenceToken.json(lastSeq)),\"pending\":\(pending)}\n".utf8))
-        default:
-            try await writer.write(Array("{\"results\":[\n],\n\"last_seq\":\(SequenceToken.json(lastSeq)),\"pending\":\(pending)}\n".utf8))
-        }
+    /// The end of a feed: continuous ends with its `last_seq` line, longpoll with an
+    /// empty result (`ChangesFeedEnd` decides both figures); eventsource just stops.
+    private func finish(_ writer: any ResponseBodyWriter, reached: Int64, stoppedByLimit: Bool) async throws {
+        guard query.feed == .continuous || query.feed == .longpoll else { return }
+        let end = try await ChangesFeedEnd.of(database, query, since: reached, reached: reached,
+                                              stoppedByLimit: stoppedByLimit, lastSent: reached)
+        try await writer.write(query.feed == .continuous ? end.continuousLine : end.emptyBody)
     }
 }

@@ -5,7 +5,7 @@ import SetteeStore
 /// The parameters of a `_changes` request, validated as CouchDB validates them
 /// (`chttpd_changes:parse_changes_query`): a bad value is a 400 before any output.
 struct ChangesQuery: Sendable {
-    var feed = "normal"
+    var feed = ChangesFeedKind.normal
     /// Nil for `since=now`.
     var since: Int64? = 0
     var limit: Int?
@@ -33,29 +33,26 @@ struct ChangesQuery: Sendable {
         return .milliseconds(min(timeout ?? Self.maxTimeout, Self.maxTimeout))
     }
 
-    /// A name for everything that shapes a continuous or eventsource feed's lines
-    /// besides `since` and `limit`, so that feeds with equal names can share the
-    /// bytes. Nil when lines are not shared: other feeds, `descending`, and filters
-    /// whose identity is not a plain value (`_doc_ids`, `_selector`).
-    var sharedLinesFormat: String? {
-        guard feed == "continuous" || feed == "eventsource", !descending, docIDs == nil else { return nil }
-        let filterName: String
+    /// Everything besides `since` and `limit` that shapes a continuous or eventsource
+    /// feed's lines, so that feeds with equal formats can share the bytes. Nil when
+    /// lines are not shared: other feeds, `descending`, and filters whose identity
+    /// is not a plain value (`_doc_ids`, `_selector`).
+    var sharedLineFormat: ChangesLineFormat? {
+        guard feed.isLineByLine, !descending, docIDs == nil else { return nil }
+        let designFilter: Bool
         switch filter {
-        case .none: filterName = ""
-        case .design: filterName = "_design"
+        case .none: designFilter = false
+        case .design: designFilter = true
         case .selector: return nil
         }
-        return "\(feed) filter=\(filterName) include_docs=\(includeDocs) conflicts=\(conflicts) "
-            + "attachments=\(attachments) att_encoding_info=\(attEncodingInfo) all_docs=\(allDocsStyle)"
+        return ChangesLineFormat(feed: feed, designFilter: designFilter, includeDocs: includeDocs,
+                                 conflicts: conflicts, attachments: attachments, attEncodingInfo: attEncodingInfo,
+                                 allDocsStyle: allDocsStyle)
     }
 
     init(_ context: RequestContext) async throws {
         let q = context.query
-        feed = q["feed"] ?? "normal"
-        if feed == "live" { feed = "continuous" }
-        guard ["normal", "longpoll", "continuous", "eventsource"].contains(feed) else {
-            throw CouchError.badRequest("Supported `feed` types: normal, continuous, live, longpoll, eventsource")
-        }
+        feed = try ChangesFeedKind(parameter: q["feed"])
         since = try Self.parseSince(q["since"] ?? context.headers["Last-Event-ID"])
         // 0 means no rows, as CouchDB 3's clustered feed answers: its collector drops
         // every row once its limit is 0 and counts it as pending (fabric_view_changes.erl,

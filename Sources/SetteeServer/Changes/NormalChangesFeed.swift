@@ -45,16 +45,10 @@ struct NormalChangesFeed: Sendable {
             try await writer.write(out)
             out = []
         }
-        // As `ChangesBatch.normalBody`: a limited feed ends at its last change and says
-        // how many remain; a complete one at the database's sequence.
-        let isLimited = query.limit.map { emitted >= $0 } ?? false
-        var lastSeq = max(updateSeq, since)
-        var pending = 0
-        if isLimited {
-            lastSeq = lastEmitted ?? since
-            pending = try await database.changeCount(since: lastSeq, docIDs: query.docIDs)
-        }
-        out.append(contentsOf: ChangesBatch.closing(lastSeq: lastSeq, pending: pending))
+        let end = try await ChangesFeedEnd.of(database, query, since: since, reached: updateSeq,
+                                              stoppedByLimit: query.limit.map { emitted >= $0 } ?? false,
+                                              lastSent: lastEmitted)
+        out.append(contentsOf: end.afterResults)
         try await writer.write(out)
     }
 }

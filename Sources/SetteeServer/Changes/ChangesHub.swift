@@ -1,0 +1,39 @@
+internal import Synchronization
+import SetteeStore
+
+/// The node's shared encodings of `_changes` feed lines, one `SharedAtSequence`
+/// per open database: after a write, the feeds parked at one sequence with one
+/// line format send one encoding instead of each reading and serializing the
+/// change. It lives in the server because the bytes are HTTP's business; the
+/// store only says at which sequence a database is (`ChangesNotifier`).
+final class ChangesHub: Sendable {
+    private final class Entry: Sendable {
+        weak let database: Database?
+        let encodings = SharedAtSequence<ChangesLinesKey, EncodedChanges>(
+            maxKept: 64, keeps: { $0.bytes.count <= EncodedChanges.maxKeptBytes })
+        init(_ database: Database) { self.database = database }
+    }
+
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    /// The lines `key` names for `database`, encoded once for every caller asking
+    /// the same at the same sequence (`SharedAtSequence` has the rules that make
+    /// this safe: a caller that starts after a write never gets bytes from before it).
+    func lines(_ database: Database, _ key: ChangesLinesKey,
+               encode: @escaping @Sendable () async throws -> EncodedChanges) async throws -> EncodedChanges {
+        try await entry(for: database).encodings.value(for: key, at: database.changesNotifier.sequence, work: encode)
+    }
+
+    /// The entry of `database`; a deleted and recreated database is a new object, so
+    /// it never meets its predecessor's bytes. Entries of closed databases are dropped.
+    private func entry(for database: Database) -> Entry {
+        entries.withLock { entries in
+            let id = ObjectIdentifier(database)
+            if let entry = entries[id], entry.database === database { return entry }
+            entries = entries.filter { $0.value.database != nil }
+            let entry = Entry(database)
+            entries[id] = entry
+            return entry
+        }
+    }
+}
