@@ -20,6 +20,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case attachmentMismatch(String)
     case attachmentNotFound(String)
     case documentTooLarge(limit: Int)
+    /// A `WritePolicy` refused the update.
+    case rejected(WriteRejection)
     /// A SQLite call failed: its result code, message and the statement.
     case sqlite(code: Int32, message: String, sql: String)
     /// A file operation failed.

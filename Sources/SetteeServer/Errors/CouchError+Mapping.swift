@@ -31,6 +31,8 @@ extension CouchError {
         case .attachmentMismatch(let reason): self = .badRequest(reason)
         case .attachmentNotFound: self = .notFound("Document is missing attachment")
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
+        case .rejected(.forbidden(let reason)): self = CouchError(403, "forbidden", reason)
+        case .rejected(.unauthorized(let reason)): self = CouchError(401, "unauthorized", reason)
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")

@@ -38,7 +38,6 @@ enum DatabaseHandlers {
         let database = try await create(name, directory: context.node.directory,
                                         configuration: context.node.configuration)
         if let q { try await database.setShardCount(q) }
-        context.node.databaseUpdates.record(.created, databaseName: name)
         return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": context.absoluteURL("/" + CouchURLEncoding.encode(name))])
     }
 
@@ -71,7 +70,6 @@ enum DatabaseHandlers {
                 "You tried to DELETE a database with a ?=rev parameter. Did you mean to DELETE a document instead?")
         }
         try context.node.directory.delete(name)
-        context.node.databaseUpdates.record(.deleted, databaseName: name)
         return JSONResponse.ok()
     }
 }

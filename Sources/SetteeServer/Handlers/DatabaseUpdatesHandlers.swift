@@ -13,7 +13,7 @@ enum DatabaseUpdatesHandlers {
         guard ["normal", "longpoll", "continuous", "eventsource"].contains(feed) else {
             throw CouchError.badRequest("Supported `feed` types: normal, continuous, longpoll, eventsource")
         }
-        let updates = context.node.databaseUpdates
+        let updates = context.node.directory.updates
         let start = try ChangesQuery.parseSince(q["since"]) ?? updates.sequence
         let timeout = Duration.milliseconds(min(try q.nonNegativeInt("timeout") ?? 60_000, 60_000))
         if feed == "normal" {

@@ -64,8 +64,6 @@ final class NodeState: Sendable {
     let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let authenticator: Authenticator
-    /// The server-wide `_db_updates` history and its waiters.
-    let databaseUpdates = DatabaseUpdates()
     /// Shared encodings of `_changes` feed lines.
     let changesHub = ChangesHub()
 

@@ -55,13 +55,7 @@ enum Routes {
             if !context.user.isAdmin {
                 try SecurityObject(bytes: try await database.security()).requireMember(context.user)
             }
-            let before = database.changesNotifier.sequence
-            let response = try await handler(context, database)
-            // `_db_updates` reports a database once its sequence moved, whichever endpoint wrote.
-            if database.changesNotifier.sequence > before {
-                context.node.databaseUpdates.record(.updated, databaseName: name)
-            }
-            return response
+            return try await handler(context, database)
         }
     }
 }

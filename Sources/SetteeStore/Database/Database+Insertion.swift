@@ -22,18 +22,77 @@ extension Database {
     /// already present are success and get no new seq.
     /// - Returns: one result per update, in order: the stored revision or the error for that document.
     /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
-    public func update(_ updates: [DocumentUpdate], newEdits: Bool) async throws -> [Result<RevisionID, StoreError>] {
+    /// - Parameter policy: asked about each update first (`WritePolicy`); a refused
+    ///   one fails with `.rejected` and is not stored.
+    public func update(_ updates: [DocumentUpdate], newEdits: Bool,
+                       policy: (any WritePolicy)? = nil) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
+        let before = changesNotifier.sequence
         let (results, sequence) = try await writer.write { db in
             var job = try Inserter.Job(db, blobs: blobs)
-            let results = newEdits ? try Inserter.edit(db, updates, job: &job)
-                                   : try Inserter.merge(db, updates, job: &job)
+            let reviewed = try Self.review(updates, newEdits: newEdits, policy: policy, db)
+            let written = newEdits ? try Inserter.edit(db, reviewed.accepted, job: &job)
+                                   : try Inserter.merge(db, reviewed.accepted, job: &job)
             try DocumentCounts.add(db, job.counts)
-            return (results, job.lastSequence)
+            return (reviewed.merge(written), job.lastSequence)
         }
         // After the commit: a woken feed must find the rows it is told about.
         changesNotifier.notify(sequence: sequence)
+        if sequence > before { events?.record(.updated, databaseName: name) }
         return results
+    }
+
+    /// The updates `policy` lets through, and a way to put the refused ones' results
+    /// back in their places.
+    private static func review(_ updates: [DocumentUpdate], newEdits: Bool, policy: (any WritePolicy)?,
+                               _ db: Connection) throws -> ReviewedUpdates {
+        guard let policy else { return ReviewedUpdates(accepted: updates, refused: [:]) }
+        var accepted: [DocumentUpdate] = []
+        var refused: [Int: WriteRejection] = [:]
+        for (index, update) in updates.enumerated() {
+            do {
+                try policy.review(update, newEdits: newEdits) { try Self.currentWinner(db, id: update.id) }
+                accepted.append(update)
+            } catch {
+                refused[index] = error
+            }
+        }
+        return ReviewedUpdates(accepted: accepted, refused: refused)
+    }
+}
+
+extension Database {
+    /// A document's winning revision as stored now, nil for an id never written.
+    static func currentWinner(_ db: Connection, id: String) throws -> StoredRevision? {
+        switch try DocumentRecords.winner(db, id: id) {
+        case .neverWritten: return nil
+        case .found(let revision): return revision
+        case .unlinked:
+            guard let stored = try DocumentRecords.documentAndTree(db, id: id), let node = stored.tree.winner else {
+                return nil
+            }
+            return StoredRevision(rev: node.rev, isDeleted: node.isDeleted, sequence: node.sequence,
+                                  body: try DocumentRecords.winnerBodyFromTree(db, rowID: stored.record.rowID),
+                                  attachments: [])
+        }
+    }
+}
+
+/// The outcome of a `WritePolicy` review: the updates to write, and the positions
+/// of the refused ones.
+struct ReviewedUpdates {
+    let accepted: [DocumentUpdate]
+    let refused: [Int: WriteRejection]
+
+    /// One result per original update: the refusals in their places, the written
+    /// results in order around them.
+    func merge(_ written: [Result<RevisionID, StoreError>]) -> [Result<RevisionID, StoreError>] {
+        guard !refused.isEmpty else { return written }
+        var next = written.makeIterator()
+        return (0..<(accepted.count + refused.count)).map { index in
+            if let rejection = refused[index] { return .failure(.rejected(rejection)) }
+            return next.next() ?? .failure(.conflict)
+        }
     }
 }
 

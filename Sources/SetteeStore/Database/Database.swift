@@ -25,11 +25,14 @@ public final class Database: Sendable {
     let compressibleTypes: [String]
     /// Wakes `_changes` feeds after each commit that adds changes (no feed polls SQLite).
     public let changesNotifier: ChangesNotifier
+    /// Where this database's `updated` events go (`_db_updates`); nil when opened alone.
+    let events: DatabaseUpdates?
 
     /// Opens (creating and migrating) the file at `path`.
-    init(name: String, path: String, configuration: StoreConfiguration) throws {
+    init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil) throws {
         self.name = name
         self.path = path
+        self.events = events
         let connection = try Connection(path: path)
         try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))

@@ -9,6 +9,9 @@ public final class DatabaseDirectory: Sendable {
     public let configuration: StoreConfiguration
     private let logger: Logger
     private let open = OpenDatabases()
+    /// `_db_updates`: every database created, updated or deleted here, recorded
+    /// where it happens (whatever asked for it: HTTP, a replication, a purge).
+    public let updates = DatabaseUpdates()
 
     /// Opens (creating if needed) the directory at `configuration.path`.
     /// - Throws: `StoreError.io` when it cannot be created.
@@ -39,7 +42,7 @@ public final class DatabaseDirectory: Sendable {
         try open.withLock { databases in
             if let database = databases[name] { return database }
             guard Self.isValidName(name), FileManager.default.fileExists(atPath: filePath(name)) else { return nil }
-            let database = try Database(name: name, path: filePath(name), configuration: configuration)
+            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates)
             databases[name] = database
             return database
         }
@@ -53,9 +56,10 @@ public final class DatabaseDirectory: Sendable {
             guard databases[name] == nil, !FileManager.default.fileExists(atPath: filePath(name)) else {
                 throw StoreError.databaseExists(name)
             }
-            let database = try Database(name: name, path: filePath(name), configuration: configuration)
+            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates)
             databases[name] = database
             logger.info("created database", metadata: ["db": .string(name)])
+            updates.record(.created, databaseName: name)
             return database
         }
     }
@@ -76,6 +80,7 @@ public final class DatabaseDirectory: Sendable {
             let blobs = BlobStore.directory(forDatabaseFile: path)
             if FileManager.default.fileExists(atPath: blobs) { try? FileManager.default.removeItem(atPath: blobs) }
             logger.info("deleted database", metadata: ["db": .string(name)])
+            updates.record(.deleted, databaseName: name)
         }
     }
 

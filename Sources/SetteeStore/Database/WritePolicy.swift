@@ -1,0 +1,24 @@
+/// The one place a rule can refuse a document write before anything of it is
+/// stored: `Database.update(_:newEdits:policy:)` asks the policy about each
+/// update inside the write's transaction, with the document's current winner at
+/// hand. `_users`' rules and `validate_doc_update` plug in here; a rejected
+/// update's result is `.forbidden` or `.unauthorized` and the batch's other
+/// documents are written as usual.
+public protocol WritePolicy: Sendable {
+    /// - Parameters:
+    ///   - update: what is about to be written.
+    ///   - newEdits: false for replicated revisions (`new_edits=false`).
+    ///   - current: reads the document's winning revision as stored now (nil for an
+    ///     id never written), when the rule needs it.
+    /// - Throws: `WriteRejection` to refuse this update.
+    func review(_ update: DocumentUpdate, newEdits: Bool,
+                current: () throws -> StoredRevision?) throws(WriteRejection)
+}
+
+/// Why a policy refused a write, in CouchDB's two words for it.
+public enum WriteRejection: Error, Sendable, Equatable {
+    /// 403 `forbidden`: the writer may not make this change.
+    case forbidden(String)
+    /// 401 `unauthorized`: the writer must authenticate (or be someone else).
+    case unauthorized(String)
+}

@@ -1,0 +1,68 @@
+@testable import SetteeServer
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+import Testing
+
+/// One case per row of `CouchError+Mapping` (STYLE rule 11): each lower-layer
+/// error becomes CouchDB's status and error word (chttpd:error_info/1).
+@Suite struct CouchErrorMappingTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        let error: any Error & Sendable
+        let status: Int
+        let word: String
+        let reason: String?
+        var testDescription: String { "\(error) → \(status) \(word)" }
+    }
+
+    static let storeRows: [Row] = [
+        Row(error: StoreError.databaseNotFound("d"), status: 404, word: "not_found", reason: "Database does not exist."),
+        Row(error: StoreError.databaseExists("d"), status: 412, word: "file_exists",
+            reason: "The database could not be created, the file already exists."),
+        Row(error: StoreError.invalidDatabaseName("_x"), status: 400, word: "illegal_database_name",
+            reason: CouchError.illegalDatabaseNameReason("_x")),
+        Row(error: StoreError.documentNotFound(reason: "deleted"), status: 404, word: "not_found", reason: "deleted"),
+        Row(error: StoreError.conflict, status: 409, word: "conflict", reason: "Document update conflict."),
+        Row(error: StoreError.invalidRevision("x"), status: 400, word: "bad_request", reason: "Invalid rev format: x"),
+        Row(error: StoreError.invalidDocumentID("bad id"), status: 400, word: "illegal_docid", reason: "bad id"),
+        Row(error: StoreError.invalidDocument("bad doc"), status: 400, word: "doc_validation", reason: "bad doc"),
+        Row(error: StoreError.missingStub("s"), status: 412, word: "missing_stub", reason: "s"),
+        Row(error: StoreError.attachmentMismatch("m"), status: 400, word: "bad_request", reason: "m"),
+        Row(error: StoreError.attachmentNotFound("a"), status: 404, word: "not_found", reason: "Document is missing attachment"),
+        Row(error: StoreError.documentTooLarge(limit: 1), status: 413, word: "document_too_large",
+            reason: "Document exceeds max_document_size"),
+        Row(error: StoreError.rejected(.forbidden("no")), status: 403, word: "forbidden", reason: "no"),
+        Row(error: StoreError.rejected(.unauthorized("who")), status: 401, word: "unauthorized", reason: "who"),
+        Row(error: StoreError.sqlite(code: 1, message: "m", sql: "s"), status: 500, word: "internal_server_error", reason: nil),
+        Row(error: StoreError.io(operation: "o", path: "p", errno: 5), status: 500, word: "internal_server_error", reason: nil),
+        Row(error: StoreError.newerSchema(path: "p", version: 9, supported: 6), status: 500, word: "internal_server_error",
+            reason: nil),
+    ]
+
+    static let httpRows: [Row] = [
+        Row(error: HTTPError.bodyTooLarge(limit: 1), status: 413, word: "too_large", reason: nil),
+        Row(error: HTTPError.headersTooLarge(limit: 1), status: 431, word: "bad_request", reason: nil),
+        Row(error: HTTPError.malformedRequest("why"), status: 400, word: "bad_request", reason: "why"),
+        Row(error: HTTPError.malformedChunk("chunk"), status: 400, word: "bad_request", reason: "chunk"),
+        Row(error: HTTPError.truncatedBody, status: 400, word: "bad_request", reason: nil),
+        Row(error: HTTPError.timedOut, status: 408, word: "request_timeout", reason: nil),
+        Row(error: HTTPError.unsupportedTransferCoding("gzip"), status: 501, word: "not_implemented", reason: nil),
+        Row(error: HTTPError.versionNotSupported("HTTP/2"), status: 505, word: "bad_request", reason: nil),
+        Row(error: HTTPError.connectionClosed, status: 400, word: "bad_request", reason: nil),
+        Row(error: HTTPError.socket(call: "recv", errno: 104), status: 400, word: "bad_request", reason: nil),
+    ]
+
+    static let otherRows: [Row] = [
+        Row(error: CouchError.conflict, status: 409, word: "conflict", reason: "Document update conflict."),
+        Row(error: JSONError(.unexpectedEnd, at: 0), status: 400, word: "bad_request", reason: "invalid UTF-8 JSON"),
+        Row(error: CancellationError(), status: 500, word: "unknown_error", reason: nil),
+    ]
+
+    @Test(arguments: storeRows + httpRows + otherRows)
+    func maps(row: Row) {
+        let mapped = CouchError(mapping: row.error)
+        #expect(mapped.status == row.status)
+        #expect(mapped.error == row.word)
+        if let reason = row.reason { #expect(mapped.reason == reason) }
+    }
+}
