@@ -79,6 +79,11 @@ enum Schema {
         // (`RevisionID.<`): a document whose leaves mixed hex and other ids may name
         // the wrong one. Re-derive each winner of a document with several leaves.
         .code(WinnerRederivation.run),
+        // 6 → 7: the log of `_purge` requests (`_purged_infos`), `purge_seq` keyed;
+        // `revs` holds the requested revision ids as a JSON array.
+        """
+        CREATE TABLE purges (purge_seq INTEGER PRIMARY KEY, docid TEXT NOT NULL, revs TEXT NOT NULL);
+        """,
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
