@@ -19,6 +19,29 @@ import Testing
         #expect(current?.revisions.first?.rev == second && current?.revisions.first?.body == bytes(#"{"v":2}"#))
     }
 
+    /// A limit lowered after the writes takes effect at compaction, and the used
+    /// bytes are then measured below the file's size.
+    @Test func compactionStemsToTheRevsLimitAndMeasuresActive() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        var rev = try await db.put("a", #"{"v":0}"#).get()
+        for n in 1...6 { rev = try await db.put("a", #"{"v":\#(n)}"#, base: rev).get() }
+        for n in 0..<50 {
+            let gone = try await db.put("x\(n)", #"{"pad":"\#(String(repeating: "x", count: 300))"}"#).get()
+            _ = try await db.put("x\(n)", base: gone, deleted: true).get()
+        }
+        try await db.setRevsLimit(3)
+        #expect(try await db.document(id: "a", revisions: .winner)?.tree.nodes.count == 7)
+        try await db.compact()
+        let tree = try #require(try await db.document(id: "a", revisions: .winner)?.tree)
+        #expect(tree.nodes.count == 3)
+        #expect(tree.history(of: rev).count == 3)
+        let info = try await db.info()
+        #expect(info.activeSize < info.fileSize)
+        #expect(info.activeSize > 0)
+    }
+
     @Test func backgroundCompactionFinishes() async throws {
         let store = try TestStore()
         defer { store.remove() }

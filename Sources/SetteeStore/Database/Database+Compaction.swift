@@ -1,7 +1,9 @@
-/// Compaction: drops the bodies and attachment rows of non-leaf revisions (CouchDB
-/// keeps only leaf bodies after compaction, the tree itself stays), deletes blobs
-/// no remaining revision names, then VACUUMs to give the
-/// space back to the file system. Runs in the background: the body-dropping
+/// Compaction: stems every document's tree to `_revs_limit` (as CouchDB's
+/// compactor does, so a lowered limit takes effect without new writes), drops the
+/// bodies and attachment rows of non-leaf revisions (CouchDB keeps only leaf
+/// bodies after compaction, the tree itself stays), deletes blobs no remaining
+/// revision names, then VACUUMs to give the space back to the file system, and
+/// measures the bytes in use (`sizes.active`). Runs in the background: the body-dropping
 /// is one ordinary write job; VACUUM runs on the writer queue outside any
 /// transaction, so writes simply wait behind it and readers keep their WAL snapshots.
 extension Database {
@@ -26,6 +28,7 @@ extension Database {
     /// The compaction itself; `startCompaction` runs it in the background.
     func compact() async throws {
         try await writer.write { db in
+            try Self.stemAll(db)
             // Attachment rows go with the bodies: a non-leaf revision keeps neither.
             try db.run("DELETE FROM attachments WHERE sequence IN (SELECT sequence FROM revs WHERE current = 0)")
             try db.run("UPDATE revs SET json = NULL WHERE current = 0 AND json IS NOT NULL")
@@ -37,6 +40,9 @@ extension Database {
             // on this same queue (AttachmentRecords.resolve), so nothing dangles.
             try blobs.sweep(keeping: try AttachmentRecords.referencedKeys(db))
             try db.execute("VACUUM")
+            try db.execute("BEGIN IMMEDIATE")
+            try FileUsage.measureSlack(db)
+            try db.execute("COMMIT")
         }
         try await writer.withReadersOffTheWAL { db in
             // Fold the WAL back so file size reflects the vacuumed database. The
@@ -48,6 +54,22 @@ extension Database {
             try db.withBusyTimeout(milliseconds: Self.checkpointWaitMilliseconds) {
                 try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             }
+        }
+    }
+
+    /// Stems each document with more revisions than `_revs_limit` allows on one path.
+    /// Only documents with more rows than the limit can have such a path.
+    static func stemAll(_ db: Connection) throws {
+        let limit = try DocumentRecords.revsLimit(db)
+        var ids: [String] = []
+        try db.query("""
+            SELECT d.docid FROM docs d WHERE d.doc_id IN
+                (SELECT doc_id FROM revs GROUP BY doc_id HAVING count(*) > ?)
+            """, [.integer(Int64(limit))]) { ids.append($0.text(0) ?? "") }
+        for id in ids {
+            guard let (record, tree) = try DocumentRecords.documentAndTree(db, id: id) else { continue }
+            var stemmed = tree
+            try Inserter.finish(db, rowID: record.rowID, tree: &stemmed, sequence: record.sequence, revsLimit: limit)
         }
     }
 }

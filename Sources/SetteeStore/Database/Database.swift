@@ -59,9 +59,7 @@ public final class Database: Sendable {
         let isCompacting = compaction.isRunning
         let name = self.name
         return try await readers.read { db in
-            let pageSize = try db.integer("PRAGMA page_size") ?? 0
-            let pages = try db.integer("PRAGMA page_count") ?? 0
-            let free = try db.integer("PRAGMA freelist_count") ?? 0
+            let sizes = try FileUsage.sizes(db)
             let totals = try DocumentCounts.totals(db)
             return DatabaseInfo(
                 name: name,
@@ -69,7 +67,7 @@ public final class Database: Sendable {
                 deletedDocCount: totals.deleted,
                 updateSeq: try DocumentRecords.updateSequence(db),
                 purgeSeq: try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0,
-                fileSize: pages * pageSize, activeSize: (pages - free) * pageSize,
+                fileSize: sizes.file, activeSize: sizes.active,
                 externalSize: totals.externalBytes,
                 isCompacting: isCompacting,
                 shardCount: Int(try db.integer("SELECT value FROM info WHERE key = 'q'") ?? 1))
