@@ -42,6 +42,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // CouchDB's document forms (JSON with `_` members, attachments, multipart)
+        // to store updates and back: below the server, so the replicator can use them.
+        .target(
+            name: "SetteeDocuments",
+            dependencies: ["SetteeStore", "SetteeJSON"],
+            swiftSettings: swiftSettings),
         .target(
             name: "SetteeHTTP",
             dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
@@ -49,7 +55,7 @@ let package = Package(
         .target(
             name: "SetteeServer",
             dependencies: [
-                "SetteeHTTP", "SetteeStore", "SetteeJSON",
+                "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +82,9 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .testTarget(name: "SetteeJSONTests", dependencies: ["SetteeJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "SetteeStoreTests", dependencies: ["SetteeStore", "SetteeJSON", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeDocumentsTests",
+                    dependencies: ["SetteeDocuments", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeHTTPTests", dependencies: ["SetteeHTTP", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import SetteeDocuments
 public import Logging
 public import SetteeHTTP
 public import SetteeStore

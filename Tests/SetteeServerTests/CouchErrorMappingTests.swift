@@ -1,4 +1,5 @@
 @testable import SetteeServer
+import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -52,13 +53,28 @@ import Testing
         Row(error: HTTPError.socket(call: "recv", errno: 104), status: 400, word: "bad_request", reason: nil),
     ]
 
+    static let documentRows: [Row] = [
+        Row(error: DocumentError.badSpecialMember("_x"), status: 400, word: "doc_validation",
+            reason: "Bad special document member: _x"),
+        Row(error: DocumentError.invalidMember("_revisions member is invalid"), status: 400, word: "doc_validation",
+            reason: "_revisions member is invalid"),
+        Row(error: DocumentError.invalidDocumentID("Document id must not be empty"), status: 400, word: "illegal_docid",
+            reason: "Document id must not be empty"),
+        Row(error: DocumentError.invalidRevision, status: 400, word: "bad_request", reason: "Invalid rev format"),
+        Row(error: DocumentError.badRequest("Bad attachment a"), status: 400, word: "bad_request", reason: "Bad attachment a"),
+        Row(error: DocumentError.tooLarge("doc"), status: 413, word: "document_too_large", reason: "doc"),
+        Row(error: DocumentError.unsupportedAttachmentEncoding("br"), status: 415, word: "bad_content_type",
+            reason: "Unsupported attachment encoding: br"),
+        Row(error: DocumentError.notFound("deleted"), status: 404, word: "not_found", reason: "deleted"),
+    ]
+
     static let otherRows: [Row] = [
         Row(error: CouchError.conflict, status: 409, word: "conflict", reason: "Document update conflict."),
         Row(error: JSONError(.unexpectedEnd, at: 0), status: 400, word: "bad_request", reason: "invalid UTF-8 JSON"),
         Row(error: CancellationError(), status: 500, word: "unknown_error", reason: nil),
     ]
 
-    @Test(arguments: storeRows + httpRows + otherRows)
+    @Test(arguments: storeRows + httpRows + documentRows + otherRows)
     func maps(row: Row) {
         let mapped = CouchError(mapping: row.error)
         #expect(mapped.status == row.status)

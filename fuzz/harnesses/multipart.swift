@@ -1,5 +1,5 @@
-// libFuzzer target `multipart`, compiled with SetteeHTTP's message sources and
-// SetteeServer's MultipartReader by fuzz/run.
+// libFuzzer target `multipart`, compiled with SetteeDocuments' MultipartReader and
+// MultipartHeaders by fuzz/run.
 //
 // MultipartReader parses `multipart/related` document uploads (the replicator's
 // `PUT doc?new_edits=false`) as they come off the socket. On any bytes it must

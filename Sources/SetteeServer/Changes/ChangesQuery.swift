@@ -1,3 +1,4 @@
+import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore

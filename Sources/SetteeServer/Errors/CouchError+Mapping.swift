@@ -1,3 +1,4 @@
+import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -10,6 +11,7 @@ extension CouchError {
         case let couch as CouchError: self = couch
         case let store as StoreError: self = CouchError(store: store)
         case let http as HTTPError: self = CouchError(http: http)
+        case let document as DocumentError: self = CouchError(document: document)
         case is JSONError: self = .invalidJSON
         default: self = CouchError(500, "unknown_error", "\(type(of: error))")
         }
@@ -36,6 +38,20 @@ extension CouchError {
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
+        }
+    }
+
+    init(document: DocumentError) {
+        switch document {
+        case .badSpecialMember(let name): self = CouchError(400, "doc_validation", "Bad special document member: \(name)")
+        case .invalidMember(let reason): self = CouchError(400, "doc_validation", reason)
+        case .invalidDocumentID(let reason): self = CouchError(400, "illegal_docid", reason)
+        case .invalidRevision: self = .badRequest("Invalid rev format")
+        case .badRequest(let reason): self = .badRequest(reason)
+        case .tooLarge(let reason): self = CouchError(413, "document_too_large", reason)
+        case .unsupportedAttachmentEncoding(let encoding):
+            self = CouchError(415, "bad_content_type", "Unsupported attachment encoding: \(encoding)")
+        case .notFound(let reason): self = .notFound(reason)
         }
     }
 

@@ -1,3 +1,4 @@
+import SetteeDocuments
 internal import Foundation
 import SetteeHTTP
 import SetteeJSON

@@ -1,3 +1,4 @@
+import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -113,6 +114,6 @@ struct DocumentOptions {
         localSeq = query.flag("local_seq") || meta
         attachments = query.flag("attachments")
         attEncodingInfo = query.flag("att_encoding_info")
-        attsSince = AttachmentJSON.attsSince(query)
+        attsSince = AttachmentJSON.attsSince(try? query.json("atts_since"))
     }
 }

@@ -1,3 +1,4 @@
+import SetteeDocuments
 import Logging
 import SetteeHTTP
 import SetteeJSON

@@ -1,3 +1,4 @@
+import SetteeDocuments
 import Foundation
 import SetteeHTTP
 import SetteeJSON
@@ -90,16 +91,5 @@ enum ServerHandlers {
             rows.append(["key": key, "info": info])
         }
         return JSONResponse.ok(.array(rows))
-    }
-}
-
-/// Random uuids as CouchDB's default `random` algorithm makes them: 32 lowercase hex.
-enum UUIDs {
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef".utf8)
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for i in 0..<32 { bytes[i] = hex[Int(generator.next() % 16)] }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -82,7 +82,7 @@ enum Schema {
         // 6 → 7: the log of `_purge` requests (`_purged_infos`), `purge_seq` keyed;
         // `revs` holds the requested revision ids as a JSON array.
         """
-        CREATE TABLE purges (purge_seq INTEGER PRIMARY KEY, docid TEXT NOT NULL, revs TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS purges (purge_seq INTEGER PRIMARY KEY, docid TEXT NOT NULL, revs TEXT NOT NULL);
         """,
     ]
 

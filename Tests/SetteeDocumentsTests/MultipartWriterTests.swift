@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import SetteeServer
+@testable import SetteeDocuments
 
 /// Collects what a writer sends.
 final class Collector: Sendable {

@@ -1,14 +1,14 @@
 internal import Foundation
-import SetteeJSON
-import SetteeStore
+public import SetteeJSON
+public import SetteeStore
 
 /// A revision's `_attachments` object as CouchDB writes it (`couch_att:to_json`):
 /// `content_type`, `revpos`, `digest`, then `length` + `stub` (or `follows`), or
 /// `data`; then `encoding` + `encoded_length` when asked for (`att_encoding_info`,
 /// and always beside `follows` so a replicator stores gzip'd parts as they come).
-enum AttachmentJSON {
+public enum AttachmentJSON {
     /// How one attachment appears.
-    enum Form {
+    public enum Form {
         case stub
         /// Inline base64 of the identity bytes (`?attachments=true`).
         case data([UInt8])
@@ -16,7 +16,7 @@ enum AttachmentJSON {
         case follows
     }
 
-    static func object(_ attachments: [StoredAttachment], forms: [String: Form], showEncoding: Bool) -> JSONValue {
+    public static func object(_ attachments: [StoredAttachment], forms: [String: Form], showEncoding: Bool) -> JSONValue {
         var object = JSONObject()
         for a in attachments {
             var entry: JSONObject = ["content_type": .string(a.contentType), "revpos": .int(a.revpos),
@@ -44,13 +44,13 @@ enum AttachmentJSON {
     /// The generation after which attachments are sent, for `atts_since`: that of the
     /// newest revision in `revision`'s history among `attsSince`, else 0 (CouchDB
     /// `couch_db:find_ancestor_rev_pos`).
-    static func sinceGeneration(_ tree: RevisionTree, revision: RevisionID, attsSince: [RevisionID]) -> Int {
+    public static func sinceGeneration(_ tree: RevisionTree, revision: RevisionID, attsSince: [RevisionID]) -> Int {
         guard !attsSince.isEmpty else { return 0 }
         return tree.history(of: revision).first { attsSince.contains($0) }?.generation ?? 0
     }
 
     /// The attachments to send (not stub) under `attsSince`; `tree` may be nil when `attsSince` is empty.
-    static func toSend(_ tree: RevisionTree?, _ revision: StoredRevision,
+    public static func toSend(_ tree: RevisionTree?, _ revision: StoredRevision,
                        attsSince: [RevisionID]) -> [StoredAttachment] {
         precondition(tree != nil || attsSince.isEmpty, "atts_since needs the revision tree")
         let since = sinceGeneration(tree ?? RevisionTree(), revision: revision.rev, attsSince: attsSince)
@@ -58,7 +58,7 @@ enum AttachmentJSON {
     }
 
     /// Inline forms for `?attachments=true`: decoded bytes of each attachment to send.
-    static func inlineForms(_ database: Database, _ tree: RevisionTree?, _ revision: StoredRevision,
+    public static func inlineForms(_ database: Database, _ tree: RevisionTree?, _ revision: StoredRevision,
                             attsSince: [RevisionID]) async throws -> [String: Form] {
         var forms: [String: Form] = [:]
         for attachment in toSend(tree, revision, attsSince: attsSince) {
@@ -67,9 +67,9 @@ enum AttachmentJSON {
         return forms
     }
 
-    /// `atts_since=["1-abc",...]`; unparsable entries are ignored.
-    static func attsSince(_ query: QueryOptions) -> [RevisionID] {
-        guard let list = (try? query.json("atts_since"))?.arrayValue else { return [] }
+    /// `atts_since=["1-abc",...]` (the parameter's JSON, nil when absent); unparsable entries are ignored.
+    public static func attsSince(_ parameter: JSONValue?) -> [RevisionID] {
+        guard let list = parameter?.arrayValue else { return [] }
         return list.compactMap { $0.stringValue.flatMap(RevisionID.init) }
     }
 }

@@ -1,39 +1,46 @@
-import SetteeJSON
-import SetteeStore
+public import SetteeJSON
+public import SetteeStore
 
 /// Turns a document as a client sends it (a JSON object with `_` special
 /// fields) into a `DocumentUpdate` for the store, validating everything
 /// before anything is written (CouchDB `couch_doc:from_json_obj_validate`).
-struct DocumentParser {
+public struct DocumentParser {
     /// Special fields accepted on input; the read-only ones are dropped.
-    static let specialFields: Set<String> = [
+    public static let specialFields: Set<String> = [
         "_id", "_rev", "_attachments", "_deleted", "_revisions", "_revs_info", "_conflicts",
         "_deleted_conflicts", "_local_seq",
     ]
 
-    let maxDocumentSize: Int
+    public let maxDocumentSize: Int
+
+    public init(maxDocumentSize: Int) { self.maxDocumentSize = maxDocumentSize }
 
     /// What was in the special fields, besides the body.
-    struct Parsed {
-        var update: DocumentUpdate
+    public struct Parsed {
+        public var update: DocumentUpdate
         /// `_attachments`, if any (handled by the attachment layer).
-        var attachments: JSONObject?
+        public var attachments: JSONObject?
         /// `_rev` as given.
-        var rev: RevisionID?
+        public var rev: RevisionID?
     }
 
     /// Where `object`'s members were written in the request, when the caller has their spans.
-    struct RawMembers {
+    public struct RawMembers {
         /// The request's text, which `object` was parsed from.
-        var text: [UInt8]
+        public var text: [UInt8]
         /// One span per member of `object`, in the same order.
-        var spans: [JSONMemberSpan]
+        public var spans: [JSONMemberSpan]
+
+        public init(text: [UInt8], spans: [JSONMemberSpan]) {
+            self.text = text
+            self.spans = spans
+        }
     }
 
     /// Parses `object` as document `id` (nil: take `_id` from the object).
     /// With `raw`, compact members are copied from the request instead of serialized again.
-    /// - Throws: `CouchError` 400 for bad special members, revs and ids; 413 for size.
-    func parse(_ object: JSONObject, id pathID: String?, newEdits: Bool, raw: RawMembers? = nil) throws -> Parsed {
+    /// - Throws: `DocumentError` (400) for bad special members, revs and ids; 413 for size.
+    public func parse(_ object: JSONObject, id pathID: String?, newEdits: Bool, raw: RawMembers? = nil) throws -> Parsed {
         let special = try Self.specialMembers(of: object)
         let id = try pathID ?? special.id.map(Self.idString) ?? UUIDs.random()
         try Self.validate(id: id)
@@ -43,21 +50,21 @@ struct DocumentParser {
         case nil: isDeleted = false
         case .bool(let b)?: isDeleted = b
         // couch_doc:transfer_fields takes `_deleted` only as a boolean; anything else is an unknown member.
-        default: throw CouchError(400, "doc_validation", "Bad special document member: _deleted")
+        default: throw DocumentError.badSpecialMember("_deleted")
         }
         let bytes = Self.body(of: object, raw: raw)
-        guard bytes.count <= maxDocumentSize else { throw CouchError(413, "document_too_large", id) }
+        guard bytes.count <= maxDocumentSize else { throw DocumentError.tooLarge(id) }
 
         var update = DocumentUpdate(id: id, body: bytes, isDeleted: isDeleted)
         if newEdits {
             update.baseRevision = rev
         } else {
-            guard let rev else { throw CouchError.badRequest("When new_edits is false, a document must have a _rev") }
+            guard let rev else { throw DocumentError.badRequest("When new_edits is false, a document must have a _rev") }
             update.history = try special.revisions.map { try Self.history($0, rev: rev) } ?? [rev]
         }
         let attachments = try special.attachments.map { value -> JSONObject in
             guard let attachments = value.objectValue else {
-                throw CouchError(400, "doc_validation", "_attachments is not an object")
+                throw DocumentError.invalidMember("_attachments is not an object")
             }
             return attachments
         }
@@ -67,7 +74,7 @@ struct DocumentParser {
     /// The members not named `_...`, as `JSONWriter` writes them. A member whose text in
     /// the request is already exactly that (`JSONMemberSpan.isCompact`) is copied as it
     /// was sent: serializing every body again was 15 % of the server's CPU in `_bulk_docs`.
-    static func body(of object: JSONObject, raw: RawMembers?) -> [UInt8] {
+    public static func body(of object: JSONObject, raw: RawMembers?) -> [UInt8] {
         guard let raw, raw.spans.count == object.members.count else {
             var body = JSONObject()
             for member in object where !isSpecial(member.key) { body.append(member.key, member.value) }
@@ -92,14 +99,14 @@ struct DocumentParser {
     }
 
     /// The first value of each special member this parser reads.
-    struct SpecialMembers {
-        var id, rev, deleted, revisions, attachments: JSONValue?
+    public struct SpecialMembers {
+        public var id, rev, deleted, revisions, attachments: JSONValue?
     }
 
     /// The special members, in one pass instead of a lookup each: only keys starting
     /// with `_` are compared. The first member with a name wins, as `object[name]` does.
     /// - Throws: 400 `doc_validation` for the first unknown `_` member.
-    static func specialMembers(of object: JSONObject) throws -> SpecialMembers {
+    public static func specialMembers(of object: JSONObject) throws -> SpecialMembers {
         var special = SpecialMembers()
         for member in object where isSpecial(member.key) {
             switch member.key {
@@ -109,7 +116,7 @@ struct DocumentParser {
             case "_revisions": if special.revisions == nil { special.revisions = member.value }
             case "_attachments": if special.attachments == nil { special.attachments = member.value }
             case let key where specialFields.contains(key): break
-            default: throw CouchError(400, "doc_validation", "Bad special document member: \(member.key)")
+            default: throw DocumentError.badSpecialMember(member.key)
             }
         }
         return special
@@ -120,50 +127,50 @@ struct DocumentParser {
     /// here. The bytes decide without `hasPrefix`'s grapheme breaking when they can: a
     /// key whose first byte is not `_` cannot start with the character `_`, and an ASCII
     /// byte after `_` always starts a new character (UAX #29: only CR LF joins ASCII).
-    static func isSpecial(_ key: String) -> Bool {
+    public static func isSpecial(_ key: String) -> Bool {
         var bytes = key.utf8.makeIterator()
         guard bytes.next() == UInt8(ascii: "_") else { return false }
         guard let second = bytes.next() else { return true }
         return second < 0x80 || key.hasPrefix("_")
     }
 
-    static func idString(_ value: JSONValue) throws -> String {
-        guard let id = value.stringValue else { throw CouchError(400, "illegal_docid", "Document id must be a string") }
+    public static func idString(_ value: JSONValue) throws -> String {
+        guard let id = value.stringValue else { throw DocumentError.invalidDocumentID("Document id must be a string") }
         return id
     }
 
     /// CouchDB's id rules (`couch_doc:validate_docid`).
-    static func validate(id: String) throws {
-        guard !id.isEmpty else { throw CouchError(400, "illegal_docid", "Document id must not be empty") }
+    public static func validate(id: String) throws {
+        guard !id.isEmpty else { throw DocumentError.invalidDocumentID("Document id must not be empty") }
         if id.hasPrefix("_") && !id.hasPrefix("_design/") && !id.hasPrefix("_local/") {
-            throw CouchError(400, "illegal_docid", "Only reserved document ids may start with underscore.")
+            throw DocumentError.invalidDocumentID("Only reserved document ids may start with underscore.")
         }
         if id == "_design/" || id == "_local/" {
-            throw CouchError(400, "illegal_docid", "Illegal document id `\(id)`")
+            throw DocumentError.invalidDocumentID("Illegal document id `\(id)`")
         }
     }
 
-    static func revision(_ value: JSONValue) throws -> RevisionID {
+    public static func revision(_ value: JSONValue) throws -> RevisionID {
         guard let text = value.stringValue, let rev = RevisionID(text) else {
-            throw CouchError.badRequest("Invalid rev format")
+            throw DocumentError.invalidRevision
         }
         return rev
     }
 
     /// `_revisions: {"start": N, "ids": [sig_N, sig_N-1, ...]}` → revisions, newest first.
-    static func history(_ value: JSONValue, rev: RevisionID) throws -> [RevisionID] {
+    public static func history(_ value: JSONValue, rev: RevisionID) throws -> [RevisionID] {
         guard let start = value["start"]?.intValue, let ids = value["ids"]?.arrayValue, !ids.isEmpty,
               start >= ids.count
-        else { throw CouchError(400, "doc_validation", "_revisions member is invalid") }
+        else { throw DocumentError.invalidMember("_revisions member is invalid") }
         var history: [RevisionID] = []
         for (i, id) in ids.enumerated() {
             guard let suffix = id.stringValue, let parsed = RevisionID(generation: start - i, validating: suffix) else {
-                throw CouchError.badRequest("Invalid rev format")
+                throw DocumentError.invalidRevision
             }
             history.append(parsed)
         }
         guard history[0] == rev else {
-            throw CouchError.badRequest("_rev does not match the newest revision in _revisions")
+            throw DocumentError.badRequest("_rev does not match the newest revision in _revisions")
         }
         return history
     }

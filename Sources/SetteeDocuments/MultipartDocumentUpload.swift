@@ -1,6 +1,5 @@
-import SetteeHTTP
-import SetteeJSON
-import SetteeStore
+public import SetteeJSON
+public import SetteeStore
 
 /// Receives a `multipart/related` document upload event by event
 /// (API reference /{db}/{docid} PUT, "Creating Multiple Attachments").
@@ -16,33 +15,33 @@ import SetteeStore
 ///
 /// States: json (collecting part 0, bounded by `maxJSONBytes`) → attachments (part
 /// k streams to follows[k-1]) → complete (close delimiter seen).
-final class MultipartDocumentUpload {
+public final class MultipartDocumentUpload {
     private let database: Database
     private let maxJSONBytes: Int
     private let parse: ([UInt8]) throws -> DocumentParser.Parsed
     private var partIndex = 0
     private var json: [UInt8] = []
     private var current: AttachmentUpload?
-    private(set) var parsed: DocumentParser.Parsed?
-    private(set) var entries: [AttachmentParser.Entry] = []
+    public private(set) var parsed: DocumentParser.Parsed?
+    public private(set) var entries: [AttachmentParser.Entry] = []
     private var follows: [AttachmentParser.Follows] = []
-    private(set) var stored: [String: StoredAttachment] = [:]
-    private(set) var isComplete = false
+    public private(set) var stored: [String: StoredAttachment] = [:]
+    public private(set) var isComplete = false
 
-    init(database: Database, maxJSONBytes: Int, parse: @escaping ([UInt8]) throws -> DocumentParser.Parsed) {
+    public init(database: Database, maxJSONBytes: Int, parse: @escaping ([UInt8]) throws -> DocumentParser.Parsed) {
         self.database = database
         self.maxJSONBytes = maxJSONBytes
         self.parse = parse
     }
 
-    func handle(_ event: MultipartReader.Event) async throws {
+    public func handle(_ event: MultipartReader.Event) async throws {
         switch event {
         case .headers:
             if partIndex > 0 { try await beginAttachment() }
         case .body(let bytes):
             if partIndex == 0 {
                 guard json.count + bytes.count <= maxJSONBytes else {
-                    throw CouchError(413, "document_too_large", "Document exceeds max_document_size")
+                    throw DocumentError.tooLarge("Document exceeds max_document_size")
                 }
                 json += bytes
             } else {
@@ -53,21 +52,21 @@ final class MultipartDocumentUpload {
             partIndex += 1
         case .end:
             guard parsed != nil, partIndex - 1 == follows.count else {
-                throw CouchError.badRequest("Missing attachment data in multipart request")
+                throw DocumentError.badRequest("Missing attachment data in multipart request")
             }
             isComplete = true
         }
     }
 
     /// Drops the attachment being received (the client went away or sent garbage).
-    func abort() async {
+    public func abort() async {
         await current?.abort()
         current = nil
     }
 
     private func beginAttachment() async throws {
         guard parsed != nil, partIndex - 1 < follows.count else {
-            throw CouchError.badRequest("Unexpected extra part in multipart request")
+            throw DocumentError.badRequest("Unexpected extra part in multipart request")
         }
         let follow = follows[partIndex - 1]
         current = try await database.makeAttachmentUpload(

@@ -1,6 +1,6 @@
-import SetteeHTTP
+
 import Testing
-@testable import SetteeServer
+@testable import SetteeDocuments
 
 /// A part as the tests compare it.
 struct ParsedPart: Equatable {

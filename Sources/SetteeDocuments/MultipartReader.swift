@@ -1,5 +1,3 @@
-internal import SetteeHTTP
-
 /// An incremental multipart parser (RFC 2046 §5.1) for `multipart/related` uploads
 /// (`PUT doc?new_edits=false` from CouchDB's replicator) and `multipart/mixed`
 /// `open_revs` replies. Pure value type: no I/O, bytes in, events out.
@@ -17,11 +15,11 @@ internal import SetteeHTTP
 ///
 /// State machine: preamble → afterDelimiter → headers → body → afterDelimiter … →
 /// done. Each state consumes what it can from `buffer` and waits for more otherwise.
-struct MultipartReader {
+public struct MultipartReader {
     /// What the parser found, in order.
-    enum Event {
+    public enum Event {
         /// A part begins; its header fields in order (names case-insensitive).
-        case headers(HTTPHeaders)
+        case headers(MultipartHeaders)
         /// The next bytes of the current part's body (never empty).
         case body([UInt8])
         /// The current part's body is complete.
@@ -30,12 +28,12 @@ struct MultipartReader {
         case end
     }
 
-    enum State { case preamble, afterDelimiter, headers, body, done }
+    public enum State { case preamble, afterDelimiter, headers, body, done }
 
     /// `delimiter` is `CRLF--boundary`.
-    let delimiter: [UInt8]
-    let maxHeaderBytes: Int
-    private(set) var state = State.preamble
+    public let delimiter: [UInt8]
+    public let maxHeaderBytes: Int
+    public private(set) var state = State.preamble
     /// Unconsumed input. Starts with a virtual CRLF so that a delimiter opening the
     /// body matches the same pattern as every other.
     private var buffer: [UInt8] = [0x0D, 0x0A]
@@ -43,18 +41,18 @@ struct MultipartReader {
 
     /// A parser for parts separated by `boundary` (the `boundary` parameter of the
     /// Content-Type, without quotes; see `boundary(fromContentType:)`).
-    init(boundary: String, maxHeaderBytes: Int = 16 * 1024) {
+    public init(boundary: String, maxHeaderBytes: Int = 16 * 1024) {
         precondition(!boundary.isEmpty, "multipart boundary must not be empty")
         delimiter = [0x0D, 0x0A, 0x2D, 0x2D] + Array(boundary.utf8)
         self.maxHeaderBytes = maxHeaderBytes
     }
 
     /// Whether the close delimiter has been seen.
-    var isComplete: Bool { state == .done }
+    public var isComplete: Bool { state == .done }
 
     /// Parses `bytes`, returning the events they complete.
     /// - Throws: `MultipartError` for malformed framing or an oversized header block.
-    mutating func feed(_ bytes: some Collection<UInt8>) throws(MultipartError) -> [Event] {
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws(MultipartError) -> [Event] {
         if state == .done { return [] }  // epilogue: ignored (RFC 2046 §5.1.1)
         compact()
         buffer.append(contentsOf: bytes)
@@ -65,7 +63,7 @@ struct MultipartReader {
 
     /// Declares the end of input.
     /// - Throws: `MultipartError.missingFinalBoundary` unless the close delimiter was seen.
-    func finish() throws(MultipartError) {
+    public func finish() throws(MultipartError) {
         guard state == .done else { throw .missingFinalBoundary }
     }
 
@@ -150,7 +148,7 @@ struct MultipartReader {
 
     /// Header lines are `name ":" value CRLF`; a line starting with space or tab
     /// continues the previous one (RFC 5322 §2.2.3, unfolding).
-    static func parseHeaders(_ block: ArraySlice<UInt8>) throws(MultipartError) -> HTTPHeaders {
+    public static func parseHeaders(_ block: ArraySlice<UInt8>) throws(MultipartError) -> MultipartHeaders {
         var fields: [(String, String)] = []
         let text = String(decoding: block, as: UTF8.self)
         for line in text.split(separator: "\r\n", omittingEmptySubsequences: true) {
@@ -164,7 +162,7 @@ struct MultipartReader {
             }
             fields.append((String(line[..<colon]).trimmingSpaces(), line[line.index(after: colon)...].trimmingSpaces()))
         }
-        return HTTPHeaders(fields)
+        return MultipartHeaders(fields)
     }
 
     private mutating func compact() {
@@ -190,7 +188,7 @@ struct MultipartReader {
 
 /// Why a multipart body was rejected; the handler answers 400 `bad_request`
 /// (CouchDB: "Malformed multipart request" style reasons), 413 for the header limit.
-enum MultipartError: Error, Equatable, Sendable {
+public enum MultipartError: Error, Equatable, Sendable {
     /// The input ended before the close delimiter (`--boundary--`).
     case missingFinalBoundary
     /// Bytes that fit no rule of RFC 2046 §5.1.1, with a reason safe to show.
@@ -207,7 +205,7 @@ extension MultipartReader {
     /// boundary breaks RFC 2046 §5.1.1 (1 to 70 characters, not ending in a space).
     /// Parameter names are case-insensitive and values may be quoted strings with
     /// backslash escapes (RFC 9110 §5.6.4, §5.6.6).
-    static func boundary(fromContentType contentType: String) -> String? {
+    public static func boundary(fromContentType contentType: String) -> String? {
         var rest = Substring(contentType)
         let type = rest.prefix { $0 != ";" }
         guard type.trimmingSpaces().lowercased().hasPrefix("multipart/") else { return nil }
@@ -249,7 +247,7 @@ extension MultipartReader {
 
 fileprivate extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's OWS, RFC 9110 §5.6.3).
-    func trimmingSpaces() -> String {
+    public func trimmingSpaces() -> String {
         var s = Substring(String(self))
         while s.first == " " || s.first == "\t" { s.removeFirst() }
         while s.last == " " || s.last == "\t" { s.removeLast() }

@@ -1,4 +1,4 @@
-@testable import SetteeServer
+@testable import SetteeDocuments
 import SetteeJSON
 import SetteeTestSupport
 import Testing

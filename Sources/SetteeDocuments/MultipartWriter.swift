@@ -1,5 +1,3 @@
-internal import Crypto
-
 /// Writes multipart bodies in CouchDB's exact byte shape, part by part, to an async
 /// sink, so that attachment bytes stream through and never sit in memory whole.
 ///
@@ -20,30 +18,37 @@ internal import Crypto
 /// Nesting (`open_revs` answers `multipart/mixed` whose parts are
 /// `multipart/related` documents): begin the outer part with the inner writer's
 /// `contentType`, run an inner writer over the same sink, then end the outer part.
-struct MultipartWriter: Sendable {
+public struct MultipartWriter: Sendable {
     /// Where bytes go: a response body writer's `write`, or a collector in tests.
-    typealias Sink = @Sendable ([UInt8]) async throws -> Void
+    public typealias Sink = @Sendable ([UInt8]) async throws -> Void
 
-    enum Subtype: String, Sendable { case related, mixed }
+    public enum Subtype: String, Sendable { case related, mixed }
 
     /// One attachment part's headers, as CouchDB sends them.
-    struct AttachmentPart: Sendable, Equatable {
-        var name: String
-        var contentType: String
+    public struct AttachmentPart: Sendable, Equatable {
+        public var name: String
+        public var contentType: String
         /// The byte count of the part body: `encoded_length` when `encoding` is set.
-        var length: Int64
+        public var length: Int64
         /// `"gzip"` for attachments sent still compressed; nil for identity.
-        var encoding: String?
+        public var encoding: String?
+
+        public init(name: String, contentType: String, length: Int64, encoding: String? = nil) {
+            self.name = name
+            self.contentType = contentType
+            self.length = length
+            self.encoding = encoding
+        }
     }
 
-    enum State: Sendable { case initial, inPart, betweenParts, finished }
+    public enum State: Sendable { case initial, inPart, betweenParts, finished }
 
-    let boundary: String
-    let subtype: Subtype
+    public let boundary: String
+    public let subtype: Subtype
     private let sink: Sink
-    private(set) var state = State.initial
+    public private(set) var state = State.initial
 
-    init(boundary: String = MultipartWriter.randomBoundary(), subtype: Subtype = .related, sink: @escaping Sink) {
+    public init(boundary: String = MultipartWriter.randomBoundary(), subtype: Subtype = .related, sink: @escaping Sink) {
         precondition((1...70).contains(boundary.utf8.count), "RFC 2046 §5.1.1: boundary is 1 to 70 characters")
         self.boundary = boundary
         self.subtype = subtype
@@ -51,18 +56,18 @@ struct MultipartWriter: Sendable {
     }
 
     /// The Content-Type for this body, e.g. `multipart/related; boundary="B"`.
-    var contentType: String { "multipart/\(subtype.rawValue); boundary=\"\(boundary)\"" }
+    public var contentType: String { "multipart/\(subtype.rawValue); boundary=\"\(boundary)\"" }
 
     /// 32 random hex digits, the form CouchDB uses (`couch_uuids:random()`); random
     /// enough that it cannot plausibly occur inside attachment bytes.
-    static func randomBoundary() -> String {
+    public static func randomBoundary() -> String {
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
         return bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// Starts a part with `headers` (in order). Ends the previous part if one is open.
-    mutating func beginPart(_ headers: [(String, String)]) async throws {
+    public mutating func beginPart(_ headers: [(String, String)]) async throws {
         precondition(state != .finished, "MultipartWriter.beginPart after finish")
         if state == .inPart { try await endPart() }
         var head = state == .initial ? "--" + boundary : ""
@@ -73,20 +78,20 @@ struct MultipartWriter: Sendable {
     }
 
     /// Appends bytes to the open part's body.
-    func writeBody(_ bytes: [UInt8]) async throws {
+    public func writeBody(_ bytes: [UInt8]) async throws {
         precondition(state == .inPart, "MultipartWriter.writeBody outside a part")
         if !bytes.isEmpty { try await sink(bytes) }
     }
 
     /// Ends the open part with the delimiter that precedes the next part or the close.
-    mutating func endPart() async throws {
+    public mutating func endPart() async throws {
         precondition(state == .inPart, "MultipartWriter.endPart outside a part")
         state = .betweenParts
         try await sink(Array("\r\n--\(boundary)".utf8))
     }
 
     /// Writes the close delimiter (`--B--`), ending any open part.
-    mutating func finish() async throws {
+    public mutating func finish() async throws {
         precondition(state != .finished && state != .initial, "MultipartWriter.finish needs at least one part")
         if state == .inPart { try await endPart() }
         state = .finished
@@ -94,24 +99,24 @@ struct MultipartWriter: Sendable {
     }
 
     /// A whole part from bytes in memory.
-    mutating func writePart(headers: [(String, String)], body: [UInt8]) async throws {
+    public mutating func writePart(headers: [(String, String)], body: [UInt8]) async throws {
         try await beginPart(headers)
         try await writeBody(body)
         try await endPart()
     }
 
     /// The document part: `Content-Type: application/json` and the JSON bytes.
-    mutating func writeJSONPart(_ json: [UInt8]) async throws {
+    public mutating func writeJSONPart(_ json: [UInt8]) async throws {
         try await writePart(headers: [("Content-Type", "application/json")], body: json)
     }
 
     /// Starts an attachment part; write exactly `part.length` body bytes next.
-    mutating func beginAttachmentPart(_ part: AttachmentPart) async throws {
+    public mutating func beginAttachmentPart(_ part: AttachmentPart) async throws {
         try await beginPart(Self.headers(for: part))
     }
 
     /// An attachment part's headers in CouchDB's order (`couch_httpd_multipart:atts_to_mp`).
-    static func headers(for part: AttachmentPart) -> [(String, String)] {
+    public static func headers(for part: AttachmentPart) -> [(String, String)] {
         var headers = [
             ("Content-Disposition", "attachment; filename=\"\(quotedStringContent(part.name))\""),
             ("Content-Type", part.contentType),
@@ -124,7 +129,7 @@ struct MultipartWriter: Sendable {
     /// The exact byte length of a document written as JSON part plus attachment parts
     /// (for the `Content-Length` of a replicator-style `PUT`, as CouchDB's
     /// `len_doc_to_multi_part_stream` computes it).
-    static func length(boundary: String, jsonLength: Int, attachments: [AttachmentPart]) -> Int64 {
+    public static func length(boundary: String, jsonLength: Int, attachments: [AttachmentPart]) -> Int64 {
         let delimiter = Int64(4 + boundary.utf8.count)  // "\r\n--B" (or "--B" + "\r\n" of the first headers)
         var total = delimiter + Int64("\r\nContent-Type: application/json\r\n\r\n".utf8.count + jsonLength) - 2
         for part in attachments {
@@ -139,7 +144,7 @@ struct MultipartWriter: Sendable {
     /// A file name made safe inside a quoted-string (RFC 9110 §5.6.4): quote and
     /// backslash escaped, CR and LF (which would break the framing) percent-encoded.
     /// CouchDB writes names raw; ordinary names come out identical.
-    static func quotedStringContent(_ name: String) -> String {
+    public static func quotedStringContent(_ name: String) -> String {
         var out = ""
         for c in name.unicodeScalars {
             switch c {

@@ -1,53 +1,53 @@
 internal import Foundation
-import SetteeJSON
-import SetteeStore
+public import SetteeJSON
+public import SetteeStore
 
 /// Reads a document's `_attachments` (CouchDB `couch_att:from_json`): each entry is
 /// inline `data` (base64), a `stub` to keep, or `follows` (bytes in a later
 /// multipart part). Everything is validated before any blob is written, so a bad
 /// entry stores nothing.
-enum AttachmentParser {
+public enum AttachmentParser {
     /// One `_attachments` entry, validated.
-    enum Entry {
+    public enum Entry {
         case inline(name: String, contentType: String, bytes: [UInt8], revpos: Int?)
         case stub(name: String, digest: AttachmentDigest?)
         case follows(Follows)
     }
 
     /// A `"follows": true` entry: what its multipart part must contain.
-    struct Follows {
-        let name: String
-        let contentType: String
+    public struct Follows {
+        public let name: String
+        public let contentType: String
         /// Identity length (`length`).
-        let length: Int64?
+        public let length: Int64?
         /// `"gzip"` when the part arrives encoded; its byte count is then `encodedLength`.
-        let encoding: String?
-        let encodedLength: Int64?
-        let digest: AttachmentDigest?
-        let revpos: Int?
+        public let encoding: String?
+        public let encodedLength: Int64?
+        public let digest: AttachmentDigest?
+        public let revpos: Int?
 
         /// The byte count the part must have, when declared.
-        var partLength: Int64? { encoding == nil ? length : encodedLength }
+        public var partLength: Int64? { encoding == nil ? length : encodedLength }
     }
 
-    static let defaultContentType = "application/octet-stream"
+    public static let defaultContentType = "application/octet-stream"
 
     /// CouchDB's `validate_attachment_name`: no leading `_`.
-    static func validate(name: String) throws {
+    public static func validate(name: String) throws {
         if name.hasPrefix("_") {
-            throw CouchError.badRequest("Attachment name '\(name)' starts with prohibited character '_'")
+            throw DocumentError.badRequest("Attachment name '\(name)' starts with prohibited character '_'")
         }
-        if name.isEmpty { throw CouchError.badRequest("Attachment name can't be empty") }
+        if name.isEmpty { throw DocumentError.badRequest("Attachment name can't be empty") }
     }
 
-    static func entries(_ object: JSONObject?) throws -> [Entry] {
+    public static func entries(_ object: JSONObject?) throws -> [Entry] {
         guard let object else { return [] }
         return try object.map { member in try entry(name: member.key, member.value) }
     }
 
     private static func entry(name: String, _ value: JSONValue) throws -> Entry {
         try validate(name: name)
-        guard let props = value.objectValue else { throw CouchError.badRequest("Bad attachment \(name)") }
+        guard let props = value.objectValue else { throw DocumentError.badRequest("Bad attachment \(name)") }
         let contentType = props["content_type"]?.stringValue ?? defaultContentType
         let digest = props["digest"]?.stringValue.flatMap(AttachmentDigest.init(couchDigest:))
         let revpos = props["revpos"]?.intValue
@@ -55,15 +55,15 @@ enum AttachmentParser {
         if props["follows"]?.boolValue == true {
             let encoding = props["encoding"]?.stringValue.flatMap { $0 == "identity" ? nil : $0 }
             if let encoding, encoding != "gzip" {
-                throw CouchError(415, "bad_content_type", "Unsupported attachment encoding: \(encoding)")
+                throw DocumentError.unsupportedAttachmentEncoding(encoding)
             }
             return .follows(Follows(name: name, contentType: contentType, length: int64(props["length"]),
                                     encoding: encoding, encodedLength: int64(props["encoded_length"]),
                                     digest: digest, revpos: revpos))
         }
-        guard let text = props["data"]?.stringValue else { throw CouchError.badRequest("Bad attachment \(name)") }
+        guard let text = props["data"]?.stringValue else { throw DocumentError.badRequest("Bad attachment \(name)") }
         guard let data = Data(base64Encoded: text) else {
-            throw CouchError.badRequest("Invalid attachment data for \(name)")
+            throw DocumentError.badRequest("Invalid attachment data for \(name)")
         }
         return .inline(name: name, contentType: contentType, bytes: Array(data), revpos: revpos)
     }
@@ -75,7 +75,7 @@ enum AttachmentParser {
     /// - Throws: 400 for a `follows` entry with no uploaded part.
     /// `newEdits == false` keeps the given `revpos` (a replicated revision's); otherwise
     /// new attachments get the new revision's generation, as CouchDB does.
-    static func updates(_ entries: [Entry], _ database: Database, newEdits: Bool,
+    public static func updates(_ entries: [Entry], _ database: Database, newEdits: Bool,
                         followed: [String: StoredAttachment] = [:]) async throws -> [AttachmentUpdate] {
         var updates: [AttachmentUpdate] = []
         for entry in entries {
@@ -88,7 +88,7 @@ enum AttachmentParser {
                 updates.append(.new(stored))
             case .follows(let follows):
                 guard var stored = followed[follows.name] else {
-                    throw CouchError.badRequest("Attachment \(follows.name) follows but the request is not multipart")
+                    throw DocumentError.badRequest("Attachment \(follows.name) follows but the request is not multipart")
                 }
                 stored.revpos = newEdits ? 0 : follows.revpos ?? 0
                 updates.append(.new(stored))

@@ -1,27 +1,27 @@
-import SetteeJSON
-import SetteeStore
+public import SetteeJSON
+public import SetteeStore
 
 /// Writes a document's JSON by splicing `_id`, `_rev` and the requested meta
 /// fields around the stored body bytes: reading a document never parses it.
 /// Field order is CouchDB's (`couch_doc:to_json_obj`): `_id`, `_rev`, the body,
 /// `_deleted`, `_revisions`, then meta fields, then `_attachments`.
-struct DocumentWriter {
-    var id: String
-    var rev: String
-    var body: [UInt8]
-    var isDeleted = false
+public struct DocumentWriter {
+    public var id: String
+    public var rev: String
+    public var body: [UInt8]
+    public var isDeleted = false
     /// Members appended after the body, in order.
-    var trailer: [(String, JSONValue)] = []
+    public var trailer: [(String, JSONValue)] = []
 
-    init(id: String, rev: String, body: [UInt8]) {
+    public init(id: String, rev: String, body: [UInt8]) {
         self.id = id
         self.rev = rev
         self.body = body
     }
 
-    mutating func append(_ key: String, _ value: JSONValue) { trailer.append((key, value)) }
+    public mutating func append(_ key: String, _ value: JSONValue) { trailer.append((key, value)) }
 
-    func serialize() -> [UInt8] {
+    public func serialize() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(body.count + 64)
         write(to: &out)
@@ -30,7 +30,7 @@ struct DocumentWriter {
 
     /// The body of a document response: the JSON and a newline, as CouchDB's
     /// `send_json` ends every JSON body.
-    func responseBody() -> [UInt8] {
+    public func responseBody() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(body.count + 65)
         write(to: &out)
@@ -38,7 +38,7 @@ struct DocumentWriter {
         return out
     }
 
-    func write(to out: inout [UInt8]) {
+    public func write(to out: inout [UInt8]) {
         out.append(contentsOf: #"{"_id":"#.utf8)
         JSONWriter.writeString(id, to: &out)
         out.append(contentsOf: #","_rev":"#.utf8)
@@ -59,5 +59,5 @@ struct DocumentWriter {
     }
 
     /// The body spliced as a `JSONValue` (for responses that embed documents in larger JSON).
-    func jsonValue() throws -> JSONValue { try JSONReader.parse(serialize()) }
+    public func jsonValue() throws -> JSONValue { try JSONReader.parse(serialize()) }
 }
