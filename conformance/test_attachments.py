@@ -8,6 +8,7 @@ validate_attachment_name (leading `_` -> 400).
 """
 
 import base64
+import json
 import hashlib
 
 from couch import assert_error, assert_status, body_of, get_doc, put_doc, qjson
@@ -342,3 +343,62 @@ def test_missing_attachment_404(db):
     put_doc(db, "a", {"v": 1})
     assert_error(db.client.get(db.url("a", "nope.bin")), 404, "not_found")
 
+
+
+# --- HTML form uploads: chttpd_db db_doc_req POST (multipart/form-data) ---------------
+
+
+def _referer(client):
+    return {"Referer": client.base + "/"}
+
+
+def test_form_upload_adds_an_attachment(client, db):
+    """POST /{db}/{doc} with a form: `_rev` names the base, each `_attachments`
+    file becomes an attachment named by its file name; 201 with ETag, no Location."""
+    rev = put_doc(db, "d", {"a": 1})["rev"]
+    r = client.post(
+        db.url("d"),
+        data={"_rev": rev},
+        files={"_attachments": ("up.txt", b"hello form", "text/plain")},
+        headers=_referer(client),
+    )
+    assert_status(r, 201)
+    out = body_of(r)
+    assert out["ok"] is True and out["id"] == "d" and out["rev"].startswith("2-")
+    assert r.headers["ETag"] == '"%s"' % out["rev"]
+    assert "Location" not in r.headers
+    doc = get_doc(db, "d")
+    assert doc["a"] == 1
+    assert doc["_attachments"]["up.txt"]["content_type"] == "text/plain"
+    assert client.get(db.url("d", "up.txt")).content == b"hello form"
+
+
+def test_form_upload_with_a_whole_doc(client, db):
+    """A `_doc` field gives the document itself (a new one here)."""
+    r = client.post(
+        db.url("n"),
+        data={"_doc": json.dumps({"x": 2})},
+        files={"_attachments": ("f.bin", b"\x00\x01", "application/octet-stream")},
+        headers=_referer(client),
+    )
+    assert_status(r, 201)
+    doc = get_doc(db, "n")
+    assert doc["x"] == 2 and doc["_attachments"]["f.bin"]["length"] == 2
+
+
+def test_form_upload_needs_a_matching_referer(client, db):
+    """couch_httpd:validate_referer: no Referer, or another host, is 400."""
+    rev = put_doc(db, "d")["rev"]
+    files = {"_attachments": ("up.txt", b"x", "text/plain")}
+    r = client.post(db.url("d"), data={"_rev": rev}, files=files)
+    assert_error(r, 400, "bad_request", "Referer header required.")
+    r = client.post(db.url("d"), data={"_rev": rev}, files=files, headers={"Referer": "http://elsewhere.example/"})
+    assert_error(r, 400, "bad_request", "Referer header must match host.")
+    assert "_attachments" not in get_doc(db, "d")
+
+
+def test_form_post_needs_form_data(client, db):
+    """A POST to a document that is not multipart/form-data: 415."""
+    put_doc(db, "d")
+    r = client.post(db.url("d"), json={}, headers=_referer(client))
+    assert_error(r, 415, "bad_content_type", "Content-Type must be multipart/form-data")

@@ -42,6 +42,7 @@ enum Routes {
         Route([.db, .docID], [
             "GET": db(DocumentHandlers.get), "PUT": db(DocumentHandlers.put),
             "DELETE": db(DocumentHandlers.delete), "COPY": db(DocumentHandlers.copy),
+            "POST": db(FormUploadHandler.post),
         ]),
         Route([.db, .docID, .attachment], [
             "GET": db(AttachmentHandlers.get), "PUT": db(AttachmentHandlers.put),
