@@ -402,3 +402,45 @@ def test_form_post_needs_form_data(client, db):
     put_doc(db, "d")
     r = client.post(db.url("d"), json={}, headers=_referer(client))
     assert_error(r, 415, "bad_content_type", "Content-Type must be multipart/form-data")
+
+
+# --- Malformed inline attachments (couch_att:from_json; CouchDB 3.4.3) ----------------
+
+
+def test_inline_attachment_without_data_is_invalid(client, db):
+    """An entry with neither data, stub nor follows: 400 "Invalid attachment data for a"."""
+    r = client.put(db.url("e"), json={"_attachments": {"a": {"content_type": "text/plain"}}})
+    assert_error(r, 400, "bad_request", "Invalid attachment data for a")
+    r = client.put(db.url("e"), json={"_attachments": {"a": {"data": "!!!", "content_type": "text/plain"}}})
+    assert_error(r, 400, "bad_request", "Invalid attachment data for a")
+    assert_status(client.get(db.url("e")), 404)
+
+
+def test_inline_attachment_not_an_object_is_skipped(client, db):
+    """A member of _attachments that is not an object is left out; the rest is stored."""
+    r = client.put(
+        db.url("g"),
+        json={"_attachments": {"a": "str", "b": {"data": "aGk=", "content_type": "text/plain"}}},
+    )
+    assert_status(r, 201)
+    assert list(get_doc(db, "g")["_attachments"]) == ["b"]
+
+
+def test_stub_on_a_new_document_names_the_document(client, db):
+    """A stub with nothing to resolve against: 412 missing_stub naming doc and attachment."""
+    r = client.put(db.url("f"), json={"_attachments": {"a": {"stub": True}}})
+    assert_error(r, 412, "missing_stub", "Invalid attachment stub in f for a")
+
+
+def test_attachment_name_with_underscore(client, db):
+    rev = put_doc(db, "d")["rev"]
+    r = client.put(db.url("d", "_bad"), params={"rev": rev}, data=b"x", headers={"Content-Type": "text/plain"})
+    assert_error(r, 400, "bad_request", "Attachment name '_bad' starts with prohibited character '_'")
+    r = client.put(db.url("x"), json={"_attachments": {"_x": {"data": "aGk=", "content_type": "text/plain"}}})
+    assert_error(r, 400, "bad_request", "Attachment name '_x' starts with prohibited character '_'")
+
+
+def test_attachment_of_missing_document_or_name(client, db):
+    put_doc(db, "d")
+    assert_error(client.get(db.url("d", "missing")), 404, "not_found", "Document is missing attachment")
+    assert_error(client.get(db.url("nodoc", "att")), 404, "not_found", "missing")

@@ -42,7 +42,8 @@ public enum AttachmentParser {
 
     public static func entries(_ object: JSONObject?) throws -> [Entry] {
         guard let object else { return [] }
-        return try object.map { member in try entry(name: member.key, member.value) }
+        // CouchDB 3.4.3 skips a member that is not an object (the document is stored without it).
+        return try object.filter { $0.value.objectValue != nil }.map { member in try entry(name: member.key, member.value) }
     }
 
     private static func entry(name: String, _ value: JSONValue) throws -> Entry {
@@ -61,8 +62,7 @@ public enum AttachmentParser {
                                     encoding: encoding, encodedLength: int64(props["encoded_length"]),
                                     digest: digest, revpos: revpos))
         }
-        guard let text = props["data"]?.stringValue else { throw DocumentError.badRequest("Bad attachment \(name)") }
-        guard let data = Data(base64Encoded: text) else {
+        guard let text = props["data"]?.stringValue, let data = Data(base64Encoded: text) else {
             throw DocumentError.badRequest("Invalid attachment data for \(name)")
         }
         return .inline(name: name, contentType: contentType, bytes: Array(data), revpos: revpos)

@@ -15,7 +15,7 @@ public enum StoreError: Error, Sendable, Equatable {
     /// A document body that breaks CouchDB's rules.
     case invalidDocument(String)
     /// A stub naming an attachment the base revision does not have.
-    case missingStub(String)
+    case missingStub(document: String, attachment: String)
     /// An attachment's bytes do not match its declared length or digest.
     case attachmentMismatch(String)
     case attachmentNotFound(String)

@@ -110,7 +110,7 @@ import Testing
         let db = try store.directory.create("db")
         let update = DocumentUpdate(id: "a", body: bytes("{}"), attachments: [.stub(name: "x", digest: nil)])
         let results = try await db.update([update], newEdits: true)
-        #expect(results[0] == .failure(.missingStub("Invalid attachment stub in document for x")))
+        #expect(results[0] == .failure(.missingStub(document: "a", attachment: "x")))
         #expect(try await db.document(id: "a", revisions: .none) == nil)
         #expect(try await db.updateSequence() == 0)
     }

@@ -29,7 +29,8 @@ extension CouchError {
         case .invalidRevision(let text): self = .badRequest("Invalid rev format: \(text)")
         case .invalidDocumentID(let reason): self = CouchError(400, "illegal_docid", reason)
         case .invalidDocument(let reason): self = CouchError(400, "doc_validation", reason)
-        case .missingStub(let reason): self = CouchError(412, "missing_stub", reason)
+        case .missingStub(let document, let attachment):
+            self = CouchError(412, "missing_stub", "Invalid attachment stub in \(document) for \(attachment)")
         case .attachmentMismatch(let reason): self = .badRequest(reason)
         case .attachmentNotFound: self = .notFound("Document is missing attachment")
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")

@@ -49,28 +49,28 @@ enum AttachmentRecords {
     }
 
     /// `new_edits=true`: the new revision's attachments; stubs come from `parent`'s rows.
-    static func resolve(_ db: Connection, _ updates: [AttachmentUpdate], parent: Int64?, generation: Int,
+    static func resolve(_ db: Connection, id: String, _ updates: [AttachmentUpdate], parent: Int64?, generation: Int,
                         blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
         // An edit without `_attachments` keeps none, so there is nothing to look up.
         guard !updates.isEmpty else { return .success([]) }
         let base = try parent.map { try attachments(db, sequence: $0) } ?? []
-        return try resolve(updates, generation: generation, blobs: blobs) { name, _ in
+        return try resolve(id: id, updates, generation: generation, blobs: blobs) { name, _ in
             base.first { $0.name == name }
         }
     }
 
     /// A new document's attachments: no parent, so a stub is `.missingStub` and nothing is read.
-    static func resolveWithoutParent(_ updates: [AttachmentUpdate], generation: Int,
+    static func resolveWithoutParent(id: String, _ updates: [AttachmentUpdate], generation: Int,
                                      blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
         guard !updates.isEmpty else { return .success([]) }
-        return try resolve(updates, generation: generation, blobs: blobs) { _, _ in nil }
+        return try resolve(id: id, updates, generation: generation, blobs: blobs) { _, _ in nil }
     }
 
     /// `new_edits=false`: stubs from the nearest ancestor in `ancestors` (sequences, newest
     /// first) that has the name, else any attachment of document `rowID` with the digest.
-    static func resolve(_ db: Connection, _ updates: [AttachmentUpdate], ancestors: [Int64], rowID: Int64?,
+    static func resolve(_ db: Connection, id: String, _ updates: [AttachmentUpdate], ancestors: [Int64], rowID: Int64?,
                         generation: Int, blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
-        try resolve(updates, generation: generation, blobs: blobs) { name, digest in
+        try resolve(id: id, updates, generation: generation, blobs: blobs) { name, digest in
             for sequence in ancestors {
                 if let found = try attachments(db, sequence: sequence).first(where: { $0.name == name }) { return found }
             }
@@ -83,7 +83,7 @@ enum AttachmentRecords {
         }
     }
 
-    private static func resolve(_ updates: [AttachmentUpdate], generation: Int, blobs: BlobStore?,
+    private static func resolve(id: String, _ updates: [AttachmentUpdate], generation: Int, blobs: BlobStore?,
                                 stub: (String, AttachmentDigest?) throws -> StoredAttachment?)
         throws -> Result<[StoredAttachment], StoreError> {
         var resolved: [StoredAttachment] = []
@@ -99,7 +99,7 @@ enum AttachmentRecords {
                 resolved.append(attachment)
             case .stub(let name, let digest):
                 guard let found = try stub(name, digest) else {
-                    return .failure(.missingStub("Invalid attachment stub in document for \(name)"))
+                    return .failure(.missingStub(document: id, attachment: name))
                 }
                 resolved.append(found)
             }

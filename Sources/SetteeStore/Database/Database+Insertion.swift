@@ -109,7 +109,7 @@ enum Inserter {
             return .failure(.conflict)
         }
         let attachments: [StoredAttachment]
-        switch try AttachmentRecords.resolve(db, update.attachments, parent: parent?.sequence,
+        switch try AttachmentRecords.resolve(db, id: update.id, update.attachments, parent: parent?.sequence,
                                              generation: (parent?.rev.generation ?? 0) + 1, blobs: job.blobs) {
         case .success(let resolved): attachments = resolved
         case .failure(let error): return .failure(error)
@@ -161,7 +161,8 @@ enum Inserter {
         guard !tree.contains(newest) else { return .success(newest) }
         let ancestors = history.dropFirst().compactMap { tree.node($0)?.sequence }
         let attachments: [StoredAttachment]
-        switch try AttachmentRecords.resolve(db, update.attachments, ancestors: ancestors, rowID: record?.rowID,
+        switch try AttachmentRecords.resolve(db, id: update.id, update.attachments, ancestors: ancestors,
+                                             rowID: record?.rowID,
                                              generation: newest.generation, blobs: job.blobs) {
         case .success(let resolved): attachments = resolved
         case .failure(let error): return .failure(error)

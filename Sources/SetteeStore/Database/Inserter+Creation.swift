@@ -143,7 +143,7 @@ struct NewDocument {
     /// Nil when the attachments need a parent (stubs) or a blob is missing: the general path decides then.
     init?(_ update: DocumentUpdate, blobs: BlobStore?) throws {
         guard case .success(let attachments) = try AttachmentRecords.resolveWithoutParent(
-            update.attachments, generation: 1, blobs: blobs) else { return nil }
+            id: update.id, update.attachments, generation: 1, blobs: blobs) else { return nil }
         self.update = update
         self.attachments = attachments
         history = [RevisionHasher.child(of: nil, isDeleted: update.isDeleted, body: update.body,

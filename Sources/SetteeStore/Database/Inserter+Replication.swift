@@ -42,7 +42,7 @@ extension NewDocument {
         guard let newest = history.first, history.count <= min(revsLimit, Inserter.runHistoryLimit) else { return nil }
         for (index, rev) in history.enumerated() where rev.generation != newest.generation - index { return nil }
         guard case .success(let attachments) = try AttachmentRecords.resolveWithoutParent(
-            update.attachments, generation: newest.generation, blobs: blobs) else { return nil }
+            id: update.id, update.attachments, generation: newest.generation, blobs: blobs) else { return nil }
         self.update = update
         self.history = history
         self.attachments = attachments
