@@ -74,3 +74,30 @@ def test_local_docs_listing(client, db):
     assert rows[0]["key"] == "_local/a"
     assert rows[0]["value"]["rev"] == "0-1"
 
+
+
+def test_bulk_docs_writes_local_documents(client, db):
+    """_bulk_docs with a _local/ id writes a local document (rev 0-N), which stays out
+    of _all_docs and _changes; deleting one that is not there answers rev 0-0."""
+    r = client.post(
+        db.url("_bulk_docs"),
+        json={"docs": [{"_id": "_local/q", "v": 1}, {"_id": "plain"}, {"_id": "_local/gone", "_deleted": True}]},
+    )
+    assert_status(r, 201)
+    rows = body_of(r)
+    assert rows[0] == {"ok": True, "id": "_local/q", "rev": "0-1"}
+    assert rows[1]["id"] == "plain" and rows[1]["rev"].startswith("1-")
+    assert rows[2] == {"ok": True, "id": "_local/gone", "rev": "0-0"}
+    assert body_of(client.get(db.url("_local/q"))) == {"_id": "_local/q", "_rev": "0-1", "v": 1}
+    assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["plain"]
+    assert [c["id"] for c in body_of(client.get(db.url("_changes")))["results"]] == ["plain"]
+
+
+def test_copy_to_a_local_document(client, db):
+    """COPY with Destination _local/x makes a local document of the source's body."""
+    assert_status(client.put(db.url("src"), json={"v": 7}), 201)
+    r = client.request("COPY", db.url("src"), headers={"Destination": "_local/c"})
+    assert_status(r, 201)
+    assert body_of(r) == {"ok": True, "id": "_local/c", "rev": "0-1"}
+    assert body_of(client.get(db.url("_local/c"))) == {"_id": "_local/c", "_rev": "0-1", "v": 7}
+    assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["src"]

@@ -22,6 +22,11 @@ enum BulkHandlers {
         case .bool(let b)?: newEdits = b
         default: throw CouchError.badRequest("`new_edits` parameter must be a boolean.")
         }
+        // `_local/` ids are written as local documents, as CouchDB's update_docs does.
+        let locals = docs.indices.filter { docs[$0].objectValue?["_id"]?.stringValue?.hasPrefix("_local/") == true }
+        if !locals.isEmpty {
+            return try await mixedBulkDocs(context, database, docs: docs, locals: Set(locals), newEdits: newEdits)
+        }
         let parser = DocumentHandlers.parser(context)
         let parsed = try docs.indices.map { i -> DocumentParser.Parsed in
             guard let object = docs[i].objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
@@ -38,6 +43,58 @@ enum BulkHandlers {
         }
         let results = try await database.update(updates, newEdits: newEdits)
         return JSONResponse.make(status: 201, bytes: resultRows(parsed, results, newEdits: newEdits))
+    }
+
+    /// `_bulk_docs` with local documents among the others: every document is parsed
+    /// first (a bad one fails the request), then the local ones are written one by one
+    /// and the rest in one batch; rows keep the request's order.
+    private static func mixedBulkDocs(_ context: RequestContext, _ database: Database, docs: [JSONValue],
+                                      locals: Set<Int>, newEdits: Bool) async throws -> HTTPResponse {
+        let parser = DocumentHandlers.parser(context)
+        var localRevs: [Int: String?] = [:]
+        var parsed: [Int: DocumentParser.Parsed] = [:]
+        for index in docs.indices {
+            guard var object = docs[index].objectValue else { throw CouchError.badRequest("Document must be a JSON object") }
+            if locals.contains(index) {
+                // Local revs are `0-N`, not revision ids (as LocalDocHandlers.write).
+                localRevs[index] = object["_rev"]?.stringValue
+                object["_rev"] = nil
+                parsed[index] = try parser.parse(object, id: nil, newEdits: true)
+            } else {
+                parsed[index] = try parser.parse(object, id: nil, newEdits: newEdits)
+            }
+        }
+        let stored = docs.indices.filter { !locals.contains($0) }
+        var updates: [DocumentUpdate] = []
+        for index in stored {
+            guard let p = parsed[index] else { continue }
+            var update = p.update
+            update.attachments = try await AttachmentParser.updates(AttachmentParser.entries(p.attachments), database,
+                                                                    newEdits: newEdits)
+            updates.append(update)
+        }
+        var storeResults = try await database.update(updates, newEdits: newEdits).makeIterator()
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for index in docs.indices {
+            guard let p = parsed[index] else { continue }
+            if locals.contains(index) {
+                let id = p.update.id
+                let rev: String
+                do {
+                    rev = try await database.putLocal(id: String(id.dropFirst("_local/".count)), body: p.update.body,
+                                                      rev: localRevs[index] ?? nil, isDeleted: p.update.isDeleted)
+                } catch StoreError.documentNotFound {
+                    rev = "0-0"  // deleting a local document that is not there: CouchDB answers 0-0
+                }
+                guard newEdits else { continue }
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeObject(["ok": true, "id": .string(id), "rev": .string(rev)], to: &out)
+            } else if let result = storeResults.next() {
+                writeRow(p, result, newEdits: newEdits, to: &out)
+            }
+        }
+        out.append(contentsOf: "]\n".utf8)
+        return JSONResponse.make(status: 201, bytes: out)
     }
 
     /// Each document's member spans in the request's text (nil for a document that is
@@ -57,34 +114,39 @@ enum BulkHandlers {
                            newEdits: Bool) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(results.count * 80)
-        for (p, result) in zip(parsed, results) {
-            switch result {
-            case .success(let rev) where newEdits:
-                if out.count > 1 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: #"{"ok":true,"id":"#.utf8)
-                JSONWriter.writeString(p.update.id, to: &out)
-                // `rev.description` in parts: building that string was a third of this loop.
-                out.append(contentsOf: #","rev":""#.utf8)
-                out.append(contentsOf: String(rev.generation).utf8)
-                out.append(UInt8(ascii: "-"))
-                JSONWriter.writeEscaped(rev.suffix, to: &out)
-                out.append(contentsOf: #""}"#.utf8)
-            case .success:
-                continue
-            case .failure(let error):
-                let couch = CouchError(store: error)
-                var row: JSONObject = ["id": .string(p.update.id)]
-                // Replicated writes name the rev that failed; interactive ones do not
-                // (chttpd_db update_doc_result_to_json/1 and /2).
-                if !newEdits, let rev = p.rev { row["rev"] = .string(rev.description) }
-                row["error"] = .string(couch.error)
-                row["reason"] = .string(couch.reason)
-                if out.count > 1 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.writeObject(row, to: &out)
-            }
-        }
+        for (p, result) in zip(parsed, results) { writeRow(p, result, newEdits: newEdits, to: &out) }
         out.append(contentsOf: "]\n".utf8)
         return out
+    }
+
+    /// One document's row, after a comma unless it is the first; none for a
+    /// replicated write that succeeded.
+    private static func writeRow(_ p: DocumentParser.Parsed, _ result: Result<RevisionID, StoreError>,
+                                 newEdits: Bool, to out: inout [UInt8]) {
+        switch result {
+        case .success(let rev) where newEdits:
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"ok":true,"id":"#.utf8)
+            JSONWriter.writeString(p.update.id, to: &out)
+            // `rev.description` in parts: building that string was a third of this loop.
+            out.append(contentsOf: #","rev":""#.utf8)
+            out.append(contentsOf: String(rev.generation).utf8)
+            out.append(UInt8(ascii: "-"))
+            JSONWriter.writeEscaped(rev.suffix, to: &out)
+            out.append(contentsOf: #""}"#.utf8)
+        case .success:
+            return
+        case .failure(let error):
+            let couch = CouchError(store: error)
+            var row: JSONObject = ["id": .string(p.update.id)]
+            // Replicated writes name the rev that failed; interactive ones do not
+            // (chttpd_db update_doc_result_to_json/1 and /2).
+            if !newEdits, let rev = p.rev { row["rev"] = .string(rev.description) }
+            row["error"] = .string(couch.error)
+            row["reason"] = .string(couch.reason)
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.writeObject(row, to: &out)
+        }
     }
 
     static func bulkGet(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

@@ -75,6 +75,12 @@ enum DocumentHandlers {
         try DocumentParser.validate(id: targetID)
         let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         guard let body = source.body else { throw CouchError.notFound("missing") }
+        if targetID.hasPrefix("_local/") {
+            // A local copy: the body only (local documents hold no attachments).
+            let rev = try await database.putLocal(id: String(targetID.dropFirst("_local/".count)), body: body,
+                                                  rev: targetRev, isDeleted: false)
+            return JSONResponse.make(status: 201, ["ok": true, "id": .string(targetID), "rev": .string(rev)])
+        }
         // The copy names the source's blobs; its attachments are new in the copy (revpos 0 → its generation).
         let attachments = source.revision.attachments.map { attachment -> AttachmentUpdate in
             var copied = attachment
