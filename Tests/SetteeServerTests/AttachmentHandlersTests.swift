@@ -1,7 +1,7 @@
 import Foundation
 import SetteeHTTP
 import SetteeJSON
-import SetteeStore
+@testable import SetteeStore
 import Testing
 
 @Suite struct AttachmentHandlersTests {

@@ -5,13 +5,13 @@ internal import Glibc
 /// Reads use `pread(2)` at an explicit offset, so a blob that compaction unlinks
 /// while it is being read stays readable until the reader closes (POSIX keeps an
 /// open file's data). Blocking I/O: run off the cooperative pool.
-public final class BlobReader {
+final class BlobReader {
     /// The blob being read.
-    public let key: BlobKey
+    let key: BlobKey
     /// The whole blob's size.
-    public let blobLength: Int64
+    let blobLength: Int64
     /// The bytes this reader returns (the requested range, or the whole blob).
-    public let range: Range<Int64>
+    let range: Range<Int64>
     private let path: String
     private var fd: Int32
     private var offset: Int64
@@ -41,11 +41,11 @@ public final class BlobReader {
     deinit { close() }
 
     /// Bytes not yet returned.
-    public var remaining: Int64 { range.upperBound - offset }
+    var remaining: Int64 { range.upperBound - offset }
 
     /// The next piece (at most `maxLength` bytes), or nil at the end of the range.
     /// - Throws: `StoreError.io` on a read error or when the file shrank underneath.
-    public func read(maxLength: Int = 64 * 1024) throws -> [UInt8]? {
+    func read(maxLength: Int = 64 * 1024) throws -> [UInt8]? {
         precondition(maxLength > 0, "BlobReader.read needs room")
         precondition(fd >= 0, "BlobReader.read after close")
         let count = Int(min(Int64(maxLength), remaining))
@@ -65,7 +65,7 @@ public final class BlobReader {
     }
 
     /// Releases the file descriptor; later `read` calls are programmer errors.
-    public func close() {
+    func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
 }

@@ -1,7 +1,7 @@
 internal import Glibc
 
 /// A blob's key is its digest: the store is content-addressed.
-public typealias BlobKey = AttachmentDigest
+typealias BlobKey = AttachmentDigest
 
 /// A content-addressed store of attachment bytes in one directory, one per database
 /// (`<database file>.blobs/`, see `directory(forDatabaseFile:)`).
@@ -20,17 +20,17 @@ public typealias BlobKey = AttachmentDigest
 /// cooperative pool (a database's serial I/O queue), never on an async executor.
 /// `sweep(keeping:)` must not race a write whose revision is not yet committed:
 /// run it under the database's single writer.
-public final class BlobStore: Sendable {
+final class BlobStore: Sendable {
     /// The directory holding the blobs.
-    public let directory: String
+    let directory: String
     static let temporaryPrefix = "tmp-"
 
     /// The blob directory of the database stored in `path`: `path + ".blobs"`.
-    public static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
+    static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
 
     /// Opens the store in `directory`, creating the directory if needed.
     /// - Throws: `StoreError.io` when it cannot be created.
-    public init(directory: String) throws {
+    init(directory: String) throws {
         self.directory = directory
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw StoreError.io(operation: "mkdir", path: directory, errno: errno)
@@ -39,7 +39,7 @@ public final class BlobStore: Sendable {
 
     /// Starts a new blob. Write bytes to it, then `finish()` or `abort()`.
     /// - Throws: `StoreError.io` when the temp file cannot be created.
-    public func makeWriter() throws -> BlobWriter {
+    func makeWriter() throws -> BlobWriter {
         for _ in 0..<8 {
             let name = Self.temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
             let path = directory + "/" + name
@@ -52,18 +52,18 @@ public final class BlobStore: Sendable {
 
     /// Stores `bytes` in one go (small attachments, tests).
     /// - Throws: `StoreError.io`.
-    public func write(_ bytes: [UInt8]) throws -> StoredBlob {
+    func write(_ bytes: [UInt8]) throws -> StoredBlob {
         let writer = try makeWriter()
         try writer.write(bytes)
         return try writer.finish()
     }
 
     /// Whether the blob `key` is stored.
-    public func contains(_ key: BlobKey) -> Bool { access(path(for: key), F_OK) == 0 }
+    func contains(_ key: BlobKey) -> Bool { access(path(for: key), F_OK) == 0 }
 
     /// The stored size of `key`, or nil when it is not stored.
     /// - Throws: `StoreError.io` for errors other than "no such file".
-    public func length(of key: BlobKey) throws -> Int64? {
+    func length(of key: BlobKey) throws -> Int64? {
         var info = stat()
         guard stat(path(for: key), &info) == 0 else {
             if errno == ENOENT { return nil }
@@ -76,13 +76,13 @@ public final class BlobStore: Sendable {
     /// RFC 9110 §14; the caller has already answered 416 for unsatisfiable ranges).
     /// - Throws: `StoreError.attachmentNotFound` when the blob is missing,
     ///   `StoreError.io` otherwise, and `.attachmentMismatch` for a range past the end.
-    public func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> BlobReader {
+    func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> BlobReader {
         try BlobReader(path: path(for: key), key: key, range: range)
     }
 
     /// Reads all of `key` into memory (small attachments, tests).
     /// - Throws: as `open(_:range:)`.
-    public func read(_ key: BlobKey) throws -> [UInt8] {
+    func read(_ key: BlobKey) throws -> [UInt8] {
         let reader = try open(key)
         var all: [UInt8] = []
         while let piece = try reader.read() { all += piece }
@@ -91,7 +91,7 @@ public final class BlobStore: Sendable {
 
     /// Deletes blob `key`; does nothing when it is absent.
     /// - Throws: `StoreError.io` for errors other than "no such file".
-    public func remove(_ key: BlobKey) throws {
+    func remove(_ key: BlobKey) throws {
         guard unlink(path(for: key)) == 0 || errno == ENOENT else {
             throw StoreError.io(operation: "unlink", path: path(for: key), errno: errno)
         }
@@ -99,7 +99,7 @@ public final class BlobStore: Sendable {
 
     /// Every stored blob's key (temp files and foreign files are skipped), sorted.
     /// - Throws: `StoreError.io` when the directory cannot be read.
-    public func keys() throws -> [BlobKey] {
+    func keys() throws -> [BlobKey] {
         try entries().compactMap(BlobKey.init(hex:)).sorted()
     }
 
@@ -108,7 +108,7 @@ public final class BlobStore: Sendable {
     /// writer's temp file. Returns how many were removed.
     /// - Throws: `StoreError.io`.
     @discardableResult
-    public func sweepTemporaryFiles() throws -> Int {
+    func sweepTemporaryFiles() throws -> Int {
         try removeEntries { $0.hasPrefix(Self.temporaryPrefix) }
     }
 
@@ -117,7 +117,7 @@ public final class BlobStore: Sendable {
     /// blobs were removed.
     /// - Throws: `StoreError.io`.
     @discardableResult
-    public func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
+    func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
         try removeEntries { name in
             guard let key = BlobKey(hex: name), key.hex == name else { return false }
             return !referenced.contains(key)

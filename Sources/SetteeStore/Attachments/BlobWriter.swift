@@ -3,13 +3,13 @@ internal import Crypto
 internal import Glibc
 
 /// What `BlobWriter.finish()` stored: the key (= digest) and the byte count.
-public struct StoredBlob: Sendable, Hashable {
-    public let key: BlobKey
-    public let length: Int64
+struct StoredBlob: Sendable, Hashable {
+    let key: BlobKey
+    let length: Int64
     /// CouchDB's `digest` for the attachment, `md5-<base64>`.
-    public var digest: String { key.couchDigest }
+    var digest: String { key.couchDigest }
 
-    public init(key: BlobKey, length: Int64) {
+    init(key: BlobKey, length: Int64) {
         self.key = key
         self.length = length
     }
@@ -23,7 +23,7 @@ public struct StoredBlob: Sendable, Hashable {
 /// crash is removed by `BlobStore.sweepTemporaryFiles()`.
 ///
 /// All calls block on file I/O: run them off the cooperative pool (STYLE 17).
-public final class BlobWriter {
+final class BlobWriter {
     private let store: BlobStore
     private let tempPath: String
     private var fd: Int32
@@ -42,11 +42,11 @@ public final class BlobWriter {
     deinit { if !isDone { discard() } }
 
     /// The number of bytes written so far.
-    public var bytesWritten: Int64 { length }
+    var bytesWritten: Int64 { length }
 
     /// Appends `bytes` to the blob.
     /// - Throws: `StoreError.io` when the write fails (disk full: `ENOSPC`).
-    public func write(_ bytes: some Collection<UInt8>) throws {
+    func write(_ bytes: some Collection<UInt8>) throws {
         precondition(!isDone, "BlobWriter.write after finish/abort")
         let written: Void? = try bytes.withContiguousStorageIfAvailable { try writeAll(UnsafeRawBufferPointer($0)) }
         if written == nil { try Array(bytes).withUnsafeBytes { try writeAll($0) } }
@@ -78,7 +78,7 @@ public final class BlobWriter {
     ///     mismatch throws and nothing is stored.
     ///   - expectedLength: likewise for the declared `length`/`encoded_length`.
     /// - Throws: `StoreError.attachmentMismatch` or `StoreError.io`.
-    public func finish(expectedDigest: BlobKey? = nil, expectedLength: Int64? = nil) throws -> StoredBlob {
+    func finish(expectedDigest: BlobKey? = nil, expectedLength: Int64? = nil) throws -> StoredBlob {
         precondition(!isDone, "BlobWriter.finish called twice")
         guard let key = BlobKey(md5: Array(hasher.finalize())) else {
             preconditionFailure("MD5 is 16 bytes")
@@ -102,7 +102,7 @@ public final class BlobWriter {
     }
 
     /// Drops the blob: closes and removes the temp file. Safe to call more than once.
-    public func abort() {
+    func abort() {
         if !isDone { discard() }
     }
 

@@ -10,10 +10,10 @@
 ///
 /// All calls are CPU-bound and synchronous: callers handling large streams should
 /// run them off the cooperative pool, as they do the blob store's file I/O.
-public enum Gzip {
+enum Gzip {
     /// CouchDB's default `compressible_types`: `text/*, application/javascript,
     /// application/json, application/xml`.
-    public static let defaultCompressibleTypes = [
+    static let defaultCompressibleTypes = [
         "text/*", "application/javascript", "application/json", "application/xml",
     ]
 
@@ -22,7 +22,7 @@ public enum Gzip {
     ///
     /// Parameters (`; charset=utf-8`) are ignored and the comparison is
     /// case-insensitive, as media types are (RFC 9110 §8.3.1).
-    public static func isCompressible(contentType: String, patterns: [String] = defaultCompressibleTypes) -> Bool {
+    static func isCompressible(contentType: String, patterns: [String] = defaultCompressibleTypes) -> Bool {
         let bare = contentType.split(separator: ";", maxSplits: 1).first ?? ""
         let type = bare.trimmingASCIISpaces().lowercased()
         return patterns.contains { pattern in
@@ -34,7 +34,7 @@ public enum Gzip {
 
     /// `bytes` compressed into one gzip member.
     /// - Throws: `GzipError` if zlib fails (out of memory).
-    public static func compress(_ bytes: [UInt8], level: Int = GzipCompressor.defaultLevel) throws -> [UInt8] {
+    static func compress(_ bytes: [UInt8], level: Int = GzipCompressor.defaultLevel) throws -> [UInt8] {
         let compressor = try GzipCompressor(level: level)
         var out = try compressor.compress(bytes)
         out += try compressor.finish()
@@ -44,7 +44,7 @@ public enum Gzip {
     /// The bytes encoded in `gzipped` (one or more gzip members).
     /// - Throws: `GzipError` for corrupt or truncated input, or when the result would
     ///   exceed `limit` bytes (a guard against decompression bombs).
-    public static func decompress(_ gzipped: [UInt8], limit: Int = Int.max) throws -> [UInt8] {
+    static func decompress(_ gzipped: [UInt8], limit: Int = Int.max) throws -> [UInt8] {
         let decompressor = try GzipDecompressor()
         decompressor.feed(gzipped)
         var out: [UInt8] = []
@@ -60,17 +60,17 @@ public enum Gzip {
 }
 
 /// A zlib failure: the zlib return code and its message.
-public struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
+struct GzipError: Error, Sendable, Equatable, CustomStringConvertible {
     /// zlib's return code (`Z_DATA_ERROR` is -3), or 0 for Settee's own checks.
-    public let code: Int32
-    public let message: String
+    let code: Int32
+    let message: String
 
-    public init(code: Int32, message: String) {
+    init(code: Int32, message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "gzip: \(message) (\(code))" }
+    var description: String { "gzip: \(message) (\(code))" }
 }
 
 extension Substring {

@@ -11,10 +11,10 @@ internal import CZlib
 /// for chunk in chunks { try await write(gz.compress(chunk)) }
 /// try await write(gz.finish())
 /// ```
-public final class GzipCompressor {
+final class GzipCompressor {
     /// zlib's default trade-off (`Z_DEFAULT_COMPRESSION`); CouchDB's
     /// `[attachments] compression_level` defaults to 8, any 1–9 is valid.
-    public static let defaultLevel = 6
+    static let defaultLevel = 6
 
     private let stream: UnsafeMutablePointer<z_stream>
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -22,7 +22,7 @@ public final class GzipCompressor {
 
     /// A compressor at `level` (0 = store only … 9 = smallest).
     /// - Throws: `GzipError` if zlib cannot allocate its state or `level` is invalid.
-    public init(level: Int = GzipCompressor.defaultLevel) throws {
+    init(level: Int = GzipCompressor.defaultLevel) throws {
         guard (0...9).contains(level) else { throw GzipError(code: Z_STREAM_ERROR, message: "bad level \(level)") }
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -43,13 +43,13 @@ public final class GzipCompressor {
     /// Compresses `bytes`, returning whatever output zlib has ready (often nothing
     /// for small inputs: deflate buffers until it has a block's worth).
     /// - Throws: `GzipError` after `finish()` or if zlib fails.
-    public func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+    func compress(_ bytes: [UInt8]) throws -> [UInt8] {
         try run(bytes, flush: Z_NO_FLUSH)
     }
 
     /// Flushes the last block and writes the gzip trailer. Call exactly once.
     /// - Throws: `GzipError` if already finished or zlib fails.
-    public func finish() throws -> [UInt8] {
+    func finish() throws -> [UInt8] {
         let out = try run([], flush: Z_FINISH)
         isFinished = true
         return out

@@ -17,7 +17,7 @@ internal import CZlib
 /// }
 /// try gunzip.finish()
 /// ```
-public final class GzipDecompressor {
+final class GzipDecompressor {
     private let stream: UnsafeMutablePointer<z_stream>
     private var pending: [UInt8] = []
     private var pendingOffset = 0
@@ -27,7 +27,7 @@ public final class GzipDecompressor {
 
     /// A decoder that accepts only gzip-wrapped deflate data.
     /// - Throws: `GzipError` if zlib cannot allocate its state.
-    public init() throws {
+    init() throws {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         let rc = settee_inflate_init_gzip(stream)
@@ -45,10 +45,10 @@ public final class GzipDecompressor {
     }
 
     /// Whether the input so far ends exactly at the end of a gzip member.
-    public var isAtEndOfStream: Bool { sawEnd && !isInsideMember && pendingOffset == pending.count }
+    var isAtEndOfStream: Bool { sawEnd && !isInsideMember && pendingOffset == pending.count }
 
     /// Queues `bytes` for decoding; call `read()` until it returns nil afterwards.
-    public func feed(_ bytes: [UInt8]) {
+    func feed(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         if pendingOffset == pending.count {
             pending = bytes
@@ -62,7 +62,7 @@ public final class GzipDecompressor {
     /// The next piece of decoded output (at most `maxLength` bytes), or nil when all
     /// input fed so far has been consumed.
     /// - Throws: `GzipError` for corrupt data (bad header, CRC or length mismatch).
-    public func read(maxLength: Int = 64 * 1024) throws -> [UInt8]? {
+    func read(maxLength: Int = 64 * 1024) throws -> [UInt8]? {
         precondition(maxLength > 0, "GzipDecompressor.read needs room for output")
         var out = [UInt8](repeating: 0, count: maxLength)
         var produced = 0
@@ -94,7 +94,7 @@ public final class GzipDecompressor {
     /// Checks that the input ended at the end of a complete gzip member.
     /// - Throws: `GzipError` when the stream is truncated, empty, or input is left
     ///   unread (call `read()` until nil first).
-    public func finish() throws {
+    func finish() throws {
         guard pendingOffset == pending.count else {
             throw GzipError(code: Z_STREAM_ERROR, message: "finish() with undecoded input left")
         }
