@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "settee",
             dependencies: [
-                "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeStore",
+                "SetteeConfig", "SetteeServer", "SetteeHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
