@@ -258,7 +258,10 @@ def main():
                 result = fuzz.send(*request)
             except (http.client.HTTPException, OSError) as error:
                 fuzz.conn = None
-                alive = fuzz.send("GET", "/_up")[0] == 200
+                try:
+                    alive = fuzz.send("GET", "/_up")[0] == 200
+                except (http.client.HTTPException, OSError):
+                    alive = False
                 raise AssertionError(f"no answer ({error!r}; server {'alive' if alive else 'DOWN'}) to the last of:\n  "
                                      + "\n  ".join(recent))
             fuzz.check(request, *result)

@@ -33,6 +33,20 @@ import Testing
         #expect(try await db.allDocs(query).rows.map(\.id) == ["b"])
     }
 
+    /// `skip` arrives clamped to Int.max for a huge query value; adding the rows
+    /// before the start key to it once trapped.
+    @Test func hugeSkipAfterAStartKey() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try await database(store)
+        var query = AllDocsQuery()
+        query.startKey = "b"
+        query.skip = Int.max
+        let result = try await db.allDocs(query)
+        #expect(result.rows.isEmpty)
+        #expect(result.offset == result.totalRows)
+    }
+
     @Test func bodiesAndKeys() async throws {
         let store = try TestStore()
         defer { store.remove() }

@@ -62,7 +62,7 @@ extension Database {
                 before = try db.integer(sql, [.text(start)]) ?? 0
             }
             return AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db),
-                                 offset: min(total, Int(before) + query.skip))
+                                 offset: min(total, Int(before) + min(max(0, query.skip), total)))  // skip may be Int.max
         }
     }
 
