@@ -101,3 +101,33 @@ def test_copy_to_a_local_document(client, db):
     assert body_of(r) == {"ok": True, "id": "_local/c", "rev": "0-1"}
     assert body_of(client.get(db.url("_local/c"))) == {"_id": "_local/c", "_rev": "0-1", "v": 7}
     assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["src"]
+
+
+def test_copy_from_a_local_document(client, db):
+    """COPY /{db}/_local/{id} copies the local document's body into an ordinary
+    document (chttpd_db copies any doc it can open; checked on CouchDB 3.4.3)."""
+    put_doc(db, "_local/src", {"v": 8})
+    r = assert_status(client.request("COPY", db.url("_local/src"), headers={"Destination": "dst"}), 201)
+    assert body_of(r)["id"] == "dst" and body_of(r)["rev"].startswith("1-")
+    doc = body_of(client.get(db.url("dst")))
+    assert doc["v"] == 8 and doc["_id"] == "dst"
+    assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["dst"]
+
+
+def test_local_path_errors_for_every_method(client, db):
+    """chttpd_db db_req: /{db}/_local is "Invalid _local document id.", and any
+    method on /{db}/_local/{id}/{att} is "_local documents do not accept
+    attachments." (checked on CouchDB 3.4.3, POST and COPY included)."""
+    for method in ("GET", "PUT", "POST", "DELETE", "COPY"):
+        r = client.request(method, db.url("_local"), json={})
+        assert_error(r, 400, "bad_request", "Invalid _local document id.")
+        r = client.request(method, db.url("_local", "x", "att"), data=b"abc", headers={"Content-Type": "text/plain"})
+        assert_error(r, 400, "bad_request", "_local documents do not accept attachments.")
+
+
+def test_encoded_slashes_stay_in_the_local_id(client, db):
+    """/{db}/_local%2Fx%2Fatt is the local document "_local/x/att", not an
+    attachment (checked on CouchDB 3.4.3)."""
+    r = assert_status(client.put(db.url("_local/x/att"), json={"v": 1}), 201)
+    assert body_of(r)["id"] == "_local/x/att"
+    assert body_of(client.get(db.url("_local/x/att")))["v"] == 1

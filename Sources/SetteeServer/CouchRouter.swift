@@ -14,7 +14,7 @@ struct CouchRouter: HTTPResponder {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout)
         state = NodeState(configuration: configuration, directory: directory,
                           authenticator: Authenticator(admins: configuration.admins, sessions: sessions))
-        router = Router(routes: Routes.table)
+        router = Router(Routes.table)
     }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -46,11 +46,9 @@ struct CouchRouter: HTTPResponder {
         guard let match = router.match(segments) else {
             throw CouchError.notFound("Database does not exist.")
         }
-        let method = request.method
-        let handler = match.route.handlers[method] ?? (method == "HEAD" ? match.route.handlers["GET"] : nil)
-        guard let handler else {
-            throw CouchError(405, "method_not_allowed", "Only \(match.route.allowedMethods.joined(separator: ",")) allowed",
-                             headers: [("Allow", match.route.allowedMethods.joined(separator: ","))])
+        guard let handler = match.handler(for: request.method) else {
+            let allowed = match.allowedMethods.joined(separator: ",")
+            throw CouchError(405, "method_not_allowed", "Only \(allowed) allowed", headers: [("Allow", allowed)])
         }
         let context = RequestContext(request: request, user: user, node: state, parameters: match.parameters,
                                      query: QueryOptions(items: items))

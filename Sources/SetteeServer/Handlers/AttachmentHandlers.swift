@@ -103,7 +103,6 @@ enum AttachmentHandlers {
         if id.hasPrefix("_design/") && name.hasPrefix("_") { throw CouchError.notImplemented }
         try DocumentParser.validate(id: id)
         try AttachmentParser.validate(name: name)
-        if id.hasPrefix("_local/") { throw CouchError.badRequest("_local documents do not accept attachments.") }
         return (id, name)
     }
 

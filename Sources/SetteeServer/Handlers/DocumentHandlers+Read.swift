@@ -9,7 +9,6 @@ import SetteeStore
 extension DocumentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        if id.hasPrefix("_local/") { return try await LocalDocHandlers.get(context, database) }
         if let redirect = DesignDocRedirect.response(context) { return redirect }
         try DocumentParser.validate(id: id)
         // `open_revs=[]` is CouchDB's default (no open revs asked for): a plain read.

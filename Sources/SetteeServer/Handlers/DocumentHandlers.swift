@@ -9,10 +9,6 @@ import SetteeStore
 enum DocumentHandlers {
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        if id.hasPrefix("_local/") { return try await LocalDocHandlers.put(context, database) }
-        if let boundary = MultipartReader.boundary(fromContentType: context.headers["Content-Type"] ?? "") {
-            return try await MultipartDocumentHandler.put(context, database, id: id, boundary: boundary)
-        }
         var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
         try mergeRevParameters(context, into: &object)
         let newEdits = try context.query.bool("new_edits", default: true)
@@ -43,7 +39,6 @@ enum DocumentHandlers {
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        if id.hasPrefix("_local/") { return try await LocalDocHandlers.delete(context, database) }
         try DocumentParser.validate(id: id)
         guard let revText = context.requestedRev else {
             throw CouchError.conflict
@@ -73,8 +68,7 @@ enum DocumentHandlers {
             throw CouchError.badRequest("Invalid Destination header")
         }
         try DocumentParser.validate(id: targetID)
-        let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
-        guard let body = source.body else { throw CouchError.notFound("missing") }
+        let (body, sourceAttachments) = try await copySource(context, database, id: id)
         if targetID.hasPrefix("_local/") {
             // A local copy: the body only (local documents hold no attachments).
             let rev = try await database.putLocal(id: String(targetID.dropFirst("_local/".count)), body: body,
@@ -82,7 +76,7 @@ enum DocumentHandlers {
             return JSONResponse.make(status: 201, ["ok": true, "id": .string(targetID), "rev": .string(rev)])
         }
         // The copy names the source's blobs; its attachments are new in the copy (revpos 0 → its generation).
-        let attachments = source.revision.attachments.map { attachment -> AttachmentUpdate in
+        let attachments = sourceAttachments.map { attachment -> AttachmentUpdate in
             var copied = attachment
             copied.revpos = 0
             return .new(copied)
@@ -92,6 +86,21 @@ enum DocumentHandlers {
         }, attachments: attachments)
         let rev = try await single(update, database, newEdits: true)
         return created(context, id: targetID, rev: rev)
+    }
+
+    /// What COPY copies: a document's body and attachments at `?rev=` or its winner,
+    /// or a local document's body (CouchDB copies `_local/` sources too).
+    private static func copySource(_ context: RequestContext, _ database: Database,
+                                   id: String) async throws -> ([UInt8], [StoredAttachment]) {
+        if id.hasPrefix("_local/") {
+            guard let local = try await database.localDocument(id: String(id.dropFirst("_local/".count))) else {
+                throw CouchError.notFound("missing")
+            }
+            return (local.body, [])
+        }
+        let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        guard let body = source.body else { throw CouchError.notFound("missing") }
+        return (body, source.revision.attachments)
     }
 
     /// `?batch=ok`: CouchDB answers 202 `{"ok":true,"id":..}` at once and writes in

@@ -15,8 +15,11 @@ enum MultipartDocumentHandler {
         return accept.contains("multipart/related") || accept.contains("multipart/*") || accept.contains("*/*")
     }
 
-    static func put(_ context: RequestContext, _ database: Database, id: String,
-                    boundary: String) async throws -> HTTPResponse {
+    static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let id = context.parameters.docID ?? ""
+        guard let boundary = MultipartReader.boundary(fromContentType: context.headers["Content-Type"] ?? "") else {
+            throw CouchError.badRequest("Missing multipart boundary")  // the route chose this handler by it
+        }
         let newEdits = try context.query.bool("new_edits", default: true)
         let upload = MultipartDocumentUpload(
             database: database, maxJSONBytes: context.node.configuration.maxDocumentSize * 2 + 65536

@@ -19,7 +19,7 @@ struct RequestContext: Sendable {
     let request: HTTPRequest
     let user: UserContext
     let node: NodeState
-    /// Decoded `{db}`, `{docid}`, `{attname}` parameters.
+    /// The decoded `{name}` segments of the matched route.
     let parameters: PathParameters
     let query: QueryOptions
 
@@ -72,10 +72,4 @@ final class NodeState: Sendable {
         self.directory = directory
         self.authenticator = authenticator
     }
-}
-
-struct PathParameters: Sendable {
-    var db: String?
-    var docID: String?
-    var attachment: String?
 }

@@ -1,78 +1,108 @@
 import SetteeHTTP
 
-/// A path pattern segment. `docID` takes one segment, or two when the first is
-/// `_design` or `_local` (CouchDB's reserved id prefixes); `attachment` takes
-/// the rest of the path, so attachment names may contain `/`.
-enum Segment: Sendable {
-    case literal(String)
-    case db
-    case docID
-    case attachment
-}
-
 typealias Handler = @Sendable (RequestContext) async throws -> HTTPResponse
 
-/// One row of the route table: a pattern and its handler per method.
-struct Route: Sendable {
-    let pattern: [Segment]
-    let handlers: [String: Handler]
+/// The route table as a trie of path segments. At each level a literal segment
+/// is tried first, then a `{name}` parameter, then a `{name...}` rest parameter,
+/// backtracking when a branch ends without a route, so a path finds the route
+/// an ordered first-match list with literals above parameters would give it.
+/// Methods are dispatched by the matched node: HEAD is GET without a body, and
+/// a method it lacks is 405 with `Allow` (both derived here, never in handlers).
+struct Router: Sendable {
+    private var root = Node()
 
-    init(_ pattern: [Segment], _ handlers: [String: Handler]) {
-        self.pattern = pattern
-        self.handlers = handlers
+    struct Match {
+        let handlers: [HTTPMethod: Handler]
+        let parameters: PathParameters
+
+        /// The handler for `method`; HEAD falls back to GET.
+        func handler(for method: String) -> Handler? {
+            guard let method = HTTPMethod(rawValue: method) else { return nil }
+            return handlers[method] ?? (method == .HEAD ? handlers[.GET] : nil)
+        }
+
+        /// The methods this path answers, HEAD wherever GET is (405's `Allow`).
+        var allowedMethods: [String] {
+            var methods = Set(handlers.keys)
+            if methods.contains(.GET) { methods.insert(.HEAD) }
+            return methods.sorted().map(\.rawValue)
+        }
     }
 
-    /// The methods this route answers, HEAD included wherever GET is (405's `Allow`).
-    var allowedMethods: [String] {
-        var methods = Set(handlers.keys)
-        if methods.contains("GET") { methods.insert("HEAD") }
-        return methods.sorted()
+    /// Builds the trie from `(pattern, handlers)` rows such as
+    /// `("/{db}/_design/{ddoc}/{attachment...}", [.GET: ...])`.
+    init(_ table: [(String, [HTTPMethod: Handler])]) {
+        for (pattern, handlers) in table {
+            let segments = pattern.split(separator: "/").map(String.init)
+            precondition(root.insert(segments[...], handlers) , "route \(pattern) is in the table twice")
+        }
+    }
+
+    /// The route for decoded path segments. A segment `_design/x` or `_local/x`
+    /// in the document position (an encoded `%2F`) is routed as the two segments
+    /// it names, as CouchDB treats the id.
+    func match(_ segments: [String]) -> Match? {
+        var path = segments
+        if path.count > 1, let slash = path[1].firstIndex(of: "/"),
+           ["_design", "_local"].contains(path[1][..<slash]) {
+            path.replaceSubrange(1...1, with: [String(path[1][..<slash]), String(path[1][path[1].index(after: slash)...])])
+        }
+        var parameters = PathParameters()
+        guard let handlers = root.find(path[...], &parameters) else { return nil }
+        return Match(handlers: handlers, parameters: parameters)
     }
 }
 
-/// Finds the route for a path: the first row of the table whose pattern
-/// matches. Method dispatch, HEAD (a GET without its body) and 405 + `Allow`
-/// come from the table, never from handlers.
-struct Router: Sendable {
-    let routes: [Route]
+extension Router {
+    /// One level of the trie.
+    fileprivate struct Node: Sendable {
+        var handlers: [HTTPMethod: Handler]?
+        var literals: [String: Node] = [:]
+        /// The `{name}` child, at most one per level (a dictionary only to hold a Node in a Node).
+        var parameter: [PathParameters.Name: Node] = [:]
+        var rest: (name: PathParameters.Name, handlers: [HTTPMethod: Handler])?
 
-    struct Match {
-        let route: Route
-        let parameters: PathParameters
-    }
-
-    func match(_ segments: [String]) -> Match? {
-        for route in routes {
-            if let parameters = Self.bind(route.pattern, to: segments) { return Match(route: route, parameters: parameters) }
-        }
-        return nil
-    }
-
-    private static func bind(_ pattern: [Segment], to segments: [String]) -> PathParameters? {
-        var parameters = PathParameters()
-        var i = 0
-        for segment in pattern {
-            guard i < segments.count else { return nil }
-            switch segment {
-            case .literal(let text):
-                guard segments[i] == text else { return nil }
-                i += 1
-            case .db:
-                parameters.db = segments[i]
-                i += 1
-            case .docID:
-                if (segments[i] == "_design" || segments[i] == "_local"), i + 1 < segments.count {
-                    parameters.docID = segments[i] + "/" + segments[i + 1]
-                    i += 2
-                } else {
-                    parameters.docID = segments[i]
-                    i += 1
-                }
-            case .attachment:
-                parameters.attachment = segments[i...].joined(separator: "/")
-                i = segments.count
+        /// False when the pattern already had handlers.
+        mutating func insert(_ pattern: ArraySlice<String>, _ new: [HTTPMethod: Handler]) -> Bool {
+            guard let first = pattern.first else {
+                guard handlers == nil else { return false }
+                handlers = new
+                return true
             }
+            if first.hasPrefix("{") && first.hasSuffix("...}") {
+                precondition(pattern.count == 1 && rest == nil, "a rest parameter ends its pattern")
+                rest = (Self.name(first.dropFirst().dropLast(4)), new)
+                return true
+            }
+            if first.hasPrefix("{") && first.hasSuffix("}") {
+                let name = Self.name(first.dropFirst().dropLast())
+                precondition(parameter.keys.allSatisfy { $0 == name }, "one parameter name per level: \(name)")
+                return parameter[name, default: Node()].insert(pattern.dropFirst(), new)
+            }
+            return literals[first, default: Node()].insert(pattern.dropFirst(), new)
         }
-        return i == segments.count ? parameters : nil
+
+        func find(_ path: ArraySlice<String>, _ parameters: inout PathParameters) -> [HTTPMethod: Handler]? {
+            guard let first = path.first else { return handlers }
+            if let literal = literals[first], let found = literal.find(path.dropFirst(), &parameters) {
+                return found
+            }
+            if let (name, node) = parameter.first, let found = node.find(path.dropFirst(), &parameters) {
+                parameters[name] = first
+                return found
+            }
+            if let (name, handlers) = rest {
+                parameters[name] = path.joined(separator: "/")
+                return handlers
+            }
+            return nil
+        }
+
+        private static func name(_ text: Substring) -> PathParameters.Name {
+            guard let name = PathParameters.Name(rawValue: String(text)) else {
+                preconditionFailure("unknown path parameter {\(text)}")
+            }
+            return name
+        }
     }
 }

@@ -1,53 +1,61 @@
+import SetteeDocuments
 import SetteeHTTP
 import SetteeStore
 
-/// THE route table, top to bottom: the first pattern that matches a path wins,
-/// so literal `_` endpoints stand above `{docid}`. (As CouchDB's
-/// `chttpd_httpd_handlers.erl` and LiteCore's `RESTListener.cc`.)
+/// THE route table. Literal segments win over `{parameters}` wherever both
+/// match (the router backtracks), so `_` endpoints need no ordering; where
+/// CouchDB decides by the request's body rather than its path, `byBody` says so.
+/// (As CouchDB's `chttpd_httpd_handlers.erl` and LiteCore's `RESTListener.cc`.)
 enum Routes {
-    static let table: [Route] = [
-        Route([], ["GET": ServerHandlers.welcome]),
-        Route([.literal("_up")], ["GET": ServerHandlers.up]),
-        Route([.literal("_uuids")], ["GET": ServerHandlers.uuids]),
-        Route([.literal("_all_dbs")], ["GET": ServerHandlers.allDatabases]),
-        Route([.literal("_dbs_info")], ["GET": ServerHandlers.databasesInfoList, "POST": ServerHandlers.databasesInfo]),
-        Route([.literal("_db_updates")], ["GET": DatabaseUpdatesHandlers.feed, "POST": DatabaseUpdatesHandlers.feed]),
-        Route([.literal("_session")], [
-            "GET": SessionHandlers.get, "POST": SessionHandlers.post, "DELETE": SessionHandlers.delete,
-        ]),
+    static let table: [(String, [HTTPMethod: Handler])] = [
+        ("/", [.GET: ServerHandlers.welcome]),
+        ("/_up", [.GET: ServerHandlers.up]),
+        ("/_uuids", [.GET: ServerHandlers.uuids]),
+        ("/_all_dbs", [.GET: ServerHandlers.allDatabases]),
+        ("/_dbs_info", [.GET: ServerHandlers.databasesInfoList, .POST: ServerHandlers.databasesInfo]),
+        ("/_db_updates", [.GET: DatabaseUpdatesHandlers.feed, .POST: DatabaseUpdatesHandlers.feed]),
+        ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
 
-        Route([.db], [
-            "GET": db(DatabaseHandlers.info), "PUT": DatabaseHandlers.create,
-            "DELETE": DatabaseHandlers.delete, "POST": db(DocumentHandlers.post),
-        ]),
-        Route([.db, .literal("_all_docs")], ["GET": db(AllDocsHandlers.get), "POST": db(AllDocsHandlers.post)]),
-        Route([.db, .literal("_design_docs")], ["GET": db(AllDocsHandlers.designDocs)]),
-        Route([.db, .literal("_local_docs")], ["GET": db(LocalDocHandlers.list), "POST": db(LocalDocHandlers.list)]),
-        Route([.db, .literal("_bulk_docs")], ["POST": db(BulkHandlers.bulkDocs)]),
-        Route([.db, .literal("_bulk_get")], ["POST": db(BulkHandlers.bulkGet)]),
-        Route([.db, .literal("_revs_diff")], ["POST": db(RevsDiffHandlers.revsDiff)]),
-        Route([.db, .literal("_missing_revs")], ["POST": db(RevsDiffHandlers.missingRevs)]),
-        Route([.db, .literal("_changes")], ["GET": db(ChangesHandlers.changes), "POST": db(ChangesHandlers.changes)]),
-        Route([.db, .literal("_revs_limit")], ["GET": db(MaintenanceHandlers.getRevsLimit),
-                                               "PUT": db(MaintenanceHandlers.putRevsLimit)]),
-        Route([.db, .literal("_compact")], ["POST": db(MaintenanceHandlers.compact)]),
-        Route([.db, .literal("_purge")], ["POST": db(PurgeHandlers.purge)]),
-        Route([.db, .literal("_purged_infos")], ["GET": db(PurgeHandlers.purgedInfos)]),
-        Route([.db, .literal("_purged_infos_limit")], ["GET": db(PurgeHandlers.getLimit),
-                                                       "PUT": db(PurgeHandlers.putLimit)]),
-        Route([.db, .literal("_ensure_full_commit")], ["POST": db(MaintenanceHandlers.ensureFullCommit)]),
-        Route([.db, .literal("_security")], ["GET": db(MaintenanceHandlers.getSecurity),
-                                             "PUT": db(MaintenanceHandlers.putSecurity)]),
+        ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,
+                   .DELETE: DatabaseHandlers.delete, .POST: db(DocumentHandlers.post)]),
+        ("/{db}/_all_docs", [.GET: db(AllDocsHandlers.get), .POST: db(AllDocsHandlers.post)]),
+        ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs)]),
+        ("/{db}/_local_docs", [.GET: db(LocalDocHandlers.list), .POST: db(LocalDocHandlers.list)]),
+        ("/{db}/_bulk_docs", [.POST: db(BulkHandlers.bulkDocs)]),
+        ("/{db}/_bulk_get", [.POST: db(BulkHandlers.bulkGet)]),
+        ("/{db}/_revs_diff", [.POST: db(RevsDiffHandlers.revsDiff)]),
+        ("/{db}/_missing_revs", [.POST: db(RevsDiffHandlers.missingRevs)]),
+        ("/{db}/_changes", [.GET: db(ChangesHandlers.changes), .POST: db(ChangesHandlers.changes)]),
+        ("/{db}/_revs_limit", [.GET: db(MaintenanceHandlers.getRevsLimit), .PUT: db(MaintenanceHandlers.putRevsLimit)]),
+        ("/{db}/_compact", [.POST: db(MaintenanceHandlers.compact)]),
+        ("/{db}/_purge", [.POST: db(PurgeHandlers.purge)]),
+        ("/{db}/_purged_infos", [.GET: db(PurgeHandlers.purgedInfos)]),
+        ("/{db}/_purged_infos_limit", [.GET: db(PurgeHandlers.getLimit), .PUT: db(PurgeHandlers.putLimit)]),
+        ("/{db}/_ensure_full_commit", [.POST: db(MaintenanceHandlers.ensureFullCommit)]),
+        ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
 
-        Route([.db, .docID], [
-            "GET": db(DocumentHandlers.get), "PUT": db(DocumentHandlers.put),
-            "DELETE": db(DocumentHandlers.delete), "COPY": db(DocumentHandlers.copy),
-            "POST": db(FormUploadHandler.post),
-        ]),
-        Route([.db, .docID, .attachment], [
-            "GET": db(AttachmentHandlers.get), "PUT": db(AttachmentHandlers.put),
-            "DELETE": db(AttachmentHandlers.delete),
-        ]),
+        ("/{db}/{docid}", document),
+        ("/{db}/{docid}/{attachment...}", attachment),
+        ("/{db}/_design/{ddoc}", document),
+        ("/{db}/_design/{ddoc}/{attachment...}", attachment),
+        ("/{db}/_design/{ddoc}/_view/{view}", everyMethod(db { _, _ in throw CouchError.notImplemented })),
+        ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
+        ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
+                                    .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),
+                                    .POST: db(FormUploadHandler.post)]),
+        ("/{db}/_local/{localid}/{attachment...}", everyMethod(db { _, _ in
+            throw CouchError.badRequest("_local documents do not accept attachments.")
+        })),
+    ]
+
+    static let document: [HTTPMethod: Handler] = [
+        .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete), .COPY: db(DocumentHandlers.copy),
+        .PUT: byBody(json: db(DocumentHandlers.put), multipart: db(MultipartDocumentHandler.put)),
+        .POST: db(FormUploadHandler.post),
+    ]
+
+    static let attachment: [HTTPMethod: Handler] = [
+        .GET: db(AttachmentHandlers.get), .PUT: db(AttachmentHandlers.put), .DELETE: db(AttachmentHandlers.delete),
     ]
 
     /// Wraps a handler that needs an open database: a missing one is answered
@@ -62,5 +70,19 @@ enum Routes {
             }
             return try await handler(context, database)
         }
+    }
+
+    /// A document PUT is JSON, or `multipart/*` carrying its attachments (CouchDB
+    /// decides by the `Content-Type`, in `chttpd_db:db_doc_req`).
+    static func byBody(json: @escaping Handler, multipart: @escaping Handler) -> Handler {
+        { context in
+            MultipartReader.boundary(fromContentType: context.headers["Content-Type"] ?? "") == nil
+                ? try await json(context) : try await multipart(context)
+        }
+    }
+
+    /// The same answer whatever the method (CouchDB's path-level errors).
+    static func everyMethod(_ handler: @escaping Handler) -> [HTTPMethod: Handler] {
+        Dictionary(uniqueKeysWithValues: HTTPMethod.allCases.map { ($0, handler) })
     }
 }
