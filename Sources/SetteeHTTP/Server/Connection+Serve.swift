@@ -11,7 +11,7 @@ extension Connection {
         let request = HTTPRequest(
             method: head.method, target: head.target, version: head.version, headers: head.headers,
             body: RequestBody(declaredLength: head.framing.declaredLength) { [self] in try await nextBodyPiece() },
-            remoteAddress: socket.peer, logger: logger)
+            remoteAddress: transport.peer, logger: logger)
         let response = await responder.respond(to: request)
         let reusable = await settleBody() && head.isKeepAlive && !isServerStopping()
         let responseHead = ResponseHead(response: response, requestMethod: head.method, version: head.version,
@@ -31,11 +31,11 @@ extension Connection {
         let deadline = ContinuousClock.now + configuration.bodyTimeout
         do {
             guard case .stream(let produce) = response.body, head.mode != .none else {
-                try await socket.write(head.wire, deadline: deadline)
+                try await transport.write(head.wire, deadline: deadline)
                 return true
             }
-            try await socket.write(head.wire, deadline: deadline)
-            let writer = StreamWriter(socket: socket, mode: head.mode, timeout: configuration.bodyTimeout,
+            try await transport.write(head.wire, deadline: deadline)
+            let writer = StreamWriter(transport: transport, mode: head.mode, timeout: configuration.bodyTimeout,
                                       isServerStopping: isServerStopping)
             try await runProducer { try await produce(writer) }
             return try await writer.finish()
@@ -51,11 +51,11 @@ extension Connection {
     private func runProducer(_ produce: @escaping @Sendable () async throws -> Void) async throws {
         let task = Task { try await produce() }
         streamProducer.withLock { $0 = task }
-        socket.onPeerClose { task.cancel() }
+        transport.onPeerClose { task.cancel() }
         // A shutdown that began before the task was published must still reach it.
         if isServerStopping() { task.cancel() }
         defer {
-            socket.onPeerClose(nil)
+            transport.onPeerClose(nil)
             streamProducer.withLock { $0 = nil }
         }
         try await task.value
@@ -69,7 +69,7 @@ extension Connection {
             if body.expectsContinue && !body.isContinueSent {
                 body.isContinueSent = true
                 // RFC 9110 §10.1.1: the interim response tells the client to send the content.
-                try await socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8),
+                try await transport.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8),
                                        deadline: .now + configuration.bodyTimeout)
             }
             while true {
@@ -77,7 +77,7 @@ extension Connection {
                 if body.isComplete { return nil }
                 // Bodies are read in larger pieces than heads: fewer wake-ups per megabyte
                 // of upload (bench `attachments`), still bounded per connection.
-                let bytes = try await socket.read(maxBytes: 256 * 1024, deadline: .now + configuration.bodyTimeout)
+                let bytes = try await transport.read(maxBytes: 256 * 1024, deadline: .now + configuration.bodyTimeout)
                 guard !bytes.isEmpty else { throw HTTPError.truncatedBody }
                 compact()
                 // Fast path for uploads: a read wholly inside a Content-Length body, with

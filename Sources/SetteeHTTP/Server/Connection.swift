@@ -28,7 +28,7 @@ internal import Synchronization
 final class Connection: @unchecked Sendable {
     enum Phase { case busy, idle, closing }
 
-    let socket: AsyncSocket
+    let transport: any Transport
     let configuration: ServerConfiguration
     let responder: any HTTPResponder
     let logger: Logger
@@ -42,13 +42,13 @@ final class Connection: @unchecked Sendable {
     var start = 0
     var body = BodyState(framing: .none, expectsContinue: false, maxBodyBytes: 0, maxTrailerBytes: 0)
 
-    init(socket: AsyncSocket, configuration: ServerConfiguration, responder: any HTTPResponder,
+    init(transport: any Transport, configuration: ServerConfiguration, responder: any HTTPResponder,
          logger: Logger, isServerStopping: @escaping @Sendable () -> Bool) {
-        self.socket = socket
+        self.transport = transport
         self.configuration = configuration
         self.responder = responder
         var logger = logger
-        logger[metadataKey: "peer"] = "\(socket.peer)"
+        logger[metadataKey: "peer"] = "\(transport.peer)"
         self.logger = logger
         self.isServerStopping = isServerStopping
     }
@@ -58,7 +58,7 @@ final class Connection: @unchecked Sendable {
         while let head = await nextHead() {
             guard await serve(head) else { break }
         }
-        socket.close()
+        transport.close()
     }
 
     /// Closes the connection now if it waits for a request; otherwise the
@@ -71,7 +71,7 @@ final class Connection: @unchecked Sendable {
             defer { if p == .idle { p = .closing } }
             return p == .idle
         }
-        if wasIdle { socket.interrupt(.connectionClosed) }
+        if wasIdle { transport.interrupt(.connectionClosed) }
     }
 
     private func enterIdle() -> Bool {
@@ -119,7 +119,7 @@ final class Connection: @unchecked Sendable {
     /// One read for the head. False on end of stream, error or timeout (408 if a request had begun).
     private func receiveHeadBytes(headerDeadline: ContinuousClock.Instant?) async -> Bool {
         do {
-            let bytes = try await socket.read(deadline: headerDeadline ?? .now + configuration.idleTimeout)
+            let bytes = try await transport.read(deadline: headerDeadline ?? .now + configuration.idleTimeout)
             if bytes.isEmpty { return false }
             compact()
             if buffer.isEmpty { buffer = bytes } else { buffer.append(contentsOf: bytes) }
@@ -161,7 +161,7 @@ final class Connection: @unchecked Sendable {
         let response = HTTPResponse(status: status, headers: ["Content-Type": "text/plain", "Date": HTTPDate.now()],
                                     body: .bytes(Array("\(HTTPStatus.reasonPhrase(status))\n".utf8)))
         let head = ResponseHead(response: response, requestMethod: "GET", version: version, closing: true)
-        try? await socket.write(head.wire, deadline: .now + configuration.bodyTimeout)
+        try? await transport.write(head.wire, deadline: .now + configuration.bodyTimeout)
         await lingeringClose()
     }
 
@@ -169,10 +169,10 @@ final class Connection: @unchecked Sendable {
     /// closing with unread input does not reset the connection before the client
     /// has read our answer (RFC 9112 §9.6 "tear-down").
     func lingeringClose() async {
-        socket.socket.shutdownWrite()
+        transport.shutdownWrite()
         let deadline = ContinuousClock.now + .seconds(2)
         var discarded = 0
-        while discarded < 1 << 20, let bytes = try? await socket.read(deadline: deadline), !bytes.isEmpty {
+        while discarded < 1 << 20, let bytes = try? await transport.read(deadline: deadline), !bytes.isEmpty {
             discarded += bytes.count
         }
     }

@@ -131,7 +131,7 @@ public final class HTTPServer: Sendable {
             return
         }
         guard let asyncSocket = try? AsyncSocket(socket, peer: peer, loop: loop) else { return }
-        let connection = Connection(socket: asyncSocket, configuration: configuration, responder: responder,
+        let connection = Connection(transport: asyncSocket, configuration: configuration, responder: responder,
                                     logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) })
         let id = ObjectIdentifier(connection)
         state.withLock { $0.connections[id] = connection }

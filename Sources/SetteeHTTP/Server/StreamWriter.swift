@@ -2,27 +2,27 @@ internal import Synchronization
 
 /// Writes a streamed response body to the socket, framing it as the head said.
 final class StreamWriter: ResponseBodyWriter {
-    private let socket: AsyncSocket
+    private let transport: any Transport
     private let mode: ResponseHead.BodyMode
     private let timeout: Duration
     private let isServerStopping: @Sendable () -> Bool
     private let written = Mutex(0)
 
-    init(socket: AsyncSocket, mode: ResponseHead.BodyMode, timeout: Duration,
+    init(transport: any Transport, mode: ResponseHead.BodyMode, timeout: Duration,
          isServerStopping: @escaping @Sendable () -> Bool) {
-        self.socket = socket
+        self.transport = transport
         self.mode = mode
         self.timeout = timeout
         self.isServerStopping = isServerStopping
     }
 
-    var isPeerClosed: Bool { socket.isPeerClosed }
+    var isPeerClosed: Bool { transport.isPeerClosed }
 
     /// Sends `bytes` as one chunk; an empty write sends nothing (an empty chunk would end the body).
     /// - Throws: `HTTPError.connectionClosed` once the client is gone or the server is stopping.
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        guard !isServerStopping(), !socket.isPeerClosed else { throw HTTPError.connectionClosed }
+        guard !isServerStopping(), !transport.isPeerClosed else { throw HTTPError.connectionClosed }
         written.withLock { $0 += bytes.count }
         switch mode {
         case .chunked:
@@ -30,9 +30,9 @@ final class StreamWriter: ResponseBodyWriter {
             frame.reserveCapacity(frame.count + bytes.count + 2)
             frame += bytes
             frame += [.cr, .lf]
-            try await socket.write(frame, deadline: .now + timeout)
+            try await transport.write(frame, deadline: .now + timeout)
         case .length, .untilClose:
-            try await socket.write(bytes, deadline: .now + timeout)
+            try await transport.write(bytes, deadline: .now + timeout)
         case .none, .fixed:
             return
         }
@@ -43,7 +43,7 @@ final class StreamWriter: ResponseBodyWriter {
     func finish() async throws -> Bool {
         switch mode {
         case .chunked:
-            try await socket.write(Array("0\r\n\r\n".utf8), deadline: .now + timeout)
+            try await transport.write(Array("0\r\n\r\n".utf8), deadline: .now + timeout)
             return true
         case .length(let declared): return written.withLock { $0 } == declared
         case .untilClose: return false

@@ -4,7 +4,7 @@ internal import Synchronization
 ///
 /// At most one task reads and one task writes at a time (the connection's task,
 /// or a handler it lent the body or the stream writer to while it awaits).
-final class AsyncSocket: Sendable {
+final class AsyncSocket: Transport {
     let socket: Socket
     let peer: String
     private let waiter: IOWaiter
@@ -42,7 +42,7 @@ final class AsyncSocket: Sendable {
     /// is an edge (`EventLoop`), which `IOWaiter` keeps if nobody waits yet. A FIN or
     /// reset that came with the data read last may have no edge of its own left, so
     /// once the peer is known to have closed, `recv` runs at once and reports it.
-    func read(maxBytes: Int = 64 * 1024, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+    func read(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
         if wasDrained.load(ordering: .relaxed) && !waiter.isPeerClosed {
             try await waiter.wait(for: .read, deadline: deadline)
         }
@@ -80,6 +80,8 @@ final class AsyncSocket: Sendable {
             }
         }
     }
+
+    func shutdownWrite() { socket.shutdownWrite() }
 
     /// Makes pending and future waits throw `error` (used to stop idle connections and listeners).
     func interrupt(_ error: HTTPError) { waiter.fail(error) }
