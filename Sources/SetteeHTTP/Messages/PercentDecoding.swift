@@ -22,14 +22,17 @@ public enum PercentDecoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    /// Encodes everything but RFC 3986 unreserved characters.
-    public static func encode(_ text: String) -> String {
+    /// Encodes everything but letters, digits and `symbols` (by default RFC 3986's
+    /// unreserved set; CouchDB's `couch_util:url_encode` keeps `:` instead of `~`).
+    public static func encode(_ text: String, keeping symbols: String = "-._~") -> String {
         var out = ""
+        out.reserveCapacity(text.utf8.count)
         for b in text.utf8 {
             switch b {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            case _ where symbols.utf8.contains(b):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             default:
                 out += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 0xF, radix: 16, uppercase: true)

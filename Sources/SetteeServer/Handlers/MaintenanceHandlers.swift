@@ -12,9 +12,7 @@ enum MaintenanceHandlers {
 
     static func putRevsLimit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireAdmin()
-        guard let limit = try await context.jsonBody().value.intValue, limit > 0 else {
-            throw CouchError.badRequest("`revs_limit` must be a positive integer.")
-        }
+        let limit = try await context.positiveIntegerBody(orThrow: "`revs_limit` must be a positive integer.")
         try await database.setRevsLimit(limit)
         return JSONResponse.ok()
     }

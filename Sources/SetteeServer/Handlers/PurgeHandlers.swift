@@ -50,9 +50,7 @@ enum PurgeHandlers {
 
     static func putLimit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireAdmin()
-        guard let limit = try await context.jsonBody().value.intValue, limit > 0 else {
-            throw CouchError.badRequest("`purged_infos_limit` must be positive integer")
-        }
+        let limit = try await context.positiveIntegerBody(orThrow: "`purged_infos_limit` must be positive integer")
         try await database.setPurgedInfosLimit(limit)
         return JSONResponse.ok()
     }

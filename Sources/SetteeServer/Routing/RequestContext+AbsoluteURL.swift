@@ -23,19 +23,5 @@ extension RequestContext {
 /// of the UTF-8 but letters, digits and `_ . - :` as `%XX` (so `_design/x` becomes
 /// `_design%2Fx`, unlike the paths CouchDB accepts).
 enum CouchURLEncoding {
-    static func encode(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: ":"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 0xF, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
+    static func encode(_ text: String) -> String { PercentDecoding.encode(text, keeping: "-._:") }
 }

@@ -1,5 +1,6 @@
 import Logging
 import SetteeHTTP
+import SetteeJSON
 import SetteeStore
 
 /// Who is asking. Every request carries one, so authorization is a check
@@ -45,6 +46,13 @@ struct RequestContext: Sendable {
     var requestedRev: String? {
         if let rev = query["rev"] { return rev }
         return request.headers["If-Match"].map(DocumentHandlers.unquote)
+    }
+
+    /// A body that must be a positive integer (`_revs_limit`, `_purged_infos_limit`):
+    /// 400 `bad_request` with `message` otherwise.
+    func positiveIntegerBody(orThrow message: String) async throws -> Int {
+        guard let value = try await jsonBody().value.intValue, value > 0 else { throw CouchError.badRequest(message) }
+        return value
     }
 
     /// Throws 401 unless the request comes from an admin.
