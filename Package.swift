@@ -61,6 +61,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // The CouchDB replication protocol: peers are a local store or a remote URL (libcurl).
+        // Never imports SetteeHTTP or SetteeServer (DESIGN.md).
+        .target(
+            name: "SetteeReplicator",
+            dependencies: [
+                "SetteeStore", "SetteeJSON", "SetteeDocuments", "CCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         // settee.ini parsing and mapping: a library so IntegrationTests can test it.
         .target(
             name: "SetteeConfig",
@@ -90,6 +100,10 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeServerTests",
                     dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeReplicatorTests",
+                    dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",
+                                   "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
