@@ -210,7 +210,7 @@ enum BulkHandlers {
             let forms = options.attachments ? try await AttachmentJSON.inlineForms(
                 database, document.tree, revision, attsSince: options.attsSince) : [:]
             out.append(contentsOf: #"{"ok":"#.utf8)
-            DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
+            RevisionJSON.render(document, revision, options: options, forms: forms).write(to: &out)
             out.append(UInt8(ascii: "}"))
         }
     }

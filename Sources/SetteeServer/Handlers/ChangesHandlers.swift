@@ -89,7 +89,7 @@ struct ChangesBatch {
                 // `attachments=true` with `include_docs` inlines each attachment's data (JSON feed).
                 let forms = query.attachments
                     ? try await AttachmentJSON.inlineForms(database, tree, revision, attsSince: []) : [:]
-                DocumentHandlers.render(id: change.id, tree: tree, revision, options: options, forms: forms)
+                RevisionJSON.render(id: change.id, tree: tree, revision, options: options, forms: forms)
                     .write(to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)

@@ -34,77 +34,16 @@ extension DocumentHandlers {
         }
         let forms = options.attachments ? try await AttachmentJSON.inlineForms(
             database, read.tree, read.revision, attsSince: options.attsSince) : [:]
-        let bytes = render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
+        let bytes = RevisionJSON.render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
             .responseBody()
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
-
-    /// `render(id:tree:...)` for a document read with its tree.
-    static func render(_ document: StoredDocument, _ revision: StoredRevision, options: DocumentOptions,
-                       forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
-        render(id: document.id, tree: document.tree, revision, options: options, forms: forms)
-    }
-
-    /// The JSON of one revision with the meta fields `options` ask for.
-    /// Attachments not in `forms` are stubs. `rev` is the revision id as text when
-    /// the caller has formatted it already (for the ETag). `tree` may be nil only
-    /// when `options` need none (`DocumentOptions.needsTree`).
-    static func render(id: String, tree: RevisionTree?, _ revision: StoredRevision, rev: String? = nil,
-                       options: DocumentOptions, forms: [String: AttachmentJSON.Form] = [:]) -> DocumentWriter {
-        precondition(tree != nil || !options.needsTree, "options that need the revision tree were read without it")
-        var writer = DocumentWriter(id: id, rev: rev ?? revision.rev.description,
-                                    body: revision.body ?? Array("{}".utf8))
-        writer.isDeleted = revision.isDeleted
-        let tree = tree ?? RevisionTree()
-        if options.revs {
-            let history = tree.history(of: revision.rev)
-            writer.append("_revisions", ["start": .int(revision.rev.generation),
-                                         "ids": .array(history.map { .string($0.suffix) })])
-        }
-        if options.revsInfo {
-            let info = tree.history(of: revision.rev).map { rev -> JSONValue in
-                let node = tree.node(rev)
-                let status = node.map { $0.isDeleted ? "deleted" : ($0.hasBody ? "available" : "missing") } ?? "missing"
-                return ["rev": .string(rev.description), "status": .string(status)]
-            }
-            writer.append("_revs_info", .array(info))
-        }
-        if options.conflicts, !tree.conflicts.isEmpty {
-            writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
-        }
-        if options.deletedConflicts, !tree.deletedConflicts.isEmpty {
-            writer.append("_deleted_conflicts", .array(tree.deletedConflicts.map { .string($0.description) }))
-        }
-        if options.localSeq { writer.append("_local_seq", .number(JSONNumber(revision.sequence))) }
-        if !revision.attachments.isEmpty {
-            writer.append("_attachments", AttachmentJSON.object(revision.attachments, forms: forms,
-                                                                showEncoding: options.attEncodingInfo))
-        }
-        return writer
-    }
 }
 
-/// The read flags of a document request. CouchDB turns a flag on only for
-/// exactly `true`; `meta=true` means conflicts, deleted_conflicts, revs_info and local_seq.
-struct DocumentOptions {
-    var revs = false
-    var revsInfo = false
-    var conflicts = false
-    var deletedConflicts = false
-    var localSeq = false
-    /// `attachments=true`: send attachment bytes (inline, or multipart parts).
-    var attachments = false
-    var attEncodingInfo = false
-    /// `atts_since`: send only attachments newer than these revisions.
-    var attsSince: [RevisionID] = []
-
-    init() {}
-
-    /// Whether these options read the revision tree (history, leaves, `atts_since`);
-    /// without them the winner can be read alone.
-    var needsTree: Bool { revs || revsInfo || conflicts || deletedConflicts || !attsSince.isEmpty }
-
+extension DocumentOptions {
+    /// The flags as a request's query gives them.
     init(query: QueryOptions) {
+        self.init()
         let meta = query.flag("meta")
         revs = query.flag("revs")
         revsInfo = query.flag("revs_info") || meta

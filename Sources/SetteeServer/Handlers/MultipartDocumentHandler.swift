@@ -65,7 +65,7 @@ enum MultipartDocumentHandler {
     static func get(id: String, tree: RevisionTree?, _ revision: StoredRevision, _ database: Database,
                     options: DocumentOptions, etag: String) async throws -> HTTPResponse {
         let sending = AttachmentJSON.toSend(tree, revision, attsSince: options.attsSince)
-        let json = DocumentHandlers.render(id: id, tree: tree, revision, options: options,
+        let json = RevisionJSON.render(id: id, tree: tree, revision, options: options,
                                            forms: followsForms(sending)).serialize()
         let boundary = MultipartWriter.randomBoundary()
         let length = MultipartWriter.length(boundary: boundary, jsonLength: json.count,

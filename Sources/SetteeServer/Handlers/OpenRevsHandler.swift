@@ -86,7 +86,7 @@ enum OpenRevsHandler {
                 let forms = options.attachments ? try await AttachmentJSON.inlineForms(
                     database, document.tree, revision, attsSince: options.attsSince) : [:]
                 out.append(contentsOf: #"{"ok":"#.utf8)
-                DocumentHandlers.render(document, revision, options: options, forms: forms).write(to: &out)
+                RevisionJSON.render(document, revision, options: options, forms: forms).write(to: &out)
                 out.append(UInt8(ascii: "}"))
             case .missing(let rev):
                 out.append(contentsOf: #"{"missing":"#.utf8)
@@ -121,7 +121,7 @@ enum OpenRevsHandler {
         switch entry {
         case .found(let document, let revision):
             let sending = AttachmentJSON.toSend(document.tree, revision, attsSince: options.attsSince)
-            let json = DocumentHandlers.render(document, revision, options: options,
+            let json = RevisionJSON.render(document, revision, options: options,
                                                forms: MultipartDocumentHandler.followsForms(sending)).serialize()
             guard !sending.isEmpty else { return try await mixed.writeJSONPart(json) }
             var related = MultipartWriter(subtype: .related, sink: sink)

@@ -1,0 +1,164 @@
+public import SetteeJSON
+public import SetteeStore
+internal import SetteeDocuments
+
+/// A database of this process's store as a replication peer: no HTTP, the same
+/// document forms (`RevisionJSON`, `DocumentParser`) the server speaks, so a
+/// local peer sends and takes exactly what a remote Settee would.
+public struct LocalPeer: Peer {
+    let directory: DatabaseDirectory
+    let name: String
+    let serverUUID: String
+    let maxDocumentSize: Int
+
+    public init(directory: DatabaseDirectory, name: String, serverUUID: String, maxDocumentSize: Int = 8_000_000) {
+        self.directory = directory
+        self.name = name
+        self.serverUUID = serverUUID
+        self.maxDocumentSize = maxDocumentSize
+    }
+
+    public var displayName: String { name }
+
+    public func identity() async throws -> PeerIdentity { PeerIdentity(serverUUID: serverUUID, database: name) }
+
+    public func exists() async throws -> Bool { try directory.database(named: name) != nil }
+
+    public func create() async throws {
+        do {
+            _ = try directory.create(name)
+        } catch StoreError.databaseExists {
+            return
+        }
+    }
+
+    private func database() throws -> Database {
+        guard let database = try directory.database(named: name) else { throw ReplicationError.databaseNotFound(name) }
+        return database
+    }
+
+    public func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage {
+        let database = try database()
+        let start = Self.sequence(since)
+        var page = try await read(database, since: start, limit: limit, docIDs: docIDs)
+        if page.rows.isEmpty, let wait, await database.changesNotifier.wait(after: start, timeout: wait) != nil {
+            page = try await read(database, since: start, limit: limit, docIDs: docIDs)
+        }
+        return page
+    }
+
+    private func read(_ database: Database, since: Int64, limit: Int, docIDs: [String]?) async throws -> ChangesPage {
+        // The head is read first: every change up to it is in a page that is not cut by `limit`.
+        let head = database.changesNotifier.sequence
+        let changes = try await database.changes(since: since, limit: limit, descending: false,
+                                                 docIDs: docIDs.map(Set.init))
+        let rows = changes.map { change in
+            ChangeRow(seq: .number(JSONNumber(change.sequence)), id: change.id,
+                      revisions: change.leaves.map(\.description))
+        }
+        let reached = changes.count < limit ? max(head, changes.last?.sequence ?? since) : changes.last!.sequence
+        return ChangesPage(rows: rows, lastSeq: .number(JSONNumber(max(reached, since))))
+    }
+
+    /// Local sequences are integers; a seq from elsewhere (never expected) starts from 0.
+    static func sequence(_ value: JSONValue) -> Int64 {
+        if let n = value.numberValue?.int { return n }
+        if let text = value.stringValue, let n = Int64(text) { return n }
+        return 0
+    }
+
+    public func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions] {
+        let request = revisions.map { (id: $0.key, revs: $0.value.compactMap(RevisionID.init)) }
+        var answer: [String: MissingRevisions] = [:]
+        for diff in try await database().revisionsDiff(request) where !diff.missing.isEmpty {
+            answer[diff.id] = MissingRevisions(missing: diff.missing.map(\.description),
+                                               possibleAncestors: diff.possibleAncestors.map(\.description))
+        }
+        return answer
+    }
+
+    public func revisions(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
+        let database = try database()
+        var options = DocumentOptions()
+        options.revs = true
+        var out: [JSONObject] = []
+        for request in requests {
+            guard let rev = RevisionID(request.rev) else { throw ReplicationError.revisionMissing(request.id, request.rev) }
+            options.attsSince = request.attsSince.compactMap(RevisionID.init)
+            for (document, revision) in try await Self.latest(database, id: request.id, rev: rev) {
+                let forms = try await AttachmentJSON.inlineForms(database, document.tree, revision,
+                                                                 attsSince: options.attsSince)
+                let json = try RevisionJSON.render(document, revision, options: options, forms: forms).jsonValue()
+                guard let object = json.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
+                out.append(object)
+            }
+        }
+        return out
+    }
+
+    /// `rev`, or the leaves that have replaced it since the change was listed
+    /// (CouchDB's `latest=true`). A revision with no body left is an error, never skipped.
+    static func latest(_ database: Database, id: String,
+                       rev: RevisionID) async throws -> [(StoredDocument, StoredRevision)] {
+        guard let document = try await database.document(id: id, revisions: .revision(rev)) else {
+            throw ReplicationError.revisionMissing(id, rev.description)
+        }
+        var found = document.revisions.map { (document, $0) }
+        if !document.tree.isLeaf(rev), let leaves = try await database.document(id: id, revs: document.tree.latest(from: rev)) {
+            found = leaves.revisions.map { (leaves, $0) }
+        }
+        guard !found.isEmpty, found.allSatisfy({ $0.1.body != nil }) else {
+            throw ReplicationError.revisionMissing(id, rev.description)
+        }
+        return found
+    }
+
+    public func write(_ revisions: [JSONObject]) async throws -> [WriteFailure] {
+        let database = try database()
+        let parser = DocumentParser(maxDocumentSize: maxDocumentSize)
+        var failures: [WriteFailure] = []
+        var updates: [DocumentUpdate] = []
+        for object in revisions {
+            let id = object["_id"]?.stringValue ?? ""
+            do {
+                let parsed = try parser.parse(object, id: nil, newEdits: false)
+                var update = parsed.update
+                update.attachments = try await AttachmentParser.updates(try AttachmentParser.entries(parsed.attachments),
+                                                                        database, newEdits: false)
+                updates.append(update)
+            } catch {
+                failures.append(WriteFailure(id: id, rev: object["_rev"]?.stringValue, error: "bad_request",
+                                             reason: String(describing: error)))
+            }
+        }
+        let results = try await database.update(updates, newEdits: false)
+        for (update, result) in zip(updates, results) {
+            if case .failure(let error) = result {
+                let (word, reason) = Self.describe(error)
+                failures.append(WriteFailure(id: update.id, rev: update.history.first?.description, error: word,
+                                             reason: reason))
+            }
+        }
+        return failures
+    }
+
+    /// CouchDB's error word and reason for a refused replicated write.
+    static func describe(_ error: StoreError) -> (String, String) {
+        switch error {
+        case .rejected(.forbidden(let reason)): ("forbidden", reason)
+        case .rejected(.unauthorized(let reason)): ("unauthorized", reason)
+        case .missingStub(let document, let attachment): ("missing_stub", "Invalid attachment stub in \(document) for \(attachment)")
+        case .documentTooLarge: ("document_too_large", "document too large")
+        default: ("error", String(describing: error))
+        }
+    }
+
+    public func checkpoint(id: String) async throws -> JSONObject? {
+        guard let local = try await database().localDocument(id: id) else { return nil }
+        return try JSONReader.parse(local.body).objectValue
+    }
+
+    public func saveCheckpoint(id: String, _ body: JSONObject) async throws {
+        _ = try await database().putLocal(id: id, body: JSONWriter.serialize(.object(body)), rev: nil, isDeleted: false)
+    }
+}

@@ -1,0 +1,203 @@
+internal import Foundation
+public import Logging
+public import SetteeJSON
+internal import Synchronization
+
+/*
+ Replication: one job, one loop (CouchDB Replication Protocol, "Replicate Changes").
+
+   verify peers → replication id → read checkpoints (both) → start seq
+     └─► changes page ─► _revs_diff ─► fetch (chunks in parallel) ─► write (new_edits:false)
+            ▲                                                               │
+            └──────────────── checkpoint lastSeq on both peers ◄────────────┘
+   one-shot: ends on the first empty page; continuous: longpolls and goes on until cancelled.
+
+ A page is written completely before its lastSeq is checkpointed, so the
+ checkpoint never passes a change that was not written. A transient failure
+ (network, 5xx, a revision in flux) retries the step with back-off; anything
+ else ends the job with its cause.
+ */
+
+/// One replication from `source` to `target`.
+public final class Replication: Sendable {
+    public let source: any Peer
+    public let target: any Peer
+    public let options: ReplicationOptions
+    private let logger: Logger
+    private let state = Mutex(Progress())
+
+    /// What the job has done so far, for `_active_tasks`, the CLI and `_replicate`.
+    public struct Progress: Sendable {
+        public var replicationID: String?
+        public var sessionID: String?
+        public var stats = ReplicationStats()
+        public var sourceSeq: JSONValue?
+        /// The sequence the last checkpoint recorded.
+        public var checkpointedSeq: JSONValue?
+        /// Set while the job waits to retry: the cause.
+        public var lastError: String?
+        /// Caught up with the source at least once.
+        public var caughtUp = false
+    }
+
+    /// A finished one-shot replication, in `_replicate`'s terms.
+    public struct Outcome: Sendable {
+        public let replicationID: String
+        public let sessionID: String
+        public let sourceLastSeq: JSONValue
+        public let stats: ReplicationStats
+        /// True when the source had nothing the target lacked.
+        public let noChanges: Bool
+    }
+
+    public init(source: any Peer, target: any Peer, options: ReplicationOptions, logger: Logger) {
+        self.source = source
+        self.target = target
+        self.options = options
+        self.logger = logger
+    }
+
+    public var progress: Progress { state.withLock { $0 } }
+
+    /// Runs the replication: until caught up (one-shot), or until the task is cancelled (continuous).
+    public func run() async throws -> Outcome {
+        try await preparePeers()
+        let id = ReplicationID.make(source: try await retrying { try await self.source.identity() },
+                                    target: try await retrying { try await self.target.identity() },
+                                    options: options)
+        var checkpointer = Checkpointer(source: source, target: target, id: id)
+        if options.useCheckpoints { try await retrying { try await checkpointer.load() } }
+        var seq: JSONValue = options.sinceSeq.map(Self.sequence) ?? checkpointer.startSeq
+        state.withLock {
+            $0.replicationID = id
+            $0.sessionID = checkpointer.sessionID
+            $0.sourceSeq = seq
+        }
+        logger.info("replicating \(source.displayName) → \(target.displayName) from \(seq)",
+                    metadata: ["replication": "\(id)"])
+        var caughtUp = false
+        while true {
+            try Task.checkCancellation()
+            let since = seq
+            let page = try await retrying {
+                try await self.source.changes(since: since, limit: self.options.batchSize, docIDs: self.options.docIDs,
+                                              wait: caughtUp ? self.options.pollTimeout : nil)
+            }
+            if !page.rows.isEmpty { try await retrying { try await self.transfer(page.rows) } }
+            seq = page.lastSeq
+            if options.useCheckpoints {
+                let stats = progress.stats
+                try await retrying { try await checkpointer.save(seq, stats: stats) }
+            }
+            state.withLock {
+                $0.sourceSeq = seq
+                $0.checkpointedSeq = options.useCheckpoints ? seq : nil
+            }
+            if page.rows.isEmpty {
+                if !options.continuous { break }
+                caughtUp = true
+                state.withLock { $0.caughtUp = true }
+            }
+        }
+        let stats = progress.stats
+        return Outcome(replicationID: id, sessionID: checkpointer.sessionID, sourceLastSeq: seq, stats: stats,
+                       noChanges: stats.docsWritten == 0 && stats.docWriteFailures == 0)
+    }
+
+    /// Both databases must exist; the target is created when asked.
+    private func preparePeers() async throws {
+        guard try await retrying({ try await self.source.exists() }) else {
+            throw ReplicationError.databaseNotFound(source.displayName)
+        }
+        if try await retrying({ try await self.target.exists() }) { return }
+        guard options.createTarget else { throw ReplicationError.databaseNotFound(target.displayName) }
+        try await retrying { try await self.target.create() }
+    }
+
+    /// One page: what the target lacks, fetched and written in chunks, several at once.
+    private func transfer(_ rows: [ChangeRow]) async throws {
+        var wanted: [String: [String]] = [:]
+        for row in rows { wanted[row.id, default: []].append(contentsOf: row.revisions) }
+        let missing = try await target.missingRevisions(wanted)
+        let requests = missing.sorted { $0.key < $1.key }.flatMap { id, diff in
+            diff.missing.map { RevisionRequest(id: id, rev: $0, attsSince: diff.possibleAncestors) }
+        }
+        state.withLock {
+            $0.stats.missingChecked += wanted.values.reduce(0) { $0 + $1.count }
+            $0.stats.missingFound += requests.count
+        }
+        let chunks = stride(from: 0, to: requests.count, by: Self.chunkSize).map {
+            Array(requests[$0..<min($0 + Self.chunkSize, requests.count)])
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var running = 0
+            for chunk in chunks {
+                if running == Self.parallelChunks {
+                    try await group.next()
+                    running -= 1
+                }
+                group.addTask { try await self.copy(chunk) }
+                running += 1
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Revisions per `_bulk_get`, and how many are in flight at once.
+    static let chunkSize = 100
+    static let parallelChunks = 4
+
+    private func copy(_ requests: [RevisionRequest]) async throws {
+        let revisions = try await source.revisions(requests)
+        let refused = try await target.write(revisions)
+        // A stub the target cannot resolve (its ancestor was compacted or purged):
+        // send those documents again with every attachment, as CouchDB's replicator does.
+        let stubbed = Set(refused.filter { $0.error == "missing_stub" }.map(\.id))
+        var failures = refused.filter { $0.error != "missing_stub" }
+        var read = revisions.count
+        var written = revisions.count - refused.count
+        if !stubbed.isEmpty {
+            let full = try await source.revisions(requests.filter { stubbed.contains($0.id) }.map {
+                RevisionRequest(id: $0.id, rev: $0.rev, attsSince: [])
+            })
+            let refusedAgain = try await target.write(full)
+            read += full.count
+            written += full.count - refusedAgain.count
+            failures += refusedAgain
+        }
+        for failure in failures {
+            logger.warning("\(target.displayName) refused \(failure.id) \(failure.rev ?? ""): \(failure.error) \(failure.reason)")
+        }
+        state.withLock { [read, written, failures] in
+            $0.stats.docsRead += read
+            $0.stats.docsWritten += written
+            $0.stats.docWriteFailures += failures.count
+        }
+    }
+
+    /// Runs `step`, retrying transient failures with back-off: a few times for a
+    /// one-shot replication, until cancelled for a continuous one.
+    private func retrying<T: Sendable>(_ step: () async throws -> T) async throws -> T {
+        var backoff = Backoff()
+        var attempt = 0
+        while true {
+            do {
+                let value = try await step()
+                state.withLock { $0.lastError = nil }
+                return value
+            } catch let error as ReplicationError where error.isTransient {
+                attempt += 1
+                state.withLock { $0.lastError = error.description }
+                if !options.continuous && attempt > options.retries { throw error }
+                logger.warning("replication step failed (\(error)); retrying")
+                try await backoff.wait()
+            }
+        }
+    }
+
+    /// `since_seq` as given: a number when it is one, else the opaque string.
+    static func sequence(_ text: String) -> JSONValue {
+        if let n = Int64(text) { return .number(JSONNumber(n)) }
+        return .string(text)
+    }
+}

@@ -1,0 +1,41 @@
+/// Why a replication stopped or a step of it failed. The server maps these to
+/// CouchDB's `_replicate` errors; the CLI prints them.
+public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A peer's database does not exist (and `create_target` was not asked for).
+    case databaseNotFound(String)
+    /// A source or target that is neither a URL nor a database name.
+    case invalidEndpoint(String)
+    /// An option this replicator does not support (yet), or a bad value.
+    case invalidOption(String)
+    /// The source listed a revision and then could not serve it: retried, never skipped.
+    case revisionMissing(String, String)
+    /// A peer answered with an HTTP error the replicator cannot go on from.
+    case peerError(peer: String, status: Int, error: String, reason: String)
+    /// A peer answered something that is not what CouchDB's protocol says.
+    case malformedAnswer(peer: String, what: String)
+    /// The network failed (after retries).
+    case unreachable(peer: String, cause: String)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .databaseNotFound(let name): "database \(name) does not exist"
+        case .invalidEndpoint(let text): "not a database name or URL: \(text)"
+        case .invalidOption(let why): why
+        case .revisionMissing(let id, let rev): "the source could not serve \(id) \(rev)"
+        case .peerError(let peer, let status, let error, let reason): "\(peer) answered \(status) \(error): \(reason)"
+        case .malformedAnswer(let peer, let what): "\(peer) sent a malformed \(what)"
+        case .unreachable(let peer, let cause): "\(peer) is unreachable: \(cause)"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// Whether trying again later may succeed (network, 5xx, a revision in flux).
+    public var isTransient: Bool {
+        switch self {
+        case .unreachable, .revisionMissing, .malformedAnswer: true
+        case .peerError(_, let status, _, _): status >= 500 || status == 408 || status == 429
+        default: false
+        }
+    }
+}

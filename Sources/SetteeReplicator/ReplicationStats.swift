@@ -1,0 +1,12 @@
+/// CouchDB's replication counters (`_active_tasks`, checkpoint history, `_replicate`'s answer).
+public struct ReplicationStats: Sendable, Equatable {
+    /// Revisions asked about in `_revs_diff`.
+    public var missingChecked = 0
+    /// Revisions the target lacked.
+    public var missingFound = 0
+    public var docsRead = 0
+    public var docsWritten = 0
+    public var docWriteFailures = 0
+
+    public init() {}
+}
