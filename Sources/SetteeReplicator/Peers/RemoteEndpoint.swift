@@ -1,0 +1,57 @@
+internal import Foundation
+
+/// A database URL taken apart: where to send requests, and the credentials to
+/// send with them, which never appear in `displayName` or a log line.
+public struct RemoteEndpoint: Sendable {
+    /// `scheme://host[:port]` plus any path prefix before the database, no userinfo.
+    public let root: String
+    /// `root` + `/` + the database's encoded path segment.
+    public let database: String
+    /// The database's name, decoded.
+    public let name: String
+    /// Headers every request carries (Authorization from the URL's userinfo).
+    public let headers: [(String, String)]
+
+    /// - Throws: `ReplicationError.invalidEndpoint` for anything but an http(s) URL with a database path.
+    public init(url text: String, headers extra: [(String, String)] = []) throws {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else {
+            throw ReplicationError.invalidEndpoint(Self.redacted(text))
+        }
+        let path = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
+        guard let last = path.last, let name = String(last).removingPercentEncoding else {
+            throw ReplicationError.invalidEndpoint(Self.redacted(text))
+        }
+        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let authority = scheme + "://" + hostPart + (components.port.map { ":\($0)" } ?? "")
+        root = authority + path.dropLast().map { "/" + $0 }.joined()
+        database = root + "/" + last
+        self.name = name
+        var headers = extra
+        if let user = components.user?.removingPercentEncoding {
+            let password = components.password?.removingPercentEncoding ?? ""
+            headers.append(("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
+        }
+        self.headers = headers
+    }
+
+    /// The URL without its credentials: what logs and task lists show.
+    public var displayName: String { database }
+
+    /// `text` with any userinfo cut out, for an error message.
+    static func redacted(_ text: String) -> String {
+        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at else {
+            return text
+        }
+        return String(text[..<scheme.upperBound]) + "…" + String(text[at...])
+    }
+
+    /// RFC 3986's unreserved characters, ASCII only (`alphanumerics` would keep `é`).
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// A path segment, percent-encoded as CouchDB ids travel: everything but unreserved bytes.
+    static func encode(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+    }
+}

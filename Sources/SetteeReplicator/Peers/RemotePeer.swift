@@ -1,0 +1,220 @@
+public import SetteeJSON
+
+/// A database at a URL (another Settee, Apache CouchDB, PouchDB Server) as a
+/// replication peer, spoken to as CouchDB 3's replicator speaks: `_changes`
+/// with `style=all_docs`, `_revs_diff`, `_bulk_get` (falling back to
+/// `open_revs` where it is missing), `_bulk_docs` with `new_edits:false`.
+public struct RemotePeer: Peer {
+    public let endpoint: RemoteEndpoint
+    let session: CurlSession
+    let timeout: Duration
+
+    public init(endpoint: RemoteEndpoint, session: CurlSession, timeout: Duration = .seconds(30)) {
+        self.endpoint = endpoint
+        self.session = session
+        self.timeout = timeout
+    }
+
+    public var displayName: String { endpoint.displayName }
+
+    public func identity() async throws -> PeerIdentity {
+        let welcome = try await json(.init(method: "GET", url: endpoint.root + "/"), expecting: [200])
+        // Without a uuid (PouchDB's does the same) the address stands in for it.
+        return PeerIdentity(serverUUID: welcome["uuid"]?.stringValue ?? endpoint.root, database: endpoint.name)
+    }
+
+    public func exists() async throws -> Bool {
+        let response = try await send(.init(method: "GET", url: endpoint.database))
+        if response.status == 404 { return false }
+        try check(response, expecting: [200])
+        return true
+    }
+
+    public func create() async throws {
+        let response = try await send(.init(method: "PUT", url: endpoint.database))
+        try check(response, expecting: [201, 202, 412])
+    }
+
+    public func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage {
+        var query = "style=all_docs&limit=\(limit)&since=" + RemoteEndpoint.encode(Self.sinceText(since))
+        if let wait { query += "&feed=longpoll&timeout=\(wait.milliseconds)" }
+        var request = RemoteRequest(method: "GET", url: endpoint.database + "/_changes?" + query)
+        if let docIDs {
+            request.method = "POST"
+            request.url += "&filter=_doc_ids"
+            request.body = JSONWriter.serialize(["doc_ids": .array(docIDs.map { .string($0) })])
+        }
+        // A longpoll may rightly take its whole timeout before answering.
+        request.timeout = timeout + (wait ?? .zero)
+        let answer = try await json(request, expecting: [200])
+        guard let results = answer["results"]?.arrayValue, let lastSeq = answer["last_seq"] else {
+            throw ReplicationError.malformedAnswer(peer: displayName, what: "_changes")
+        }
+        let rows = try results.map { row -> ChangeRow in
+            guard let id = row["id"]?.stringValue, let seq = row["seq"], let changes = row["changes"]?.arrayValue else {
+                throw ReplicationError.malformedAnswer(peer: displayName, what: "_changes row")
+            }
+            return ChangeRow(seq: seq, id: id, revisions: changes.compactMap { $0["rev"]?.stringValue })
+        }
+        return ChangesPage(rows: rows, lastSeq: lastSeq)
+    }
+
+    /// A sequence as CouchDB's replicator puts it in a URL: a string as it is, anything else as JSON.
+    static func sinceText(_ seq: JSONValue) -> String {
+        seq.stringValue ?? String(decoding: JSONWriter.serialize(seq), as: UTF8.self)
+    }
+
+    public func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions] {
+        let body = JSONObject(revisions.map { ($0.key, .array($0.value.map { .string($0) })) })
+        let answer = try await json(post("/_revs_diff", .object(body)), expecting: [200])
+        var missing: [String: MissingRevisions] = [:]
+        for member in answer.objectValue ?? JSONObject() {
+            missing[member.key] = MissingRevisions(
+                missing: member.value["missing"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                possibleAncestors: member.value["possible_ancestors"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        }
+        return missing
+    }
+
+    public func revisions(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
+        let docs: [JSONValue] = requests.map { request in
+            var entry: JSONObject = ["id": .string(request.id), "rev": .string(request.rev)]
+            if !request.attsSince.isEmpty { entry.append("atts_since", .array(request.attsSince.map { .string($0) })) }
+            return .object(entry)
+        }
+        var request = post("/_bulk_get?revs=true&latest=true&attachments=true", ["docs": .array(docs)])
+        request.headers.append(("Accept", "application/json"))
+        let response = try await send(request)
+        // CouchDB before 2.2, and servers that never had it, lack _bulk_get: one document at a time then.
+        if [400, 404, 405, 501].contains(response.status) { return try await openRevs(requests) }
+        try check(response, expecting: [200])
+        guard let results = try parse(response)["results"]?.arrayValue else {
+            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
+        }
+        var found: [JSONObject] = []
+        for (request, result) in zip(requests, results) {
+            for entry in result["docs"]?.arrayValue ?? [] {
+                // An error entry is a revision the source listed but cannot serve now: never skipped.
+                guard let doc = entry["ok"]?.objectValue else {
+                    throw ReplicationError.revisionMissing(request.id, request.rev)
+                }
+                found.append(doc)
+            }
+        }
+        guard results.count == requests.count else {
+            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get (row count)")
+        }
+        return found
+    }
+
+    /// `GET /{db}/{docid}?open_revs=[rev]&latest=true&revs=true` as JSON, per revision.
+    private func openRevs(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
+        var found: [JSONObject] = []
+        for request in requests {
+            var query = "revs=true&latest=true&attachments=true&open_revs="
+                + RemoteEndpoint.encode(String(decoding: JSONWriter.serialize([.string(request.rev)]), as: UTF8.self))
+            if !request.attsSince.isEmpty {
+                let since = JSONWriter.serialize(.array(request.attsSince.map { .string($0) }))
+                query += "&atts_since=" + RemoteEndpoint.encode(String(decoding: since, as: UTF8.self))
+            }
+            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.encode(request.id)
+                + "?" + query, timeout: timeout)
+            get.headers.append(("Accept", "application/json"))
+            let answer = try await send(get)
+            try check(answer, expecting: [200])
+            for entry in try parse(answer).arrayValue ?? [] {
+                guard let doc = entry["ok"]?.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
+                found.append(doc)
+            }
+        }
+        return found
+    }
+
+    public func write(_ revisions: [JSONObject]) async throws -> [WriteFailure] {
+        guard !revisions.isEmpty else { return [] }
+        let body: JSONValue = ["new_edits": false, "docs": .array(revisions.map { .object($0) })]
+        let response = try await send(post("/_bulk_docs", body))
+        if response.status == 413 {
+            // Too large together: halves, down to single documents, which then count as failures.
+            guard revisions.count > 1 else {
+                return [WriteFailure(id: revisions[0]["_id"]?.stringValue ?? "", rev: revisions[0]["_rev"]?.stringValue,
+                                     error: "too_large", reason: "the request entity is too large")]
+            }
+            let half = revisions.count / 2
+            return try await write(Array(revisions[..<half])) + (try await write(Array(revisions[half...])))
+        }
+        try check(response, expecting: [201, 202])
+        return (try parse(response).arrayValue ?? []).compactMap { row in
+            guard let error = row["error"]?.stringValue else { return nil }
+            return WriteFailure(id: row["id"]?.stringValue ?? "", rev: row["rev"]?.stringValue, error: error,
+                                reason: row["reason"]?.stringValue ?? "")
+        }
+    }
+
+    public func checkpoint(id: String) async throws -> JSONObject? {
+        let response = try await send(.init(method: "GET", url: localURL(id)))
+        if response.status == 404 { return nil }
+        try check(response, expecting: [200])
+        return try parse(response).objectValue
+    }
+
+    public func saveCheckpoint(id: String, _ body: JSONObject) async throws {
+        // CouchDB 3 takes any `_rev` on a local document; PouchDB Server and CouchDB 1
+        // want the current one, so it is sent.
+        var document = body
+        if let current = try await checkpoint(id: id)?["_rev"] { document.append("_rev", current) }
+        var request = RemoteRequest(method: "PUT", url: localURL(id), body: JSONWriter.serialize(.object(document)),
+                                    timeout: timeout)
+        request.headers.append(("Content-Type", "application/json"))
+        try check(try await send(request), expecting: [200, 201])
+    }
+
+    private func localURL(_ id: String) -> String { endpoint.database + "/_local/" + RemoteEndpoint.encode(id) }
+
+    // MARK: Exchanges
+
+    private func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
+        RemoteRequest(method: "POST", url: endpoint.database + path, headers: [("Content-Type", "application/json")],
+                      body: JSONWriter.serialize(body), timeout: timeout)
+    }
+
+    private func send(_ request: RemoteRequest) async throws -> RemoteResponse {
+        var request = request
+        request.headers += endpoint.headers
+        do {
+            return try await session.send(request)
+        } catch .cancelled {
+            throw ReplicationError.cancelled
+        } catch {
+            throw ReplicationError.unreachable(peer: displayName, cause: "\(error)")
+        }
+    }
+
+    private func json(_ request: RemoteRequest, expecting statuses: Set<Int>) async throws -> JSONValue {
+        let response = try await send(request)
+        try check(response, expecting: statuses)
+        return try parse(response)
+    }
+
+    private func parse(_ response: RemoteResponse) throws -> JSONValue {
+        do {
+            return try JSONReader.parse(response.body)
+        } catch {
+            throw ReplicationError.malformedAnswer(peer: displayName, what: "JSON body")
+        }
+    }
+
+    /// An unexpected status as CouchDB's `{error, reason}`.
+    private func check(_ response: RemoteResponse, expecting statuses: Set<Int>) throws {
+        guard !statuses.contains(response.status) else { return }
+        let body = try? JSONReader.parse(response.body)
+        throw ReplicationError.peerError(peer: displayName, status: response.status,
+                                         error: body?["error"]?.stringValue ?? "unknown",
+                                         reason: body?["reason"]?.stringValue ?? "")
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, as `_changes`' `timeout` takes them.
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

@@ -1,0 +1,107 @@
+internal import CCurl
+internal import Foundation
+internal import Synchronization
+
+/*
+ CurlSession: the replicator's HTTP client over libcurl.
+
+ A fixed set of threads, each owning one curl easy handle, take exchanges from a
+ queue. A handle keeps its connections between exchanges (HTTP keep-alive), so
+ N threads are at most N connections per peer, and at most N exchanges run at
+ once. curl blocks its thread, never Swift's cooperative pool; the waiting task
+ suspends on a continuation. Cancelling that task sets a flag the progress
+ callback reads, which aborts the transfer within curl's progress interval.
+ */
+
+/// The replicator's HTTP client: keep-alive connections, several exchanges at
+/// once, gzip, timeouts, TLS verification on unless turned off.
+public final class CurlSession: Sendable {
+    private let queue = JobQueue()
+    private let verifyTLS: Bool
+
+    public init(maxConnections: Int = 4, verifyTLS: Bool = true) {
+        _ = Self.globalInit
+        self.verifyTLS = verifyTLS
+        for index in 0..<max(1, maxConnections) {
+            let worker = Thread { [queue, verifyTLS] in CurlWorker(verifyTLS: verifyTLS).run(queue) }
+            worker.name = "settee-curl-\(index)"
+            worker.start()
+        }
+    }
+
+    deinit { queue.close() }
+
+    /// curl_global_init is not thread-safe; a static let runs it once, before any handle.
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Sends `request` and collects the answer. HTTP error statuses are answers, not errors.
+    public func send(_ request: RemoteRequest) async throws(RemoteError) -> RemoteResponse {
+        let transfer = CurlTransfer(request: request, onBytes: nil)
+        let status = try await perform(transfer)
+        return RemoteResponse(status: status, headers: transfer.headers, body: transfer.body)
+    }
+
+    /// Sends `request` and hands the body to `onBytes` as it arrives; `onBytes`
+    /// returns false to stop early. For long-lived feeds: `request.timeout` then
+    /// bounds a stall (no byte for that long), not the whole exchange.
+    public func stream(_ request: RemoteRequest, onBytes: @escaping @Sendable ([UInt8]) -> Bool)
+        async throws(RemoteError) -> (status: Int, headers: [(String, String)]) {
+        let transfer = CurlTransfer(request: request, onBytes: onBytes)
+        let status = try await perform(transfer)
+        return (status, transfer.headers)
+    }
+
+    private func perform(_ transfer: CurlTransfer) async throws(RemoteError) -> Int {
+        let result: Result<Int, RemoteError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.push(CurlJob(transfer: transfer, finish: { continuation.resume(returning: $0) }))
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+        return try result.get()
+    }
+}
+
+/// An exchange waiting for a thread, and how to report its end.
+struct CurlJob: Sendable {
+    let transfer: CurlTransfer
+    let finish: @Sendable (Result<Int, RemoteError>) -> Void
+}
+
+/// The exchanges waiting for a curl thread. Closing it ends the threads once idle.
+final class JobQueue: @unchecked Sendable {
+    // NSCondition guards `jobs` and `isClosed`; threads wait on it for work.
+    private let condition = NSCondition()
+    private var jobs: [CurlJob] = []
+    private var isClosed = false
+
+    func push(_ job: CurlJob) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClosed else {
+            job.finish(.failure(.cancelled))
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+    }
+
+    /// The next job; nil once closed.
+    func pop() -> CurlJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !isClosed { condition.wait() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    func close() {
+        condition.lock()
+        isClosed = true
+        let waiting = jobs
+        jobs = []
+        condition.broadcast()
+        condition.unlock()
+        for job in waiting { job.finish(.failure(.cancelled)) }
+    }
+}

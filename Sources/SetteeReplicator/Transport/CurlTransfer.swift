@@ -1,0 +1,60 @@
+internal import Foundation
+internal import Synchronization
+
+/// One exchange in flight on a curl handle: what the callbacks fill in, and the
+/// flags that stop it. Shared between the curl thread and the waiting task.
+final class CurlTransfer: Sendable {
+    let request: RemoteRequest
+    /// Streams hand each chunk over as it arrives; otherwise the body is collected.
+    let onBytes: (@Sendable ([UInt8]) -> Bool)?
+    let isStreaming: Bool
+    private let state = Mutex(State())
+    /// Set by task cancellation; the progress callback aborts the transfer.
+    private let cancelled = Atomic<Bool>(false)
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    struct State {
+        var body: [UInt8] = []
+        var headers: [(String, String)] = []
+        /// The consumer of a stream asked to stop: the write error that follows is not a failure.
+        var stoppedByConsumer = false
+    }
+
+    init(request: RemoteRequest, onBytes: (@Sendable ([UInt8]) -> Bool)?) {
+        self.request = request
+        self.onBytes = onBytes
+        isStreaming = onBytes != nil
+    }
+
+    var body: [UInt8] { state.withLock { $0.body } }
+    var headers: [(String, String)] { state.withLock { $0.headers } }
+    var stoppedByConsumer: Bool { state.withLock { $0.stoppedByConsumer } }
+
+    /// Body bytes from curl: false stops the transfer.
+    func received(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let onBytes {
+            let keepGoing = onBytes(Array(bytes))
+            if !keepGoing { state.withLock { $0.stoppedByConsumer = true } }
+            return keepGoing
+        }
+        state.withLock { $0.body.append(contentsOf: bytes) }
+        return true
+    }
+
+    /// One header line from curl (the status line of each response starts a new set:
+    /// redirects and `100 Continue` come before the final one).
+    func receivedHeader(_ line: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        state.withLock { s in
+            if text.hasPrefix("HTTP/") {
+                s.headers = []
+            } else if let colon = text.firstIndex(of: ":") {
+                let name = text[..<colon].lowercased()
+                let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                s.headers.append((name, value))
+            }
+        }
+    }
+}
