@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "settee",
             dependencies: [
-                "SetteeConfig", "SetteeServer", "SetteeHTTP",
+                "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeReplicator", "SetteeStore", "SetteeJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,33 @@
+public import SetteeStore
+
+/// Turns a replication's `source` or `target` into a peer: an http(s) URL is a
+/// remote database, anything else names a database of the local store.
+public struct PeerEndpoints: Sendable {
+    /// The local store, when there is one (the server, or `settee replicate --data-dir`).
+    public let directory: DatabaseDirectory?
+    /// The local server's uuid: half of a local peer's identity.
+    public let serverUUID: String
+    public let session: CurlSession
+    public let maxDocumentSize: Int
+
+    public init(directory: DatabaseDirectory?, serverUUID: String, session: CurlSession,
+                maxDocumentSize: Int = 8_000_000) {
+        self.directory = directory
+        self.serverUUID = serverUUID
+        self.session = session
+        self.maxDocumentSize = maxDocumentSize
+    }
+
+    /// - Parameter headers: extra headers for a remote peer (CouchDB's `{"url":..,"headers":{..}}` form).
+    /// - Throws: `ReplicationError.invalidEndpoint` for a malformed URL or database name.
+    public func peer(_ text: String, headers: [(String, String)] = []) throws -> any Peer {
+        let lower = text.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            return RemotePeer(endpoint: try RemoteEndpoint(url: text, headers: headers), session: session)
+        }
+        guard let directory, DatabaseName.isValid(text) else {
+            throw ReplicationError.invalidEndpoint(RemoteEndpoint.redacted(text))
+        }
+        return LocalPeer(directory: directory, name: text, serverUUID: serverUUID, maxDocumentSize: maxDocumentSize)
+    }
+}

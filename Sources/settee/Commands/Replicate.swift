@@ -1,0 +1,128 @@
+/*
+ `settee replicate SOURCE TARGET`: one replication from the command line, with
+ the engine the server's `_replicate` uses. SOURCE and TARGET are database URLs
+ (credentials in the userinfo) or names of databases in the data directory.
+
+ One-shot runs until the target has everything the source had when it started;
+ --continuous follows the source until SIGINT/SIGTERM. On a terminal a progress
+ line is redrawn as it goes; otherwise one summary line is printed at the end.
+ A failure prints its cause and exits with status 1.
+*/
+internal import ArgumentParser
+internal import Foundation
+internal import Logging
+internal import SetteeConfig
+internal import SetteeJSON
+internal import SetteeReplicator
+internal import SetteeServer
+internal import SetteeStore
+
+struct Replicate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replicate a database to another (URLs, or names in the data directory).",
+        discussion: """
+            SOURCE and TARGET are http(s) URLs of databases (http://user:pass@host:5984/db), or \
+            names of databases in --data-dir. Use names only for a data directory that no running \
+            server has open; replicate through that server's URL otherwise.
+            """)
+
+    @Argument(help: "Database to read from: a URL or a local database name.")
+    var source: String
+
+    @Argument(help: "Database to write to: a URL or a local database name.")
+    var target: String
+
+    @Flag(help: "Keep following the source's changes until interrupted.")
+    var continuous = false
+
+    @Flag(name: .customLong("create-target"), help: "Create the target database if it does not exist.")
+    var createTarget = false
+
+    @Option(name: .customLong("doc-ids"), help: "Replicate only these documents (comma-separated ids).")
+    var docIDs: String?
+
+    @Option(name: .customLong("since-seq"), help: "Start from this source sequence instead of the checkpoint.")
+    var sinceSeq: String?
+
+    @Option(name: .customLong("batch-size"), help: "Changes per batch (default 500).")
+    var batchSize: Int = 500
+
+    @Flag(name: .customLong("no-checkpoints"), help: "Neither read nor write checkpoints.")
+    var noCheckpoints = false
+
+    @Flag(help: "Do not verify TLS certificates of https peers.")
+    var insecure = false
+
+    @Option(name: .customLong("data-dir"), help: "Data directory for local database names (env SETTEE_DATA_DIR; default ./data).")
+    var dataDir: String?
+
+    @Option(name: .long, help: "Config file, for the data directory and server uuid (env SETTEE_CONFIG).")
+    var config: String?
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+    }
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        var logger = Logger(label: "settee.replicate")
+        logger.logLevel = .error
+        var options = ReplicationOptions()
+        options.continuous = continuous
+        options.createTarget = createTarget
+        options.docIDs = docIDs.map { $0.split(separator: ",").map { String($0) } }
+        options.sinceSeq = sinceSeq
+        options.batchSize = batchSize
+        options.useCheckpoints = !noCheckpoints
+        let endpoints = try makeEndpoints(logger: logger)
+        let replication: Replication
+        do {
+            replication = Replication(source: try endpoints.peer(source), target: try endpoints.peer(target),
+                                      options: options, logger: logger)
+        } catch let error as ReplicationError {
+            throw Self.failure(error)
+        }
+        let started = ContinuousClock.now
+        let job = Task { try await replication.run() }
+        TerminationSignals.install { _ in job.cancel() }
+        let progress = ProgressLine(replication: replication, started: started)
+        let drawing = Task { await progress.redraw() }
+        defer { drawing.cancel() }
+        do {
+            let outcome = try await job.value
+            drawing.cancel()
+            progress.finish("replicated \(replication.source.displayName) → \(replication.target.displayName): "
+                + progress.figures(outcome.stats) + ", source seq \(Self.text(outcome.sourceLastSeq))")
+        } catch is CancellationError where continuous {
+            drawing.cancel()
+            progress.finish("stopped following \(replication.source.displayName): " + progress.figures(replication.progress.stats))
+        } catch {
+            drawing.cancel()
+            progress.clear()
+            throw Self.failure(error)
+        }
+    }
+
+    /// The store, opened only when an endpoint is a local name.
+    private func makeEndpoints(logger: Logger) throws -> PeerEndpoints {
+        let session = CurlSession(maxConnections: 4, verifyTLS: !insecure)
+        let isLocal = { (text: String) in !text.lowercased().hasPrefix("http://") && !text.lowercased().hasPrefix("https://") }
+        guard isLocal(source) || isLocal(target) else {
+            return PeerEndpoints(directory: nil, serverUUID: "", session: session)
+        }
+        var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: config, dataDirectory: dataDir),
+                                                    environment: ProcessInfo.processInfo.environment)
+        let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
+        return PeerEndpoints(directory: directory, serverUUID: node.uuid, session: session,
+                             maxDocumentSize: node.maxDocumentSize)
+    }
+
+    static func failure(_ error: any Error) -> any Error {
+        let message = (error as? ReplicationError)?.description ?? String(describing: error)
+        FileHandle.standardError.write(Data("settee replicate: \(message)\n".utf8))
+        return ExitCode.failure
+    }
+
+    static func text(_ seq: JSONValue) -> String { seq.stringValue ?? String(decoding: JSONWriter.serialize(seq), as: UTF8.self) }
+}
