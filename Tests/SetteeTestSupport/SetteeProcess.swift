@@ -153,7 +153,7 @@ public final class SetteeProcess: @unchecked Sendable {
 
     /// The built `settee`: `$SETTEE_BINARY`, else beside the running test bundle
     /// (SwiftPM puts products and test bundles in one directory), else `.build/debug`.
-    static func binaryURL() throws -> URL {
+    public static func binaryURL() throws -> URL {
         var candidates: [String] = []
         if let explicit = ProcessInfo.processInfo.environment["SETTEE_BINARY"] { candidates.append(explicit) }
         let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import SetteeJSON
+@testable import SetteeReplicator
+import SetteeTestSupport
+import Testing
+
+/// The replicator against real `settee` processes over HTTP: push, pull, the
+/// CLI, a peer that moves, a target killed mid-way.
+@Suite(.serialized) struct RemoteReplicationTests {
+    /// `count` documents, plus a conflict, a deletion, a design document, a local
+    /// document and attachments (5 MB binary, and text that is stored gzip'd).
+    private func fill(_ server: RemoteServer, _ db: String, count: Int) async throws {
+        #expect(try await server.request("PUT", "/\(db)").status == 201)
+        for start in stride(from: 0, to: count, by: 1000) {
+            let docs: [JSONValue] = (start..<min(start + 1000, count)).map {
+                ["_id": .string(String(format: "doc%05d", $0)), "n": .int($0)]
+            }
+            #expect(try await server.request("POST", "/\(db)/_bulk_docs", json: ["docs": .array(docs)]).status == 201)
+        }
+        let first = try await server.request("PUT", "/\(db)/conflicted", json: ["side": "a"]).json
+        let base = try #require(first["rev"]?.stringValue)
+        try await server.request("PUT", "/\(db)/conflicted", json: ["_rev": .string(base), "side": "a2"])
+        let blob = Data((0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }).base64EncodedString()
+        let branch: JSONValue = [
+            "_id": "conflicted", "_rev": "2-0000000000000000000000000000abcd",
+            "_revisions": ["start": 2, "ids": ["0000000000000000000000000000abcd", .string(String(base.dropFirst(2)))]],
+            "side": "b",
+            "_attachments": ["big.bin": ["content_type": "application/octet-stream", "data": .string(blob)],
+                             "notes.txt": ["content_type": "text/plain",
+                                           "data": .string(Data(String(repeating: "couch ", count: 300).utf8).base64EncodedString())]],
+        ]
+        #expect(try await server.request("POST", "/\(db)/_bulk_docs", json: ["new_edits": false, "docs": [branch]]).status == 201)
+        let gone = try await server.request("PUT", "/\(db)/gone", json: [:]).json["rev"]?.stringValue ?? ""
+        #expect(try await server.request("DELETE", "/\(db)/gone?rev=\(gone)").status == 200)
+        #expect(try await server.request("PUT", "/\(db)/_design/app", json: ["views": [:]]).status == 201)
+        #expect(try await server.request("PUT", "/\(db)/_local/private", json: ["mine": true]).status == 201)
+    }
+
+    private func replicate(_ source: any Peer, _ target: any Peer,
+                           configure: (inout ReplicationOptions) -> Void = { _ in }) async throws -> Replication.Outcome {
+        var options = ReplicationOptions()
+        configure(&options)
+        return try await Replication(source: source, target: target, options: options,
+                                     logger: Logger(label: "test")).run()
+    }
+
+    @Test func pushAndPullBetweenTwoServersKeepEveryTreeAndDigest() async throws {
+        let a = try RemoteServer(), b = try RemoteServer()
+        try await fill(a, "src", count: 10_000)
+        let push = try await replicate(try a.peer("src"), try b.peer("copy")) { $0.createTarget = true }
+        #expect(push.stats.docWriteFailures == 0 && push.stats.docsWritten == push.stats.missingFound)
+        let expected = try await a.pictures("src")
+        #expect(expected.count == 10_003)  // and _design/app, conflicted, gone
+        #expect(try await b.pictures("copy") == expected)
+        #expect(expected["conflicted"]?.count == 2)
+        #expect(try await b.request("GET", "/copy/_local/private").status == 404)
+        // Pull into a local store from the copy, then back out to a third database on a.
+        let store = try ReplicatorStore()
+        defer { store.remove() }
+        _ = try await replicate(try b.peer("copy"), store.peer("local")) { $0.createTarget = true }
+        _ = try await replicate(store.peer("local"), try a.peer("roundtrip")) { $0.createTarget = true }
+        #expect(try await a.pictures("roundtrip") == expected)
+    }
+
+    @Test func aPeerOnAnotherPortKeepsItsCheckpoint() async throws {
+        let a = try RemoteServer(), b = try RemoteServer()
+        try await fill(a, "src", count: 200)
+        let first = try await replicate(try a.peer("src"), try b.peer("dst")) { $0.createTarget = true }
+        #expect(first.stats.docsWritten > 200)
+        let oldBase = b.base
+        try b.restart(port: try FreePort.find())
+        #expect(b.base != oldBase)
+        let again = try await replicate(try a.peer("src"), try b.peer("dst"))
+        #expect(again.replicationID == first.replicationID)
+        #expect(again.stats.missingChecked == 0 && again.noChanges)
+    }
+
+    @Test func continuousReplicationSurvivesATargetKilledMidway() async throws {
+        let a = try RemoteServer(), b = try RemoteServer()
+        #expect(try await a.request("PUT", "/src").status == 201)
+        let port = try #require(b.process.baseURL.port)
+        let replication = Replication(source: try a.peer("src"), target: try b.peer("dst"),
+                                      options: { var o = ReplicationOptions(); o.continuous = true; o.createTarget = true
+                                                 o.batchSize = 50; o.pollTimeout = .seconds(1); return o }(),
+                                      logger: Logger(label: "test"))
+        let job = Task { try await replication.run() }
+        for round in 0..<4 {
+            let docs: [JSONValue] = (0..<250).map { ["_id": .string("r\(round)-\($0)")] }
+            #expect(try await a.request("POST", "/src/_bulk_docs", json: ["docs": .array(docs)]).status == 201)
+            if round == 1 {
+                #expect(try await b.waitForDocuments("dst", count: 300))
+                try b.restart(kill: SIGKILL, port: port)
+            }
+        }
+        #expect(try await b.waitForDocuments("dst", count: 1000))
+        job.cancel()
+        _ = try? await job.value
+        let info = try await b.request("GET", "/dst").json
+        #expect(info["doc_count"] == 1000)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func theCommandLineReplicatesAndReportsFailure() async throws {
+        let a = try RemoteServer(), b = try RemoteServer()
+        try await fill(a, "src", count: 50)
+        let ok = try runCLI(["replicate", a.url("src"), b.url("cli"), "--create-target"])
+        #expect(ok.status == 0)
+        #expect(ok.output.contains("written") && !ok.output.contains("test-password"))
+        #expect(try await b.pictures("cli") == (try await a.pictures("src")))
+        let failed = try runCLI(["replicate", a.url("nothing"), b.url("cli")])
+        #expect(failed.status == 1 && failed.output.contains("does not exist"))
+    }
+
+    private func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try SetteeProcess.binaryURL()
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
