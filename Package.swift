@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "SetteeServer",
             dependencies: [
-                "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments",
+                "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments", "SetteeReplicator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,7 +99,8 @@ let package = Package(
         .testTarget(name: "SetteeHTTPTests", dependencies: ["SetteeHTTP", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeServerTests",
-                    dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
+                    dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeReplicator",
+                                   "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeReplicatorTests",
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",

@@ -17,6 +17,8 @@ struct Checkpointer {
     private(set) var startSeq: JSONValue = .int(0)
     /// The last sequence written, so an unchanged one is not written again.
     private(set) var recorded: JSONValue?
+    /// The history as last read or written: what `_replicate` answers with.
+    private(set) var history: [JSONValue] = []
 
     /// CouchDB keeps the 50 newest sessions.
     static let historyLimit = 50
@@ -34,6 +36,7 @@ struct Checkpointer {
         let sourceDoc = try await source.checkpoint(id: id)
         let targetDoc = try await target.checkpoint(id: id)
         baseHistory = sourceDoc?["history"]?.arrayValue ?? []
+        history = baseHistory
         guard let sourceDoc, let targetDoc else { return }
         startSeq = Self.agreedSequence(sourceDoc, targetDoc) ?? .int(0)
         recorded = startSeq
@@ -69,10 +72,10 @@ struct Checkpointer {
             "missing_found": .int(stats.missingFound), "docs_read": .int(stats.docsRead),
             "docs_written": .int(stats.docsWritten), "doc_write_failures": .int(stats.docWriteFailures),
         ]
+        history = Array(([.object(entry)] + baseHistory).prefix(Self.historyLimit))
         let body: JSONObject = [
             "session_id": .string(sessionID), "source_last_seq": seq,
-            "replication_id_version": .int(ReplicationID.version),
-            "history": .array(Array(([.object(entry)] + baseHistory).prefix(Self.historyLimit))),
+            "replication_id_version": .int(ReplicationID.version), "history": .array(history),
         ]
         try await target.saveCheckpoint(id: id, body)
         try await source.saveCheckpoint(id: id, body)

@@ -48,6 +48,8 @@ public final class Replication: Sendable {
         public let stats: ReplicationStats
         /// True when the source had nothing the target lacked.
         public let noChanges: Bool
+        /// The checkpoint's session history, newest first (empty without checkpoints).
+        public let history: [JSONValue]
     }
 
     public init(source: any Peer, target: any Peer, options: ReplicationOptions, logger: Logger) {
@@ -62,9 +64,7 @@ public final class Replication: Sendable {
     /// Runs the replication: until caught up (one-shot), or until the task is cancelled (continuous).
     public func run() async throws -> Outcome {
         try await preparePeers()
-        let id = ReplicationID.make(source: try await retrying { try await self.source.identity() },
-                                    target: try await retrying { try await self.target.identity() },
-                                    options: options)
+        let id = try await replicationID()
         var checkpointer = Checkpointer(source: source, target: target, id: id)
         if options.useCheckpoints { try await retrying { try await checkpointer.load() } }
         var seq: JSONValue = options.sinceSeq.map(Self.sequence) ?? checkpointer.startSeq
@@ -101,7 +101,13 @@ public final class Replication: Sendable {
         }
         let stats = progress.stats
         return Outcome(replicationID: id, sessionID: checkpointer.sessionID, sourceLastSeq: seq, stats: stats,
-                       noChanges: stats.docsWritten == 0 && stats.docWriteFailures == 0)
+                       noChanges: stats.missingChecked == 0, history: checkpointer.history)
+    }
+
+    /// The id checkpoints are kept under: asks each peer who it is.
+    public func replicationID() async throws -> String {
+        ReplicationID.make(source: try await retrying { try await self.source.identity() },
+                           target: try await retrying { try await self.target.identity() }, options: options)
     }
 
     /// Both databases must exist; the target is created when asked.

@@ -49,12 +49,14 @@ public final class SetteeNode: Sendable {
     public let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let server: HTTPServer
+    let replications: ReplicationJobs
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
         self.configuration = configuration
         directory = try DatabaseDirectory(configuration: configuration.store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
+        replications = router.state.replications
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }
 
@@ -73,9 +75,10 @@ public final class SetteeNode: Sendable {
     /// Suspends until `shutdown()` has finished.
     public func run() async { await server.run() }
 
-    /// Finishes in-flight requests, then stops.
-    /// Stops the HTTP server (in-flight requests finish), then closes the databases.
+    /// Stops the replications, then the HTTP server (in-flight requests finish),
+    /// then closes the databases.
     public func shutdown() async {
+        replications.stopAll()
         await server.shutdown()
         directory.closeAll()
     }

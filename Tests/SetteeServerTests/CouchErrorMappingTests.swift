@@ -2,6 +2,7 @@
 import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
+import SetteeReplicator
 import SetteeStore
 import Testing
 
@@ -69,13 +70,35 @@ import Testing
         Row(error: DocumentError.notFound("deleted"), status: 404, word: "not_found", reason: "deleted"),
     ]
 
+    static let replicationRows: [Row] = [
+        Row(error: ReplicationError.databaseNotFound("http://h:5984/db"), status: 500, word: "db_not_found",
+            reason: "could not open http://h:5984/db/"),
+        Row(error: ReplicationError.databaseNotFound("local"), status: 500, word: "db_not_found",
+            reason: "could not open local"),
+        Row(error: ReplicationError.invalidEndpoint("x y"), status: 400, word: "bad_request", reason: "Invalid endpoint: x y"),
+        Row(error: ReplicationError.invalidOption("no"), status: 400, word: "bad_request", reason: "no"),
+        Row(error: ReplicationError.peerError(peer: "http://h/db", status: 401, error: "unauthorized", reason: ""),
+            status: 401, word: "unauthorized", reason: "unauthorized to access or create database http://h/db/"),
+        Row(error: ReplicationError.peerError(peer: "http://h/db", status: 403, error: "forbidden", reason: ""),
+            status: 403, word: "unauthorized", reason: "unauthorized to access or create database http://h/db/"),
+        Row(error: ReplicationError.peerError(peer: "p", status: 500, error: "e", reason: "r"), status: 500,
+            word: "replication_failed", reason: "p answered 500 e: r"),
+        Row(error: ReplicationError.revisionMissing("d", "1-a"), status: 500, word: "replication_failed",
+            reason: "the source could not serve d 1-a"),
+        Row(error: ReplicationError.malformedAnswer(peer: "p", what: "_changes"), status: 500, word: "replication_failed",
+            reason: "p sent a malformed _changes"),
+        Row(error: ReplicationError.unreachable(peer: "p", cause: "refused"), status: 500, word: "replication_failed",
+            reason: "p is unreachable: refused"),
+        Row(error: ReplicationError.cancelled, status: 500, word: "replication_failed", reason: "cancelled"),
+    ]
+
     static let otherRows: [Row] = [
         Row(error: CouchError.conflict, status: 409, word: "conflict", reason: "Document update conflict."),
         Row(error: JSONError(.unexpectedEnd, at: 0), status: 400, word: "bad_request", reason: "invalid UTF-8 JSON"),
         Row(error: CancellationError(), status: 500, word: "unknown_error", reason: nil),
     ]
 
-    @Test(arguments: storeRows + httpRows + documentRows + otherRows)
+    @Test(arguments: storeRows + httpRows + documentRows + replicationRows + otherRows)
     func maps(row: Row) {
         let mapped = CouchError(mapping: row.error)
         #expect(mapped.status == row.status)

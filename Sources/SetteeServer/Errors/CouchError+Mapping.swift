@@ -1,6 +1,7 @@
 import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
+import SetteeReplicator
 import SetteeStore
 
 /// THE table from every lower layer's error to CouchDB's `{status, error, reason}`
@@ -12,6 +13,7 @@ extension CouchError {
         case let store as StoreError: self = CouchError(store: store)
         case let http as HTTPError: self = CouchError(http: http)
         case let document as DocumentError: self = CouchError(document: document)
+        case let replication as ReplicationError: self = CouchError(replication: replication)
         case is JSONError: self = .invalidJSON
         default: self = CouchError(500, "unknown_error", "\(type(of: error))")
         }
@@ -53,6 +55,21 @@ extension CouchError {
         case .unsupportedAttachmentEncoding(let encoding):
             self = CouchError(415, "bad_content_type", "Unsupported attachment encoding: \(encoding)")
         case .notFound(let reason): self = .notFound(reason)
+        }
+    }
+
+    /// A replication that could not start or finish, as CouchDB 3.4.3's `_replicate` says it.
+    init(replication: ReplicationError) {
+        switch replication {
+        case .databaseNotFound(let name):
+            self = CouchError(500, "db_not_found", "could not open \(name)\(name.contains("://") ? "/" : "")")
+        case .invalidEndpoint(let text): self = .badRequest("Invalid endpoint: \(text)")
+        case .invalidOption(let why): self = .badRequest(why)
+        case .peerError(let peer, let status, _, _) where status == 401 || status == 403:
+            self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
+        case .cancelled: self = CouchError(500, "replication_failed", "cancelled")
+        case .revisionMissing, .peerError, .malformedAnswer, .unreachable:
+            self = CouchError(500, "replication_failed", replication.description)
         }
     }
 

@@ -74,10 +74,14 @@ final class NodeState: Sendable {
     let authenticator: Authenticator
     /// Shared encodings of `_changes` feed lines.
     let changesHub = ChangesHub()
+    /// Replications started through `_replicate`.
+    let replications: ReplicationJobs
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator) {
         self.configuration = configuration
         self.directory = directory
         self.authenticator = authenticator
+        replications = ReplicationJobs(directory: directory, serverUUID: configuration.uuid,
+                                       maxDocumentSize: configuration.maxDocumentSize)
     }
 }

@@ -14,6 +14,8 @@ enum Routes {
         ("/_all_dbs", [.GET: ServerHandlers.allDatabases]),
         ("/_dbs_info", [.GET: ServerHandlers.databasesInfoList, .POST: ServerHandlers.databasesInfo]),
         ("/_db_updates", [.GET: DatabaseUpdatesHandlers.feed, .POST: DatabaseUpdatesHandlers.feed]),
+        ("/_replicate", [.POST: ReplicationHandlers.replicate]),
+        ("/_active_tasks", [.GET: ReplicationHandlers.activeTasks]),
         ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
 
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,
