@@ -76,22 +76,33 @@ public final class Replication: Sendable {
         logger.info("replicating \(source.displayName) → \(target.displayName) from \(seq)",
                     metadata: ["replication": "\(id)"])
         var caughtUp = false
+        let clock = ContinuousClock()
+        var lastCheckpoint = clock.now
+        // The next page is read while this one is copied: the source is otherwise idle
+        // while the target diffs and writes. Only the copied page's seq is checkpointed.
+        var readAhead: Task<ChangesPage, any Error>?
+        defer { readAhead?.cancel() }
         while true {
             try Task.checkCancellation()
-            let since = seq
-            let page = try await retrying {
-                try await self.source.changes(since: since, limit: self.options.batchSize, docIDs: self.options.docIDs,
-                                              wait: caughtUp ? self.options.pollTimeout : nil)
+            let page: ChangesPage
+            if let ahead = readAhead {
+                readAhead = nil
+                page = try await ahead.value
+            } else {
+                page = try await nextPage(after: seq, wait: caughtUp ? options.pollTimeout : nil)
             }
-            if !page.rows.isEmpty { try await retrying { try await self.transfer(page.rows) } }
+            if !page.rows.isEmpty {
+                let next = page.lastSeq
+                readAhead = Task { try await self.nextPage(after: next, wait: nil) }
+                try await retrying { try await self.transfer(page.rows) }
+            }
             seq = page.lastSeq
-            if options.useCheckpoints {
+            state.withLock { $0.sourceSeq = seq }
+            if options.useCheckpoints && (page.rows.isEmpty || clock.now - lastCheckpoint >= options.checkpointInterval) {
                 let stats = progress.stats
                 try await retrying { try await checkpointer.save(seq, stats: stats) }
-            }
-            state.withLock {
-                $0.sourceSeq = seq
-                $0.checkpointedSeq = options.useCheckpoints ? seq : nil
+                lastCheckpoint = clock.now
+                state.withLock { $0.checkpointedSeq = seq }
             }
             if page.rows.isEmpty {
                 if !options.continuous { break }
@@ -108,6 +119,14 @@ public final class Replication: Sendable {
     public func replicationID() async throws -> String {
         ReplicationID.make(source: try await retrying { try await self.source.identity() },
                            target: try await retrying { try await self.target.identity() }, options: options)
+    }
+
+    /// One page of the source's changes after `since` (a longpoll when `wait` is given).
+    private func nextPage(after since: JSONValue, wait: Duration?) async throws -> ChangesPage {
+        try await retrying {
+            try await self.source.changes(since: since, limit: self.options.batchSize, docIDs: self.options.docIDs,
+                                          wait: wait)
+        }
     }
 
     /// Both databases must exist; the target is created when asked.

@@ -6,12 +6,16 @@ public struct ReplicationOptions: Sendable {
     public var createTarget = false
     /// Only these documents (`doc_ids`), in any order.
     public var docIDs: [String]?
-    /// Changes read and written per batch (`worker_batch_size` is 500 in CouchDB).
-    public var batchSize = 500
+    /// Changes per page of the source's feed, copied in chunks of 100 several at a
+    /// time (CouchDB's `worker_batch_size` is 500; 1,000 measured faster here).
+    public var batchSize = 1000
     /// Keep `_local/` checkpoints on both peers (`use_checkpoints`).
     public var useCheckpoints = true
     /// Start from this source sequence instead of a checkpoint (`since_seq`).
     public var sinceSeq: String?
+    /// How often checkpoints are written while changes flow; also whenever the
+    /// replication catches up (CouchDB: every 30 s, `checkpoint_interval`).
+    public var checkpointInterval: Duration = .seconds(5)
     /// How long a continuous replication's longpoll waits for a change before asking again.
     public var pollTimeout: Duration = .seconds(10)
     /// Retries of a failing step before a one-shot replication gives up (`retries_per_request`).

@@ -44,8 +44,8 @@ struct Replicate: AsyncParsableCommand {
     @Option(name: .customLong("since-seq"), help: "Start from this source sequence instead of the checkpoint.")
     var sinceSeq: String?
 
-    @Option(name: .customLong("batch-size"), help: "Changes per batch (default 500).")
-    var batchSize: Int = 500
+    @Option(name: .customLong("batch-size"), help: "Changes per batch (default 1000).")
+    var batchSize: Int = 1000
 
     @Flag(name: .customLong("no-checkpoints"), help: "Neither read nor write checkpoints.")
     var noCheckpoints = false
