@@ -10,7 +10,8 @@ internal import Synchronization
      └─► changes page ─► _revs_diff ─► fetch (chunks in parallel) ─► write (new_edits:false)
             ▲                                                               │
             └──────────────── checkpoint lastSeq on both peers ◄────────────┘
-   one-shot: ends on the first empty page; continuous: longpolls and goes on until cancelled.
+   one-shot: ends after the first page shorter than asked for (the feed's end when read);
+   continuous: then longpolls, and goes on until cancelled.
 
  A page is written completely before its lastSeq is checkpointed, so the
  checkpoint never passes a change that was not written. A transient failure
@@ -91,21 +92,28 @@ public final class Replication: Sendable {
             } else {
                 page = try await nextPage(after: seq, wait: caughtUp ? options.pollTimeout : nil)
             }
-            if !page.rows.isEmpty {
+            // A page shorter than asked for was the end of the feed when read: no read-ahead,
+            // and next the longpoll (continuous) or the end (one-shot).
+            let isFull = page.rows.count >= options.batchSize
+            if isFull {
                 let next = page.lastSeq
                 readAhead = Task { try await self.nextPage(after: next, wait: nil) }
-                try await retrying { try await self.transfer(page.rows) }
             }
+            if !page.rows.isEmpty { try await retrying { try await self.transfer(page.rows) } }
             seq = page.lastSeq
             state.withLock { $0.sourceSeq = seq }
-            if options.useCheckpoints && (page.rows.isEmpty || clock.now - lastCheckpoint >= options.checkpointInterval) {
+            let isEnd = !isFull && !options.continuous
+            // Continuous jobs checkpoint on the interval, and when an idle longpoll ends
+            // with nothing (not after every small page: that would delay the next change).
+            if options.useCheckpoints
+                && (isEnd || page.rows.isEmpty || clock.now - lastCheckpoint >= options.checkpointInterval) {
                 let stats = progress.stats
                 try await retrying { try await checkpointer.save(seq, stats: stats) }
                 lastCheckpoint = clock.now
                 state.withLock { $0.checkpointedSeq = seq }
             }
-            if page.rows.isEmpty {
-                if !options.continuous { break }
+            if isEnd { break }
+            if !isFull {
                 caughtUp = true
                 state.withLock { $0.caughtUp = true }
             }

@@ -12,7 +12,7 @@ enum ReplicationHandlers {
         let body = try await context.jsonBody().object(orThrow: "Request body must be a JSON object")
         let request = try ReplicationRequest(body)
         let jobs = context.node.replications
-        let endpoints = jobs.endpoints
+        let endpoints = jobs.endpoints()
         let replication: Replication
         do {
             replication = Replication(source: try endpoints.peer(request.source, headers: request.sourceHeaders),

@@ -6,8 +6,7 @@ internal import Synchronization
 
 /// The replications this server runs: continuous ones started by `_replicate`,
 /// kept until cancelled, and one-shot ones while they run (`_active_tasks`).
-/// The HTTP client is made on first use, so a server that never replicates
-/// starts no curl threads.
+/// A server that never replicates starts no curl threads.
 final class ReplicationJobs: Sendable {
     struct Job: Sendable {
         let replication: Replication
@@ -17,7 +16,6 @@ final class ReplicationJobs: Sendable {
     }
 
     private let state = Mutex<[String: Job]>([:])
-    private let session = Mutex<CurlSession?>(nil)
     private let directory: DatabaseDirectory
     private let serverUUID: String
     private let maxDocumentSize: Int
@@ -29,15 +27,11 @@ final class ReplicationJobs: Sendable {
     }
 
     /// Peers from `source`/`target` values: URLs, or this server's databases by name.
-    var endpoints: PeerEndpoints {
-        let session = session.withLock { current in
-            if let current { return current }
-            let made = CurlSession(maxConnections: 4)
-            current = made
-            return made
-        }
-        return PeerEndpoints(directory: directory, serverUUID: serverUUID, session: session,
-                             maxDocumentSize: maxDocumentSize)
+    /// Each replication gets its own HTTP client: a continuous one keeps a longpoll
+    /// open on one of its connections, which must not hold up another job's requests.
+    func endpoints() -> PeerEndpoints {
+        PeerEndpoints(directory: directory, serverUUID: serverUUID, session: CurlSession(maxConnections: 4),
+                      maxDocumentSize: maxDocumentSize)
     }
 
     /// Runs a one-shot replication, listed while it runs.
