@@ -372,6 +372,19 @@ def test_bad_special_member(client, db):
     "Bad special document member: _foo"."""
     r = client.put(db.url("d"), json={"_foo": 1})
     assert_error(r, 400, "doc_validation", "Bad special document member: _foo")
+
+
+def test_replication_state_members_are_kept_in_the_body(client, db):
+    """couch_doc:transfer_fields keeps _access and the replicator's _replication_*
+    members in the body (a _replicator document copied from another server carries
+    them); checked on CouchDB 3.4.3."""
+    body = {"_replication_state": "completed", "_replication_state_time": "2026-11-24T20:02:49Z",
+            "_replication_state_reason": "x", "_replication_id": "abc", "_replication_stats": {"docs_read": 1},
+            "_access": ["alice"], "v": 1}
+    assert_status(client.put(db.url("kept"), json=body), 201)
+    doc = body_of(client.get(db.url("kept")))
+    for key, value in body.items():
+        assert doc[key] == value
     assert_error(client.get(db.url("d")), 404, "not_found")
 
 

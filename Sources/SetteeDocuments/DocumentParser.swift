@@ -11,6 +11,13 @@ public struct DocumentParser {
         "_deleted_conflicts", "_local_seq",
     ]
 
+    /// Special members CouchDB keeps in the body (`couch_doc:transfer_fields`): the
+    /// replicator's state on `_replicator` documents, and `_access`.
+    public static let keptSpecialFields: Set<String> = [
+        "_access", "_replication_state", "_replication_state_time", "_replication_state_reason",
+        "_replication_id", "_replication_stats",
+    ]
+
     public let maxDocumentSize: Int
 
     public init(maxDocumentSize: Int) { self.maxDocumentSize = maxDocumentSize }
@@ -77,13 +84,13 @@ public struct DocumentParser {
     public static func body(of object: JSONObject, raw: RawMembers?) -> [UInt8] {
         guard let raw, raw.spans.count == object.members.count else {
             var body = JSONObject()
-            for member in object where !isSpecial(member.key) { body.append(member.key, member.value) }
+            for member in object where isBodyMember(member.key) { body.append(member.key, member.value) }
             return JSONWriter.serialize(.object(body))
         }
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(raw.spans.reduce(2) { $0 + $1.range.count + 1 })
         raw.text.withUnsafeBufferPointer { text in
-            for (member, span) in zip(object.members, raw.spans) where !Self.isSpecial(member.key) {
+            for (member, span) in zip(object.members, raw.spans) where Self.isBodyMember(member.key) {
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }
                 if span.isCompact {
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: text[span.range]))
@@ -115,12 +122,15 @@ public struct DocumentParser {
             case "_deleted": if special.deleted == nil { special.deleted = member.value }
             case "_revisions": if special.revisions == nil { special.revisions = member.value }
             case "_attachments": if special.attachments == nil { special.attachments = member.value }
-            case let key where specialFields.contains(key): break
+            case let key where specialFields.contains(key) || keptSpecialFields.contains(key): break
             default: throw DocumentError.badSpecialMember(member.key)
             }
         }
         return special
     }
+
+    /// Whether a member is stored in the body: every ordinary one, and the kept specials.
+    static func isBodyMember(_ key: String) -> Bool { !isSpecial(key) || keptSpecialFields.contains(key) }
 
     /// Whether `key` names a special member: it starts with the *character* `_`, so
     /// `"_\u{301}"` (`_` and a combining accent) is an ordinary member, as it always was

@@ -7,6 +7,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidEndpoint(String)
     /// An option this replicator does not support (yet), or a bad value.
     case invalidOption(String)
+    /// A replication without a `source` or `target`.
+    case missingEndpoint(String)
     /// The source listed a revision and then could not serve it: retried, never skipped.
     case revisionMissing(String, String)
     /// A peer answered with an HTTP error the replicator cannot go on from.
@@ -22,6 +24,7 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case .databaseNotFound(let name): "database \(name) does not exist"
         case .invalidEndpoint(let text): "not a database name or URL: \(text)"
         case .invalidOption(let why): why
+        case .missingEndpoint(let name): "a replication needs a \(name)"
         case .revisionMissing(let id, let rev): "the source could not serve \(id) \(rev)"
         case .peerError(let peer, let status, let error, let reason): "\(peer) answered \(status) \(error): \(reason)"
         case .malformedAnswer(let peer, let what): "\(peer) sent a malformed \(what)"

@@ -1,6 +1,7 @@
 import SetteeDocuments
 public import Logging
 public import SetteeHTTP
+internal import SetteeReplicator
 public import SetteeStore
 
 /// Everything a Settee node needs to run, filled in by the executable from `settee.ini`.
@@ -49,12 +50,14 @@ public final class SetteeNode: Sendable {
     public let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let server: HTTPServer
-    let replications: ReplicationJobs
+    let replications: ReplicationManager
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
         self.configuration = configuration
-        directory = try DatabaseDirectory(configuration: configuration.store, logger: logger)
+        var store = configuration.store
+        store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
+        directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
@@ -70,7 +73,11 @@ public final class SetteeNode: Sendable {
     }
 
     /// Starts listening. - Returns: the bound ports.
-    public func start() throws -> [Int] { try server.start() }
+    public func start() throws -> [Int] {
+        let ports = try server.start()
+        replications.start()
+        return ports
+    }
 
     /// Suspends until `shutdown()` has finished.
     public func run() async { await server.run() }
@@ -78,7 +85,7 @@ public final class SetteeNode: Sendable {
     /// Stops the replications, then the HTTP server (in-flight requests finish),
     /// then closes the databases.
     public func shutdown() async {
-        replications.stopAll()
+        await replications.stop()
         await server.shutdown()
         directory.closeAll()
     }

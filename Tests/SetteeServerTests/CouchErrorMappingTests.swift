@@ -77,6 +77,7 @@ import Testing
             reason: "could not open local"),
         Row(error: ReplicationError.invalidEndpoint("x y"), status: 400, word: "bad_request", reason: "Invalid endpoint: x y"),
         Row(error: ReplicationError.invalidOption("no"), status: 400, word: "bad_request", reason: "no"),
+        Row(error: ReplicationError.missingEndpoint("target"), status: 400, word: "bad_request", reason: "Missing target"),
         Row(error: ReplicationError.peerError(peer: "http://h/db", status: 401, error: "unauthorized", reason: ""),
             status: 401, word: "unauthorized", reason: "unauthorized to access or create database http://h/db/"),
         Row(error: ReplicationError.peerError(peer: "http://h/db", status: 403, error: "forbidden", reason: ""),

@@ -18,11 +18,24 @@ internal import Synchronization
 public final class CurlSession: Sendable {
     private let queue = JobQueue()
     private let verifyTLS: Bool
+    private let maxConnections: Int
+    /// Threads start with the first exchange: a session made and never used costs nothing.
+    private let started = Mutex(false)
 
     public init(maxConnections: Int = 4, verifyTLS: Bool = true) {
-        _ = Self.globalInit
         self.verifyTLS = verifyTLS
-        for index in 0..<max(1, maxConnections) {
+        self.maxConnections = max(1, maxConnections)
+    }
+
+    private func startThreads() {
+        let wasStarted = started.withLock { value in
+            let was = value
+            value = true
+            return was
+        }
+        guard !wasStarted else { return }
+        _ = Self.globalInit
+        for index in 0..<maxConnections {
             let worker = Thread { [queue, verifyTLS] in CurlWorker(verifyTLS: verifyTLS).run(queue) }
             worker.name = "settee-curl-\(index)"
             worker.start()
@@ -52,6 +65,7 @@ public final class CurlSession: Sendable {
     }
 
     private func perform(_ transfer: CurlTransfer) async throws(RemoteError) -> Int {
+        startThreads()
         let result: Result<Int, RemoteError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.push(CurlJob(transfer: transfer, finish: { continuation.resume(returning: $0) }))

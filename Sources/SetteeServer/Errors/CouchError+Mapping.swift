@@ -65,6 +65,7 @@ extension CouchError {
             self = CouchError(500, "db_not_found", "could not open \(name)\(name.contains("://") ? "/" : "")")
         case .invalidEndpoint(let text): self = .badRequest("Invalid endpoint: \(text)")
         case .invalidOption(let why): self = .badRequest(why)
+        case .missingEndpoint(let name): self = .badRequest("Missing \(name)")
         case .peerError(let peer, let status, _, _) where status == 401 || status == 403:
             self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
         case .cancelled: self = CouchError(500, "replication_failed", "cancelled")

@@ -1,6 +1,7 @@
 import Logging
 import SetteeHTTP
 import SetteeJSON
+import SetteeReplicator
 import SetteeStore
 
 /// Who is asking. Every request carries one, so authorization is a check
@@ -74,14 +75,15 @@ final class NodeState: Sendable {
     let authenticator: Authenticator
     /// Shared encodings of `_changes` feed lines.
     let changesHub = ChangesHub()
-    /// Replications started through `_replicate`.
-    let replications: ReplicationJobs
+    /// Replications: `_replicate` jobs and `_replicator` documents.
+    let replications: ReplicationManager
 
-    init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator) {
+    init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator,
+         logger: Logger = Logger(label: "settee.replicator")) {
         self.configuration = configuration
         self.directory = directory
         self.authenticator = authenticator
-        replications = ReplicationJobs(directory: directory, serverUUID: configuration.uuid,
-                                       maxDocumentSize: configuration.maxDocumentSize)
+        replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
+                                          maxDocumentSize: configuration.maxDocumentSize, logger: logger)
     }
 }

@@ -15,7 +15,10 @@ enum Routes {
         ("/_dbs_info", [.GET: ServerHandlers.databasesInfoList, .POST: ServerHandlers.databasesInfo]),
         ("/_db_updates", [.GET: DatabaseUpdatesHandlers.feed, .POST: DatabaseUpdatesHandlers.feed]),
         ("/_replicate", [.POST: ReplicationHandlers.replicate]),
-        ("/_active_tasks", [.GET: ReplicationHandlers.activeTasks]),
+        ("/_active_tasks", [.GET: SchedulerHandlers.activeTasks]),
+        ("/_scheduler/jobs", [.GET: SchedulerHandlers.jobs]),
+        ("/_scheduler/docs", [.GET: SchedulerHandlers.docs]),
+        ("/_scheduler/docs/{db}/{docid}", [.GET: SchedulerHandlers.doc]),
         ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
 
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,

@@ -22,15 +22,15 @@ extension Database {
     /// already present are success and get no new seq.
     /// - Returns: one result per update, in order: the stored revision or the error for that document.
     /// - Throws: only for failures of the whole batch (I/O, SQLite); nothing is then stored.
-    /// - Parameter policy: asked about each update first (`WritePolicy`); a refused
-    ///   one fails with `.rejected` and is not stored.
+    /// - Parameter policy: asked about each update first (`WritePolicy`; by default
+    ///   the database's own rule); a refused one fails with `.rejected` and is not stored.
     public func update(_ updates: [DocumentUpdate], newEdits: Bool,
                        policy: (any WritePolicy)? = nil) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
         let before = changesNotifier.sequence
         let (results, sequence) = try await writer.write { db in
             var job = try Inserter.Job(db, blobs: blobs)
-            let reviewed = try Self.review(updates, newEdits: newEdits, policy: policy, db)
+            let reviewed = try Self.review(updates, newEdits: newEdits, policy: policy ?? self.writePolicy, db)
             let written = newEdits ? try Inserter.edit(db, reviewed.accepted, job: &job)
                                    : try Inserter.merge(db, reviewed.accepted, job: &job)
             try DocumentCounts.add(db, job.counts)

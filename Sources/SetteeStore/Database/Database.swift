@@ -27,12 +27,15 @@ public final class Database: Sendable {
     public let changesNotifier: ChangesNotifier
     /// Where this database's `updated` events go (`_db_updates`); nil when opened alone.
     let events: DatabaseUpdates?
+    /// The rule every write to this database passes (`StoreConfiguration.writePolicies`).
+    let writePolicy: (any WritePolicy)?
 
     /// Opens (creating and migrating) the file at `path`.
     init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil) throws {
         self.name = name
         self.path = path
         self.events = events
+        writePolicy = configuration.writePolicies[name]
         let connection = try Connection(path: path)
         try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))

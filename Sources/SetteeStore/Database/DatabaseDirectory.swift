@@ -135,6 +135,9 @@ public struct StoreConfiguration: Sendable {
     public var readerMmapSize: Int = 256 * 1024 * 1024
     /// Attachment types stored gzip'd (CouchDB's `[attachments] compressible_types`).
     public var compressibleTypes: [String] = Gzip.defaultCompressibleTypes
+    /// Rules for the databases that have them, by name (`_replicator`'s document
+    /// checks; `_users`' later): every write to that database passes its rule.
+    public var writePolicies: [String: any WritePolicy] = [:]
 
     public init(path: String) { self.path = path }
 }

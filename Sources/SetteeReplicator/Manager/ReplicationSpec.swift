@@ -1,0 +1,83 @@
+public import SetteeJSON
+
+/// What a `_replicate` body or a `_replicator` document asks for, read as CouchDB
+/// reads them (`couch_replicator_parse`): `source`/`target` as a URL or a name, or
+/// `{"url", "headers"}`; options type-checked with CouchDB's messages.
+public struct ReplicationSpec: Sendable, Equatable {
+    public var source: String
+    public var target: String
+    public var sourceHeaders: [String: String] = [:]
+    public var targetHeaders: [String: String] = [:]
+    public var options = ReplicationOptions()
+    /// `_replicate` only: stop the continuous replication this body names.
+    public var cancel = false
+
+    /// - Throws: `ReplicationError.missingEndpoint` without a source or target,
+    ///   `.invalidOption` with CouchDB's reason for a value of the wrong type.
+    public init(_ body: JSONObject) throws {
+        (source, sourceHeaders) = try Self.endpoint(body["source"], "source")
+        (target, targetHeaders) = try Self.endpoint(body["target"], "target")
+        options.continuous = try Self.bool(body, "continuous")
+        options.createTarget = try Self.bool(body, "create_target")
+        cancel = try Self.bool(body, "cancel")
+        options.useCheckpoints = body["use_checkpoints"] == nil ? true : try Self.bool(body, "use_checkpoints")
+        if let ids = body["doc_ids"], !ids.isNull {
+            guard let list = ids.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                throw ReplicationError.invalidOption("parameter `doc_ids` must be an array of strings")
+            }
+            options.docIDs = list.compactMap(\.stringValue)
+        }
+        if let since = body["since_seq"], !since.isNull {
+            options.sinceSeq = since.stringValue ?? String(decoding: JSONWriter.serialize(since), as: UTF8.self)
+        }
+        if let size = body["worker_batch_size"] {
+            guard let n = size.intValue, n > 0 else {
+                throw ReplicationError.invalidOption("parameter `worker_batch_size` must be a positive integer")
+            }
+            options.batchSize = n
+        }
+        // Filters run JavaScript (or views, or selectors), which Settee does not have yet:
+        // refused rather than replicating more than was asked.
+        for name in ["filter", "selector"] where body[name] != nil && body[name]?.isNull == false {
+            throw ReplicationError.invalidOption("`\(name)` replications are not supported by this server yet")
+        }
+    }
+
+    /// CouchDB's job id suffixes: `+continuous`, `+create_target`.
+    public var idSuffix: String {
+        (options.continuous ? "+continuous" : "") + (options.createTarget ? "+create_target" : "")
+    }
+
+    /// The peers this spec names.
+    public func peers(_ endpoints: PeerEndpoints) throws -> (source: any Peer, target: any Peer) {
+        (try endpoints.peer(source, headers: sourceHeaders.sorted { $0.key < $1.key }),
+         try endpoints.peer(target, headers: targetHeaders.sorted { $0.key < $1.key }))
+    }
+
+    private static func endpoint(_ value: JSONValue?, _ name: String) throws -> (String, [String: String]) {
+        if let text = value?.stringValue { return (text, [:]) }
+        if let object = value?.objectValue, let url = object["url"]?.stringValue {
+            var headers: [String: String] = [:]
+            for member in object["headers"]?.objectValue ?? JSONObject() {
+                if let text = member.value.stringValue { headers[member.key] = text }
+            }
+            return (url, headers)
+        }
+        throw ReplicationError.missingEndpoint(name)
+    }
+
+    private static func bool(_ body: JSONObject, _ name: String) throws -> Bool {
+        guard let value = body[name], !value.isNull else { return false }
+        guard let flag = value.boolValue else {
+            throw ReplicationError.invalidOption("parameter `\(name)` must be a boolean")
+        }
+        return flag
+    }
+}
+
+extension ReplicationOptions: Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.continuous == rhs.continuous && lhs.createTarget == rhs.createTarget && lhs.docIDs == rhs.docIDs
+            && lhs.batchSize == rhs.batchSize && lhs.useCheckpoints == rhs.useCheckpoints && lhs.sinceSeq == rhs.sinceSeq
+    }
+}

@@ -1,0 +1,133 @@
+internal import Foundation
+internal import SetteeHTTP
+internal import SetteeJSON
+internal import SetteeReplicator
+
+/// `GET /_scheduler/jobs`, `/_scheduler/docs[/_replicator/{docid}]` and
+/// `/_active_tasks` (CouchDB API Reference › Server), in CouchDB 3.4.3's shapes.
+/// Server admins only.
+enum SchedulerHandlers {
+    static func jobs(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let jobs: [JSONValue] = context.node.replications.jobs.map { job in
+            let status = job.status
+            var entry: JSONObject = ["database": job.docID == nil ? .null : .string(ReplicationManager.databaseName)]
+            entry.append("id", status.id.map { .string($0) } ?? .null)
+            entry.append("pid", .string("<settee>"))
+            entry.append("source", .string(display(job.replication.source)))
+            entry.append("target", .string(display(job.replication.target)))
+            entry.append("user", .null)
+            entry.append("doc_id", job.docID.map { .string($0) } ?? .null)
+            entry.append("info", info(job))
+            entry.append("history", .array(status.history.map { date, type in
+                var event: JSONObject = ["timestamp": .string(iso(date)), "type": .string(type)]
+                if type == "crashed", let reason = status.reason { event.append("reason", .string(reason)) }
+                return .object(event)
+            }))
+            entry.append("node", .string(node))
+            entry.append("start_time", .string(iso(job.startTime)))
+            return .object(entry)
+        }
+        return JSONResponse.make(status: 200, ["total_rows": .int(jobs.count), "offset": 0, "jobs": .array(jobs)])
+    }
+
+    static func docs(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let docs = context.node.replications.documentJobs.map(document)
+        return JSONResponse.make(status: 200, ["total_rows": .int(docs.count), "offset": 0, "docs": .array(docs)])
+    }
+
+    static func doc(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        guard context.parameters[.db] == ReplicationManager.databaseName,
+              let job = context.node.replications.documentJobs.first(where: { $0.docID == context.parameters[.docid] })
+        else { throw CouchError.notFound("missing") }
+        return JSONResponse.make(status: 200, document(job))
+    }
+
+    /// `_active_tasks`: one entry per running replication.
+    static func activeTasks(_ context: RequestContext) async throws -> HTTPResponse {
+        try context.requireAdmin()
+        let tasks: [JSONValue] = context.node.replications.jobs.filter { $0.status.state == .running }.map { job in
+            let progress = job.replication.progress
+            var task: JSONObject = ["node": .string(node), "pid": .string("<settee>"), "process_status": "waiting"]
+            task.append("changes_pending", .null)
+            task.append("checkpoint_interval", .int(Int(job.spec.options.checkpointInterval.components.seconds * 1000)))
+            task.append("checkpointed_source_seq", progress.checkpointedSeq ?? .null)
+            task.append("continuous", .bool(job.spec.options.continuous))
+            task.append("database", job.docID == nil ? .null : .string(ReplicationManager.databaseName))
+            task.append("doc_id", job.docID.map { .string($0) } ?? .null)
+            task.append("doc_write_failures", .int(progress.stats.docWriteFailures))
+            task.append("docs_read", .int(progress.stats.docsRead))
+            task.append("docs_written", .int(progress.stats.docsWritten))
+            task.append("missing_revisions_found", .int(progress.stats.missingFound))
+            task.append("replication_id", job.status.id.map { .string($0) } ?? .null)
+            task.append("revisions_checked", .int(progress.stats.missingChecked))
+            task.append("source", .string(display(job.replication.source)))
+            task.append("source_seq", progress.sourceSeq ?? .null)
+            task.append("started_on", .int(Int(job.startTime.timeIntervalSince1970)))
+            task.append("target", .string(display(job.replication.target)))
+            task.append("type", "replication")
+            task.append("updated_on", .int(Int(job.status.lastUpdated.timeIntervalSince1970)))
+            task.append("user", .null)
+            if let error = progress.lastError { task.append("last_error", .string(error)) }
+            return .object(task)
+        }
+        return JSONResponse.make(status: 200, .array(tasks))
+    }
+
+    /// One `_scheduler/docs` entry.
+    private static func document(_ job: ReplicationJob) -> JSONValue {
+        let status = job.status
+        let finished = status.state == .completed || status.state == .failed
+        var entry: JSONObject = ["database": .string(ReplicationManager.databaseName)]
+        entry.append("doc_id", job.docID.map { .string($0) } ?? .null)
+        entry.append("id", finished ? .null : status.id.map { .string($0) } ?? .null)
+        if !finished { entry.append("node", .string(node)) }
+        entry.append("source", .string(display(job.replication.source)))
+        entry.append("target", .string(display(job.replication.target)))
+        entry.append("state", .string(status.state.rawValue))
+        entry.append("info", status.state == .failed || status.state == .crashing
+            ? ["error": .string(status.reason ?? "")] : info(job))
+        entry.append("error_count", .int(status.errorCount))
+        entry.append("start_time", .string(iso(job.startTime)))
+        entry.append("last_updated", .string(iso(status.lastUpdated)))
+        if !finished {
+            entry.append("source_proxy", .null)
+            entry.append("target_proxy", .null)
+        }
+        return .object(entry)
+    }
+
+    /// The job's counters, as `info` carries them (null before the first batch).
+    private static func info(_ job: ReplicationJob) -> JSONValue {
+        let progress = job.replication.progress
+        guard progress.sessionID != nil else {
+            // A document finished before this server started: what it recorded.
+            guard var stats = job.status.finishedStats?.objectValue else { return .null }
+            stats.removeAll { $0.key == "start_time" }
+            return .object(stats)
+        }
+        return [
+            "revisions_checked": .int(progress.stats.missingChecked),
+            "missing_revisions_found": .int(progress.stats.missingFound),
+            "docs_read": .int(progress.stats.docsRead), "docs_written": .int(progress.stats.docsWritten),
+            "changes_pending": .null, "doc_write_failures": .int(progress.stats.docWriteFailures),
+            "checkpointed_source_seq": progress.checkpointedSeq ?? .null,
+        ]
+    }
+
+    /// A peer as CouchDB shows endpoints: a URL without credentials, ending in `/`.
+    private static func display(_ peer: any Peer) -> String {
+        peer.displayName.contains("://") ? peer.displayName + "/" : peer.displayName
+    }
+
+    /// Settee is one node; CouchDB names its node `couchdb@host`.
+    private static let node = "settee@" + (ProcessInfo.processInfo.hostName.isEmpty ? "localhost" : "127.0.0.1")
+
+    private static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}
