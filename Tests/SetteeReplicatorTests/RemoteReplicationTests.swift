@@ -8,35 +8,6 @@ import Testing
 /// The replicator against real `settee` processes over HTTP: push, pull, the
 /// CLI, a peer that moves, a target killed mid-way.
 @Suite(.serialized) struct RemoteReplicationTests {
-    /// `count` documents, plus a conflict, a deletion, a design document, a local
-    /// document and attachments (5 MB binary, and text that is stored gzip'd).
-    private func fill(_ server: RemoteServer, _ db: String, count: Int) async throws {
-        #expect(try await server.request("PUT", "/\(db)").status == 201)
-        for start in stride(from: 0, to: count, by: 1000) {
-            let docs: [JSONValue] = (start..<min(start + 1000, count)).map {
-                ["_id": .string(String(format: "doc%05d", $0)), "n": .int($0)]
-            }
-            #expect(try await server.request("POST", "/\(db)/_bulk_docs", json: ["docs": .array(docs)]).status == 201)
-        }
-        let first = try await server.request("PUT", "/\(db)/conflicted", json: ["side": "a"]).json
-        let base = try #require(first["rev"]?.stringValue)
-        try await server.request("PUT", "/\(db)/conflicted", json: ["_rev": .string(base), "side": "a2"])
-        let blob = Data((0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }).base64EncodedString()
-        let branch: JSONValue = [
-            "_id": "conflicted", "_rev": "2-0000000000000000000000000000abcd",
-            "_revisions": ["start": 2, "ids": ["0000000000000000000000000000abcd", .string(String(base.dropFirst(2)))]],
-            "side": "b",
-            "_attachments": ["big.bin": ["content_type": "application/octet-stream", "data": .string(blob)],
-                             "notes.txt": ["content_type": "text/plain",
-                                           "data": .string(Data(String(repeating: "couch ", count: 300).utf8).base64EncodedString())]],
-        ]
-        #expect(try await server.request("POST", "/\(db)/_bulk_docs", json: ["new_edits": false, "docs": [branch]]).status == 201)
-        let gone = try await server.request("PUT", "/\(db)/gone", json: [:]).json["rev"]?.stringValue ?? ""
-        #expect(try await server.request("DELETE", "/\(db)/gone?rev=\(gone)").status == 200)
-        #expect(try await server.request("PUT", "/\(db)/_design/app", json: ["views": [:]]).status == 201)
-        #expect(try await server.request("PUT", "/\(db)/_local/private", json: ["mine": true]).status == 201)
-    }
-
     private func replicate(_ source: any Peer, _ target: any Peer,
                            configure: (inout ReplicationOptions) -> Void = { _ in }) async throws -> Replication.Outcome {
         var options = ReplicationOptions()
@@ -47,7 +18,7 @@ import Testing
 
     @Test func pushAndPullBetweenTwoServersKeepEveryTreeAndDigest() async throws {
         let a = try RemoteServer(), b = try RemoteServer()
-        try await fill(a, "src", count: 10_000)
+        try await a.fill("src", count: 10_000)
         let push = try await replicate(try a.peer("src"), try b.peer("copy")) { $0.createTarget = true }
         #expect(push.stats.docWriteFailures == 0 && push.stats.docsWritten == push.stats.missingFound)
         let expected = try await a.pictures("src")
@@ -65,7 +36,7 @@ import Testing
 
     @Test func aPeerOnAnotherPortKeepsItsCheckpoint() async throws {
         let a = try RemoteServer(), b = try RemoteServer()
-        try await fill(a, "src", count: 200)
+        try await a.fill("src", count: 200)
         let first = try await replicate(try a.peer("src"), try b.peer("dst")) { $0.createTarget = true }
         #expect(first.stats.docsWritten > 200)
         let oldBase = b.base
@@ -103,7 +74,7 @@ import Testing
 
     @Test func theCommandLineReplicatesAndReportsFailure() async throws {
         let a = try RemoteServer(), b = try RemoteServer()
-        try await fill(a, "src", count: 50)
+        try await a.fill("src", count: 50)
         let ok = try runCLI(["replicate", a.url("src"), b.url("cli"), "--create-target"])
         #expect(ok.status == 0)
         #expect(ok.output.contains("written") && !ok.output.contains("test-password"))

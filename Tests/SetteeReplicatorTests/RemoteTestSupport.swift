@@ -3,9 +3,27 @@ import Logging
 import SetteeJSON
 @testable import SetteeReplicator
 import SetteeTestSupport
+import Testing
+
+/// A server spoken to through `CurlSession` with admin credentials in `base`.
+protocol ServerUnderTest: AnyObject {
+    /// `http://admin:…@host:port` (no trailing slash).
+    var base: String { get }
+    var session: CurlSession { get }
+}
+
+/// An Apache CouchDB named by `COUCHDB_URL` (admin credentials in the URL); tests
+/// that need one are skipped without it (CI has none; it is run against one outside).
+final class CouchDBServer: ServerUnderTest {
+    static let url = ProcessInfo.processInfo.environment["COUCHDB_URL"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    let base: String
+    let session = CurlSession(maxConnections: 4)
+
+    init() throws { base = try #require(Self.url) }
+}
 
 /// A real `settee serve` on a free loopback port, spoken to through `CurlSession`.
-final class RemoteServer {
+final class RemoteServer: ServerUnderTest {
     let directory: TempDirectory
     private(set) var process: SetteeProcess
     let session = CurlSession(maxConnections: 4)
@@ -20,17 +38,10 @@ final class RemoteServer {
         _ = try? process.waitForExit()
     }
 
-    /// `http://admin:…@127.0.0.1:PORT` (no trailing slash).
     var base: String {
         let url = process.baseURL
         let admin = SetteeProcess.defaultAdmin
         return "http://\(admin.name):\(admin.password)@\(url.host ?? "127.0.0.1"):\(url.port ?? 0)"
-    }
-
-    func url(_ db: String) -> String { base + "/" + db }
-
-    func peer(_ db: String) throws -> RemotePeer {
-        RemotePeer(endpoint: try RemoteEndpoint(url: url(db)), session: session)
     }
 
     /// Stops the server (SIGTERM, or SIGKILL to test durability) and starts it on
@@ -39,6 +50,14 @@ final class RemoteServer {
         process.kill(signal)
         _ = try process.waitForExit()
         process = try SetteeProcess.start(dataDirectory: directory.path, port: port)
+    }
+}
+
+extension ServerUnderTest {
+    func url(_ db: String) -> String { base + "/" + db }
+
+    func peer(_ db: String) throws -> RemotePeer {
+        RemotePeer(endpoint: try RemoteEndpoint(url: url(db)), session: session)
     }
 
     /// One request as the admin; the answer's JSON (null when it has none).
@@ -90,5 +109,34 @@ final class RemoteServer {
             try await request("GET", "/\(db)/_changes?feed=longpoll&timeout=2000&limit=1&since=\(since)")
         }
         return false
+    }
+
+    /// `count` documents, plus a conflict, a deletion, a design document, a local
+    /// document and attachments (5 MB binary, and text that is stored gzip'd).
+    func fill(_ db: String, count: Int) async throws {
+        #expect(try await request("PUT", "/\(db)").status == 201)
+        for start in stride(from: 0, to: count, by: 1000) {
+            let docs: [JSONValue] = (start..<min(start + 1000, count)).map {
+                ["_id": .string(String(format: "doc%05d", $0)), "n": .int($0)]
+            }
+            #expect(try await request("POST", "/\(db)/_bulk_docs", json: ["docs": .array(docs)]).status == 201)
+        }
+        let first = try await request("PUT", "/\(db)/conflicted", json: ["side": "a"]).json
+        let base = try #require(first["rev"]?.stringValue)
+        try await request("PUT", "/\(db)/conflicted", json: ["_rev": .string(base), "side": "a2"])
+        let blob = Data((0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }).base64EncodedString()
+        let branch: JSONValue = [
+            "_id": "conflicted", "_rev": "2-0000000000000000000000000000abcd",
+            "_revisions": ["start": 2, "ids": ["0000000000000000000000000000abcd", .string(String(base.dropFirst(2)))]],
+            "side": "b",
+            "_attachments": ["big.bin": ["content_type": "application/octet-stream", "data": .string(blob)],
+                             "notes.txt": ["content_type": "text/plain",
+                                           "data": .string(Data(String(repeating: "couch ", count: 300).utf8).base64EncodedString())]],
+        ]
+        #expect(try await request("POST", "/\(db)/_bulk_docs", json: ["new_edits": false, "docs": [branch]]).status == 201)
+        let gone = try await request("PUT", "/\(db)/gone", json: [:]).json["rev"]?.stringValue ?? ""
+        #expect(try await request("DELETE", "/\(db)/gone?rev=\(gone)").status == 200)
+        #expect(try await request("PUT", "/\(db)/_design/app", json: ["views": [:]]).status == 201)
+        #expect(try await request("PUT", "/\(db)/_local/private", json: ["mine": true]).status == 201)
     }
 }
