@@ -38,8 +38,13 @@ struct Checkpointer {
         baseHistory = sourceDoc?["history"]?.arrayValue ?? []
         history = baseHistory
         guard let sourceDoc, let targetDoc else { return }
-        startSeq = Self.agreedSequence(sourceDoc, targetDoc) ?? .int(0)
-        recorded = startSeq
+        // A sequence is a string or a number; anything else is a damaged checkpoint: start over.
+        switch Self.agreedSequence(sourceDoc, targetDoc) {
+        case let seq? where seq.stringValue != nil || seq.numberValue != nil:
+            startSeq = seq
+            recorded = seq
+        default: break
+        }
     }
 
     /// CouchDB's rule: the same last session on both sides → its sequence; otherwise

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import SetteeHTTP
+import SetteeJSON
+@testable import SetteeReplicator
+import SetteeTestSupport
+import Testing
+
+/// The replicator against peers that misbehave (`FaultyProxy` in front of a real
+/// server): it retries what may pass, stops with the cause on what cannot, never
+/// writes a partial document and never checkpoints past what was written.
+@Suite(.serialized) struct ReplicationFaultTests {
+    private let admin = SetteeProcess.defaultAdmin
+
+    /// `a`'s `src` (300 documents and the rest of `fill`) and an empty `b`.
+    private func servers() async throws -> (RemoteServer, RemoteServer) {
+        let a = try RemoteServer(), b = try RemoteServer()
+        try await a.fill("src", count: 300)
+        return (a, b)
+    }
+
+    private func proxy(_ server: RemoteServer, _ fault: @escaping @Sendable (String, Int) -> FaultyProxy.Fault?)
+        throws -> FaultyProxy {
+        let url = server.process.baseURL
+        let proxy = FaultyProxy(upstream: "http://127.0.0.1:\(url.port ?? 0)") { request, seen in
+            fault(FaultyProxy.kind(request.rawPath), seen)
+        }
+        try proxy.start()
+        return proxy
+    }
+
+    private func peer(_ proxy: FaultyProxy, _ db: String, timeout: Duration = .seconds(30)) throws -> RemotePeer {
+        let url = proxy.base.replacingOccurrences(of: "http://", with: "http://\(admin.name):\(admin.password)@")
+        return RemotePeer(endpoint: try RemoteEndpoint(url: url + "/" + db), session: CurlSession(), timeout: timeout)
+    }
+
+    private func run(_ source: any Peer, _ target: any Peer) async throws -> Replication.Outcome {
+        var options = ReplicationOptions()
+        options.createTarget = true
+        options.batchSize = 100
+        return try await Replication(source: source, target: target, options: options, logger: Logger(label: "test")).run()
+    }
+
+    @Test func garbageServerErrorsAndTruncatedBodiesAreRetried() async throws {
+        let (a, b) = try await servers()
+        let faulty = try proxy(a) { kind, seen in
+            switch (kind, seen) {
+            case ("_bulk_get", 0): .garbage
+            case ("_changes", 1): .status(500)
+            case ("_bulk_get", 2): .truncate
+            default: nil
+            }
+        }
+        let outcome = try await run(try peer(faulty, "src"), try b.peer("dst"))
+        await faulty.stop()
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(faulty.count("_bulk_get") > 3)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func repeatedAndReorderedChangesRowsChangeNothing() async throws {
+        let (a, b) = try await servers()
+        let faulty = try proxy(a) { kind, _ in
+            guard kind == "_changes" else { return nil }
+            return .rewrite { answer in
+                guard var object = answer as? [String: Any], let rows = object["results"] as? [Any] else { return }
+                object["results"] = rows.reversed() + rows.prefix(10)
+                answer = object
+            }
+        }
+        let outcome = try await run(try peer(faulty, "src"), try b.peer("dst"))
+        await faulty.stop()
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func aStalledPeerTimesOutAndIsRetried() async throws {
+        let (a, b) = try await servers()
+        let faulty = try proxy(a) { kind, seen in kind == "_bulk_get" && seen == 0 ? .stall : nil }
+        let outcome = try await run(try peer(faulty, "src", timeout: .seconds(1)), try b.peer("dst"))
+        await faulty.stop()
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func aRefusalMidwayStopsWithItsCauseAndNothingIsCheckpointedPastIt() async throws {
+        let (a, b) = try await servers()
+        let faulty = try proxy(b) { kind, seen in kind == "_bulk_docs" && seen == 1 ? .status(401) : nil }
+        await #expect {
+            _ = try await run(try a.peer("src"), try peer(faulty, "dst"))
+        } throws: { error in
+            guard case ReplicationError.peerError(_, 401, _, _)? = error as? ReplicationError else { return false }
+            return true
+        }
+        await faulty.stop()
+        // No checkpoint was written past the refusal (none at all inside 5 s), so
+        // the next run finds every missing document again and ends complete.
+        let again = try await run(try a.peer("src"), try b.peer("dst"))
+        #expect(again.stats.missingFound > 0 && again.stats.docWriteFailures == 0)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func aMalformedCheckpointIsNotTrusted() async throws {
+        let (a, b) = try await servers()
+        let first = try await run(try a.peer("src"), try b.peer("dst"))
+        for server in [a, b] as [RemoteServer] {
+            let db = server === a ? "src" : "dst"
+            let current = try await server.request("GET", "/\(db)/_local/\(first.replicationID)").json
+            #expect(try await server.request("PUT", "/\(db)/_local/\(first.replicationID)", json: [
+                "_rev": current["_rev"] ?? .null, "session_id": 5, "history": "nope", "source_last_seq": ["x": 1],
+            ]).status == 201)
+        }
+        let again = try await run(try a.peer("src"), try b.peer("dst"))
+        #expect(again.stats.missingChecked >= 300 && again.stats.docsWritten == 0)
+    }
+}
