@@ -81,6 +81,13 @@ import Testing
         #expect(try await b.pictures("cli") == (try await a.pictures("src")))
         let failed = try runCLI(["replicate", a.url("nothing"), b.url("cli")])
         #expect(failed.status == 1 && failed.output.contains("does not exist"))
+        // Both ways: edits on each side end on both, with the same winners.
+        #expect(try await a.request("PUT", "/src/from-a", json: ["side": "a"]).status == 201)
+        #expect(try await b.request("PUT", "/cli/from-b", json: ["side": "b"]).status == 201)
+        let sync = try runCLI(["sync", a.url("src"), b.url("cli")])
+        #expect(sync.status == 0)
+        #expect(try await b.pictures("cli") == (try await a.pictures("src")))
+        #expect(try await a.request("GET", "/src/from-b").status == 200)
     }
 
     private func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {

@@ -7,7 +7,9 @@ internal import SetteeReplicator
 struct ProgressLine: Sendable {
     let replication: Replication
     let started: ContinuousClock.Instant
-    let isTerminal = isatty(STDOUT_FILENO) == 1
+    let isTerminal: Bool
+
+    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     func redraw() async {
         guard isTerminal else { return }

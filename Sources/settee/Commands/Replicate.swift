@@ -65,6 +65,14 @@ struct Replicate: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        let job = Task { try await replicate(redrawing: true) }
+        TerminationSignals.install { _ in job.cancel() }
+        try await job.value
+    }
+
+    /// The replication; a cancelled continuous one ends normally with its summary.
+    /// `redrawing` false: no live progress line (`settee sync` runs two at once).
+    func replicate(redrawing: Bool) async throws {
         var logger = Logger(label: "settee.replicate")
         logger.logLevel = .error
         var options = ReplicationOptions()
@@ -83,17 +91,15 @@ struct Replicate: AsyncParsableCommand {
             throw Self.failure(error)
         }
         let started = ContinuousClock.now
-        let job = Task { try await replication.run() }
-        TerminationSignals.install { _ in job.cancel() }
-        let progress = ProgressLine(replication: replication, started: started)
+        let progress = ProgressLine(replication: replication, started: started, isTerminal: redrawing && ProgressLine.stdoutIsTerminal)
         let drawing = Task { await progress.redraw() }
         defer { drawing.cancel() }
         do {
-            let outcome = try await job.value
+            let outcome = try await replication.run()
             drawing.cancel()
             progress.finish("replicated \(replication.source.displayName) → \(replication.target.displayName): "
                 + progress.figures(outcome.stats) + ", source seq \(Self.text(outcome.sourceLastSeq))")
-        } catch is CancellationError where continuous {
+        } catch where continuous && Self.isCancellation(error) {
             drawing.cancel()
             progress.finish("stopped following \(replication.source.displayName): " + progress.figures(replication.progress.stats))
         } catch {
@@ -116,6 +122,11 @@ struct Replicate: AsyncParsableCommand {
         let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
         return PeerEndpoints(directory: directory, serverUUID: node.uuid, session: session,
                              maxDocumentSize: node.maxDocumentSize)
+    }
+
+    /// How an interrupted continuous run ends: the task's cancellation, or a transfer it cut.
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? ReplicationError) == .cancelled
     }
 
     static func failure(_ error: any Error) -> any Error {

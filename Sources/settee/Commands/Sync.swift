@@ -1,0 +1,47 @@
+/*
+ `settee sync A B`: both ways at once — A to B and B to A, each a replication of
+ its own with its own checkpoints, one-shot or --continuous. Two laptops that both
+ edited end with the same documents and the same winners.
+*/
+internal import ArgumentParser
+internal import Foundation
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replicate two databases both ways (URLs, or names in the data directory).")
+
+    @Argument(help: "One database: a URL or a local database name.")
+    var first: String
+
+    @Argument(help: "The other database: a URL or a local database name.")
+    var second: String
+
+    @Flag(help: "Keep both directions going until interrupted.")
+    var continuous = false
+
+    @Flag(help: "Do not verify TLS certificates of https peers.")
+    var insecure = false
+
+    @Option(name: .customLong("data-dir"), help: "Data directory for local database names (default ./data).")
+    var dataDir: String?
+
+    func run() async throws {
+        var shared: [String] = []
+        if continuous { shared.append("--continuous") }
+        if insecure { shared.append("--insecure") }
+        if let dataDir { shared += ["--data-dir", dataDir] }
+        let there = try Replicate.parse([first, second] + shared)
+        let back = try Replicate.parse([second, first] + shared)
+        signal(SIGPIPE, SIG_IGN)
+        // Neither direction creates a database: both must exist, as a sync is between two.
+        let job = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await there.replicate(redrawing: false) }
+                group.addTask { try await back.replicate(redrawing: false) }
+                try await group.waitForAll()
+            }
+        }
+        TerminationSignals.install { _ in job.cancel() }
+        try await job.value
+    }
+}
