@@ -23,19 +23,22 @@ import Testing
         // A conflict: a second branch arrives as a replicator would write it.
         let base = try await db.put("conflicted", #"{"side":"a"}"#)
         try await db.put("conflicted", #"{"side":"a2"}"#, base: base)
-        let failures = try await store.peer(name).write([
-            ["_id": "conflicted", "_rev": "2-00000000000000000000000000000abc",
-             "_revisions": ["start": 2, "ids": ["00000000000000000000000000000abc", .string(String(base.dropFirst(2)))]],
-             "side": "b"],
-            ["_id": "files", "_rev": "1-11111111111111111111111111111111",
-             "_revisions": ["start": 1, "ids": ["11111111111111111111111111111111"]],
-             "_attachments": [
-                "blob.bin": ["content_type": "application/octet-stream",
-                             "data": .string(Data((0..<5000).map { UInt8($0 % 251) }).base64EncodedString())],
-                "notes.txt": ["content_type": "text/plain",
-                              "data": .string(Data(String(repeating: "settee ", count: 400).utf8).base64EncodedString())],
-             ]],
-        ])
+        let branch: JSONObject = [
+            "_id": "conflicted", "_rev": "2-00000000000000000000000000000abc",
+            "_revisions": ["start": 2, "ids": ["00000000000000000000000000000abc", .string(String(base.dropFirst(2)))]],
+            "side": "b",
+        ]
+        let blob = Data((0..<5000).map { UInt8($0 % 251) }).base64EncodedString()
+        let notes = Data(String(repeating: "settee ", count: 400).utf8).base64EncodedString()
+        let attachments: JSONValue = [
+            "blob.bin": ["content_type": "application/octet-stream", "data": .string(blob)],
+            "notes.txt": ["content_type": "text/plain", "data": .string(notes)],
+        ]
+        let files: JSONObject = [
+            "_id": "files", "_rev": "1-11111111111111111111111111111111",
+            "_revisions": ["start": 1, "ids": ["11111111111111111111111111111111"]], "_attachments": attachments,
+        ]
+        let failures = try await store.peer(name).write([TransferRevision(json: branch), TransferRevision(json: files)])
         #expect(failures.isEmpty)
     }
 

@@ -77,20 +77,27 @@ public struct LocalPeer: Peer {
         return answer
     }
 
-    public func revisions(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
+    public func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
         let database = try database()
         var options = DocumentOptions()
         options.revs = true
-        var out: [JSONObject] = []
+        var out: [TransferRevision] = []
         for request in requests {
             guard let rev = RevisionID(request.rev) else { throw ReplicationError.revisionMissing(request.id, request.rev) }
-            options.attsSince = request.attsSince.compactMap(RevisionID.init)
+            let attsSince = request.attsSince.compactMap(RevisionID.init)
             for (document, revision) in try await Self.latest(database, id: request.id, rev: rev) {
-                let forms = try await AttachmentJSON.inlineForms(database, document.tree, revision,
-                                                                 attsSince: options.attsSince)
-                let json = try RevisionJSON.render(document, revision, options: options, forms: forms).jsonValue()
-                guard let object = json.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
-                out.append(object)
+                let json = try RevisionJSON.render(document, revision, options: options).jsonValue()
+                guard var object = json.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
+                var bodies: [String: [UInt8]] = [:]
+                var entries = object["_attachments"]?.objectValue ?? JSONObject()
+                for attachment in AttachmentJSON.toSend(document.tree, revision, attsSince: attsSince) {
+                    let bytes = try await database.attachmentData(attachment)
+                    bodies[attachment.name] = bytes
+                    entries[attachment.name] = TransferRevision.followsEntry(
+                        contentType: attachment.contentType, revpos: attachment.revpos, length: bytes.count)
+                }
+                if !bodies.isEmpty { object["_attachments"] = .object(entries) }
+                out.append(TransferRevision(json: object, attachments: bodies))
             }
         }
         return out
@@ -113,21 +120,26 @@ public struct LocalPeer: Peer {
         return found
     }
 
-    public func write(_ revisions: [JSONObject]) async throws -> [WriteFailure] {
+    public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
         let database = try database()
         let parser = DocumentParser(maxDocumentSize: maxDocumentSize)
         var failures: [WriteFailure] = []
         var updates: [DocumentUpdate] = []
-        for object in revisions {
-            let id = object["_id"]?.stringValue ?? ""
+        for revision in revisions {
             do {
-                let parsed = try parser.parse(object, id: nil, newEdits: false)
+                let parsed = try parser.parse(revision.json, id: nil, newEdits: false)
+                // Following attachments are stored as blobs first, as a multipart upload's are.
+                var followed: [String: StoredAttachment] = [:]
+                for (name, bytes) in revision.attachments {
+                    let type = parsed.attachments?[name]?["content_type"]?.stringValue ?? "application/octet-stream"
+                    followed[name] = try await database.storeAttachment(name: name, contentType: type, bytes: bytes)
+                }
                 var update = parsed.update
                 update.attachments = try await AttachmentParser.updates(try AttachmentParser.entries(parsed.attachments),
-                                                                        database, newEdits: false)
+                                                                        database, newEdits: false, followed: followed)
                 updates.append(update)
             } catch {
-                failures.append(WriteFailure(id: id, rev: object["_rev"]?.stringValue, error: "bad_request",
+                failures.append(WriteFailure(id: revision.id, rev: revision.rev, error: "bad_request",
                                              reason: String(describing: error)))
             }
         }

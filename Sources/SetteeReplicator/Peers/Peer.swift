@@ -19,12 +19,12 @@ public protocol Peer: Sendable {
     func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage
     /// `_revs_diff`: the revisions this peer lacks, per document.
     func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions]
-    /// The revisions asked for, with `_revisions` history and attachments newer
-    /// than `attsSince` inline; the rest as stubs.
-    func revisions(_ requests: [RevisionRequest]) async throws -> [JSONObject]
+    /// The revisions asked for, with `_revisions` history; attachments newer than
+    /// `attsSince` come as raw bytes beside the JSON, the rest as stubs.
+    func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision]
     /// Writes revisions as a replicator does (`new_edits: false`). Per-document
     /// refusals come back as failures; the call throws only when nothing could be written.
-    func write(_ revisions: [JSONObject]) async throws -> [WriteFailure]
+    func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure]
     /// The `_local/` checkpoint document `id` names, or nil.
     func checkpoint(id: String) async throws -> JSONObject?
     /// Stores the checkpoint document (local documents have no MVCC in CouchDB 3).
@@ -73,6 +73,29 @@ public struct MissingRevisions: Sendable, Equatable {
     public init(missing: [String], possibleAncestors: [String]) {
         self.missing = missing
         self.possibleAncestors = possibleAncestors
+    }
+}
+
+/// One revision on its way from source to target: CouchDB's JSON (`_id`, `_rev`,
+/// `_revisions`, `_deleted`, `_attachments`) and the bytes of each attachment whose
+/// entry says `"follows": true` — raw, never base64, as CouchDB's replicator
+/// sends them in `multipart/related`.
+public struct TransferRevision: Sendable {
+    public var json: JSONObject
+    /// Identity bytes by attachment name, for the `follows` entries of `json`.
+    public var attachments: [String: [UInt8]]
+
+    public init(json: JSONObject, attachments: [String: [UInt8]] = [:]) {
+        self.json = json
+        self.attachments = attachments
+    }
+
+    public var id: String { json["_id"]?.stringValue ?? "" }
+    public var rev: String? { json["_rev"]?.stringValue }
+
+    /// The `_attachments` entry CouchDB reads a following part by.
+    static func followsEntry(contentType: String, revpos: Int, length: Int) -> JSONValue {
+        ["content_type": .string(contentType), "revpos": .int(revpos), "length": .int(length), "follows": true]
     }
 }
 

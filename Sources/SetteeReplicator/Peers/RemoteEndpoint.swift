@@ -50,6 +50,20 @@ public struct RemoteEndpoint: Sendable {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
+    /// A document id in a URL: encoded, but the `_design/` or `_local/` prefix's slash
+    /// kept literal (proxies refuse `%2F`; CouchDB reads both).
+    static func documentPath(_ id: String) -> String {
+        for prefix in ["_design/", "_local/"] where id.hasPrefix(prefix) {
+            return prefix + encode(String(id.dropFirst(prefix.count)))
+        }
+        return encode(id)
+    }
+
+    /// An attachment name in a URL: each `/`-separated piece encoded (names may hold `/`).
+    static func attachmentPath(_ name: String) -> String {
+        name.split(separator: "/", omittingEmptySubsequences: false).map { encode(String($0)) }.joined(separator: "/")
+    }
+
     /// A path segment, percent-encoded as CouchDB ids travel: everything but unreserved bytes.
     static func encode(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment

@@ -76,72 +76,115 @@ public struct RemotePeer: Peer {
         return missing
     }
 
-    public func revisions(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
-        let docs: [JSONValue] = requests.map { request in
-            var entry: JSONObject = ["id": .string(request.id), "rev": .string(request.rev)]
-            if !request.attsSince.isEmpty { entry.append("atts_since", .array(request.attsSince.map { .string($0) })) }
-            return .object(entry)
-        }
-        var request = post("/_bulk_get?revs=true&latest=true&attachments=true", ["docs": .array(docs)])
+    /// `_bulk_get` with stubs (small JSON), then each attachment the target lacks
+    /// as raw bytes from its own URL: no base64 in either direction.
+    public func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
+        let docs: [JSONValue] = requests.map { ["id": .string($0.id), "rev": .string($0.rev)] }
+        var request = post("/_bulk_get?revs=true&latest=true", ["docs": .array(docs)])
         request.headers.append(("Accept", "application/json"))
         let response = try await send(request)
         // CouchDB before 2.2, and servers that never had it, lack _bulk_get: one document at a time then.
-        if [400, 404, 405, 501].contains(response.status) { return try await openRevs(requests) }
-        try check(response, expecting: [200])
-        guard let results = try parse(response)["results"]?.arrayValue else {
-            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
-        }
-        var found: [JSONObject] = []
-        for (request, result) in zip(requests, results) {
-            for entry in result["docs"]?.arrayValue ?? [] {
-                // An error entry is a revision the source listed but cannot serve now: never skipped.
-                guard let doc = entry["ok"]?.objectValue else {
-                    throw ReplicationError.revisionMissing(request.id, request.rev)
+        let found: [(RevisionRequest, JSONObject)]
+        if [400, 404, 405, 501].contains(response.status) {
+            found = try await openRevs(requests)
+        } else {
+            try check(response, expecting: [200])
+            guard let results = try parse(response)["results"]?.arrayValue, results.count == requests.count else {
+                throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
+            }
+            found = try zip(requests, results).flatMap { request, result in
+                try (result["docs"]?.arrayValue ?? []).map { entry in
+                    // An error entry is a revision the source listed but cannot serve now: never skipped.
+                    guard let doc = entry["ok"]?.objectValue else {
+                        throw ReplicationError.revisionMissing(request.id, request.rev)
+                    }
+                    return (request, doc)
                 }
-                found.append(doc)
             }
         }
-        guard results.count == requests.count else {
-            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get (row count)")
+        var out: [TransferRevision] = []
+        for (request, doc) in found { out.append(try await withAttachments(doc, attsSince: request.attsSince)) }
+        return out
+    }
+
+    /// `doc` with the attachments newer than the newest of `attsSince` in its history
+    /// fetched (CouchDB's `atts_since` rule, applied here), the others left as stubs.
+    private func withAttachments(_ doc: JSONObject, attsSince: [String]) async throws -> TransferRevision {
+        guard var entries = doc["_attachments"]?.objectValue, let id = doc["_id"]?.stringValue,
+              let rev = doc["_rev"]?.stringValue else { return TransferRevision(json: doc) }
+        let since = Self.sinceGeneration(doc["_revisions"], attsSince: Set(attsSince))
+        var bodies: [String: [UInt8]] = [:]
+        for member in entries where (member.value["revpos"]?.intValue ?? 0) > since {
+            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.documentPath(id) + "/"
+                + RemoteEndpoint.attachmentPath(member.key) + "?rev=" + RemoteEndpoint.encode(rev), timeout: timeout)
+            get.headers.append(("Accept", "*/*"))
+            let answer = try await send(get)
+            // Gone since the change was listed: the revision is in flux, try again later.
+            if answer.status == 404 { throw ReplicationError.revisionMissing(id, rev) }
+            try check(answer, expecting: [200])
+            bodies[member.key] = answer.body
+            entries[member.key] = TransferRevision.followsEntry(
+                contentType: member.value["content_type"]?.stringValue ?? "application/octet-stream",
+                revpos: member.value["revpos"]?.intValue ?? 0, length: answer.body.count)
         }
-        return found
+        var json = doc
+        if !bodies.isEmpty { json["_attachments"] = .object(entries) }
+        return TransferRevision(json: json, attachments: bodies)
+    }
+
+    /// The generation of the newest revision of a `_revisions` history found in `attsSince`; 0 if none.
+    static func sinceGeneration(_ revisions: JSONValue?, attsSince: Set<String>) -> Int {
+        guard !attsSince.isEmpty, let start = revisions?["start"]?.intValue,
+              let ids = revisions?["ids"]?.arrayValue?.compactMap(\.stringValue) else { return 0 }
+        for (offset, suffix) in ids.enumerated() where attsSince.contains("\(start - offset)-\(suffix)") {
+            return start - offset
+        }
+        return 0
     }
 
     /// `GET /{db}/{docid}?open_revs=[rev]&latest=true&revs=true` as JSON, per revision.
-    private func openRevs(_ requests: [RevisionRequest]) async throws -> [JSONObject] {
-        var found: [JSONObject] = []
+    private func openRevs(_ requests: [RevisionRequest]) async throws -> [(RevisionRequest, JSONObject)] {
+        var found: [(RevisionRequest, JSONObject)] = []
         for request in requests {
-            var query = "revs=true&latest=true&attachments=true&open_revs="
+            let query = "revs=true&latest=true&open_revs="
                 + RemoteEndpoint.encode(String(decoding: JSONWriter.serialize([.string(request.rev)]), as: UTF8.self))
-            if !request.attsSince.isEmpty {
-                let since = JSONWriter.serialize(.array(request.attsSince.map { .string($0) }))
-                query += "&atts_since=" + RemoteEndpoint.encode(String(decoding: since, as: UTF8.self))
-            }
-            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.encode(request.id)
+            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.documentPath(request.id)
                 + "?" + query, timeout: timeout)
             get.headers.append(("Accept", "application/json"))
             let answer = try await send(get)
             try check(answer, expecting: [200])
             for entry in try parse(answer).arrayValue ?? [] {
-                guard let doc = entry["ok"]?.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
-                found.append(doc)
+                guard let doc = entry["ok"]?.objectValue else {
+                    throw ReplicationError.revisionMissing(request.id, request.rev)
+                }
+                found.append((request, doc))
             }
         }
         return found
     }
 
-    public func write(_ revisions: [JSONObject]) async throws -> [WriteFailure] {
-        guard !revisions.isEmpty else { return [] }
-        let body: JSONValue = ["new_edits": false, "docs": .array(revisions.map { .object($0) })]
+    /// Documents without attachment bytes go in `_bulk_docs`; each one with bytes is a
+    /// `multipart/related` `PUT ?new_edits=false`, as CouchDB's replicator sends them.
+    public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
+        var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty }.map(\.json))
+        for revision in revisions where !revision.attachments.isEmpty {
+            if let failure = try await putMultipart(revision) { failures.append(failure) }
+        }
+        return failures
+    }
+
+    private func bulkDocs(_ docs: [JSONObject]) async throws -> [WriteFailure] {
+        guard !docs.isEmpty else { return [] }
+        let body: JSONValue = ["new_edits": false, "docs": .array(docs.map { .object($0) })]
         let response = try await send(post("/_bulk_docs", body))
         if response.status == 413 {
             // Too large together: halves, down to single documents, which then count as failures.
-            guard revisions.count > 1 else {
-                return [WriteFailure(id: revisions[0]["_id"]?.stringValue ?? "", rev: revisions[0]["_rev"]?.stringValue,
+            guard docs.count > 1 else {
+                return [WriteFailure(id: docs[0]["_id"]?.stringValue ?? "", rev: docs[0]["_rev"]?.stringValue,
                                      error: "too_large", reason: "the request entity is too large")]
             }
-            let half = revisions.count / 2
-            return try await write(Array(revisions[..<half])) + (try await write(Array(revisions[half...])))
+            let half = docs.count / 2
+            return try await bulkDocs(Array(docs[..<half])) + (try await bulkDocs(Array(docs[half...])))
         }
         try check(response, expecting: [201, 202])
         return (try parse(response).arrayValue ?? []).compactMap { row in
@@ -149,6 +192,24 @@ public struct RemotePeer: Peer {
             return WriteFailure(id: row["id"]?.stringValue ?? "", rev: row["rev"]?.stringValue, error: error,
                                 reason: row["reason"]?.stringValue ?? "")
         }
+    }
+
+    /// One document and its attachment parts. A refusal of the document (401, 403,
+    /// 412, 413, 415) is its failure; any other error status stops the batch.
+    private func putMultipart(_ revision: TransferRevision) async throws -> WriteFailure? {
+        let (contentType, body) = try await MultipartUpload.body(revision)
+        let request = RemoteRequest(method: "PUT", url: endpoint.database + "/" + RemoteEndpoint.documentPath(revision.id)
+                                        + "?new_edits=false", headers: [("Content-Type", contentType)], body: body,
+                                    timeout: timeout)
+        let response = try await send(request)
+        if [200, 201, 202].contains(response.status) { return nil }
+        let answer = try? JSONReader.parse(response.body)
+        if [401, 403, 412, 413, 415].contains(response.status) {
+            return WriteFailure(id: revision.id, rev: revision.rev, error: answer?["error"]?.stringValue ?? "error",
+                                reason: answer?["reason"]?.stringValue ?? "")
+        }
+        try check(response, expecting: [201])
+        return nil
     }
 
     public func checkpoint(id: String) async throws -> JSONObject? {
