@@ -50,14 +50,7 @@ struct Replicate: AsyncParsableCommand {
     @Flag(name: .customLong("no-checkpoints"), help: "Neither read nor write checkpoints.")
     var noCheckpoints = false
 
-    @Flag(help: "Do not verify TLS certificates of https peers.")
-    var insecure = false
-
-    @Option(name: .customLong("data-dir"), help: "Data directory for local database names (env SETTEE_DATA_DIR; default ./data).")
-    var dataDir: String?
-
-    @Option(name: .long, help: "Config file, for the data directory and server uuid (env SETTEE_CONFIG).")
-    var config: String?
+    @OptionGroup var peers: PeerOptions
 
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
@@ -111,12 +104,12 @@ struct Replicate: AsyncParsableCommand {
 
     /// The store, opened only when an endpoint is a local name.
     private func makeEndpoints(logger: Logger) throws -> PeerEndpoints {
-        let session = CurlSession(maxConnections: 4, verifyTLS: !insecure)
+        let session = CurlSession(maxConnections: 4, verifyTLS: !peers.insecure)
         let isLocal = { (text: String) in !text.lowercased().hasPrefix("http://") && !text.lowercased().hasPrefix("https://") }
         guard isLocal(source) || isLocal(target) else {
             return PeerEndpoints(directory: nil, serverUUID: "", session: session)
         }
-        var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: config, dataDirectory: dataDir),
+        var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: peers.config, dataDirectory: peers.dataDir),
                                                     environment: ProcessInfo.processInfo.environment)
         let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
         let directory = try DatabaseDirectory(configuration: node.store, logger: logger)

@@ -19,17 +19,10 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Keep both directions going until interrupted.")
     var continuous = false
 
-    @Flag(help: "Do not verify TLS certificates of https peers.")
-    var insecure = false
-
-    @Option(name: .customLong("data-dir"), help: "Data directory for local database names (default ./data).")
-    var dataDir: String?
+    @OptionGroup var peers: PeerOptions
 
     func run() async throws {
-        var shared: [String] = []
-        if continuous { shared.append("--continuous") }
-        if insecure { shared.append("--insecure") }
-        if let dataDir { shared += ["--data-dir", dataDir] }
+        let shared = (continuous ? ["--continuous"] : []) + peers.arguments
         let there = try Replicate.parse([first, second] + shared)
         let back = try Replicate.parse([second, first] + shared)
         signal(SIGPIPE, SIG_IGN)
