@@ -98,7 +98,8 @@ final class FaultyProxy: HTTPResponder, @unchecked Sendable {  // `server`, `bas
             })
         default: break
         }
-        return HTTPResponse(status: answer.status, headers: ["Content-Type": answer.header("content-type") ?? "application/json"],
-                            body: .bytes(bytes))
+        var answerHeaders: HTTPHeaders = ["Content-Type": answer.header("content-type") ?? "application/json"]
+        if let cookie = answer.header("set-cookie") { answerHeaders.add("Set-Cookie", cookie) }
+        return HTTPResponse(status: answer.status, headers: answerHeaders, body: .bytes(bytes))
     }
 }

@@ -65,7 +65,7 @@ extension ServerUnderTest {
     func request(_ method: String, _ path: String, json: JSONValue? = nil,
                  accept: String = "application/json") async throws -> (status: Int, json: JSONValue) {
         let endpoint = try RemoteEndpoint(url: base + "/x")
-        var headers = endpoint.headers + [("Accept", accept)]
+        var headers = [("Accept", accept)] + (endpoint.basicAuthorization.map { [$0] } ?? [])
         if json != nil { headers.append(("Content-Type", "application/json")) }
         let response = try await session.send(RemoteRequest(method: method, url: endpoint.root + path, headers: headers,
                                                             body: json.map { JSONWriter.serialize($0) }))

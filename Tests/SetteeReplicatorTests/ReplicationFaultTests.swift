@@ -85,11 +85,11 @@ import Testing
 
     @Test func aRefusalMidwayStopsWithItsCauseAndNothingIsCheckpointedPastIt() async throws {
         let (a, b) = try await servers()
-        let faulty = try proxy(b) { kind, seen in kind == "_bulk_docs" && seen == 1 ? .status(401) : nil }
+        let faulty = try proxy(b) { kind, seen in kind == "_bulk_docs" && seen == 1 ? .status(403) : nil }
         await #expect {
             _ = try await run(try a.peer("src"), try peer(faulty, "dst"))
         } throws: { error in
-            guard case ReplicationError.peerError(_, 401, _, _)? = error as? ReplicationError else { return false }
+            guard case ReplicationError.peerError(_, 403, _, _)? = error as? ReplicationError else { return false }
             return true
         }
         await faulty.stop()
@@ -97,6 +97,17 @@ import Testing
         // the next run finds every missing document again and ends complete.
         let again = try await run(try a.peer("src"), try b.peer("dst"))
         #expect(again.stats.missingFound > 0 && again.stats.docWriteFailures == 0)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
+    @Test func peersAreSpokenToWithACookieSessionRenewedAfterA401() async throws {
+        let (a, b) = try await servers()
+        // One 401 on the cookie, as a server whose session expired answers: log in again, go on.
+        let faulty = try proxy(a) { kind, seen in kind == "_bulk_get" && seen == 1 ? .status(401) : nil }
+        let outcome = try await run(try peer(faulty, "src"), try b.peer("dst"))
+        await faulty.stop()
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(faulty.count("_session") == 2)
         #expect(try await b.pictures("dst") == (try await a.pictures("src")))
     }
 

@@ -9,8 +9,10 @@ public struct RemoteEndpoint: Sendable {
     public let database: String
     /// The database's name, decoded.
     public let name: String
-    /// Headers every request carries (Authorization from the URL's userinfo).
+    /// Headers every request carries (a `{"url", "headers"}` endpoint's).
     public let headers: [(String, String)]
+    /// The URL's userinfo: a session is opened with it, or it goes as Basic.
+    public let credentials: (user: String, password: String)?
 
     /// - Throws: `ReplicationError.invalidEndpoint` for anything but an http(s) URL with a database path.
     public init(url text: String, headers extra: [(String, String)] = []) throws {
@@ -27,12 +29,15 @@ public struct RemoteEndpoint: Sendable {
         root = authority + path.dropLast().map { "/" + $0 }.joined()
         database = root + "/" + last
         self.name = name
-        var headers = extra
-        if let user = components.user?.removingPercentEncoding {
-            let password = components.password?.removingPercentEncoding ?? ""
-            headers.append(("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
+        headers = extra
+        credentials = components.user?.removingPercentEncoding.map {
+            ($0, components.password?.removingPercentEncoding ?? "")
         }
-        self.headers = headers
+    }
+
+    /// `Authorization: Basic …` for the URL's credentials, if it has any.
+    public var basicAuthorization: (String, String)? {
+        credentials.map { ("Authorization", "Basic " + Data("\($0.user):\($0.password)".utf8).base64EncodedString()) }
     }
 
     /// The URL without its credentials: what logs and task lists show.

@@ -8,11 +8,13 @@ public struct RemotePeer: Peer {
     public let endpoint: RemoteEndpoint
     let session: CurlSession
     let timeout: Duration
+    let login: PeerLogin
 
     public init(endpoint: RemoteEndpoint, session: CurlSession, timeout: Duration = .seconds(30)) {
         self.endpoint = endpoint
         self.session = session
         self.timeout = timeout
+        login = PeerLogin(endpoint: endpoint)
     }
 
     public var displayName: String { endpoint.displayName }
@@ -240,15 +242,22 @@ public struct RemotePeer: Peer {
     }
 
     private func send(_ request: RemoteRequest) async throws -> RemoteResponse {
-        var request = request
-        request.headers += endpoint.headers
-        do {
-            return try await session.send(request)
-        } catch .cancelled {
-            throw ReplicationError.cancelled
-        } catch {
-            throw ReplicationError.unreachable(peer: displayName, cause: "\(error)")
+        for attempt in 0..<2 {
+            var signed = request
+            signed.headers += endpoint.headers
+            let credential = await login.header(session)
+            if let credential { signed.headers.append(credential) }
+            let response: RemoteResponse
+            do {
+                response = try await session.send(signed)
+            } catch .cancelled {
+                throw ReplicationError.cancelled
+            } catch {
+                throw ReplicationError.unreachable(peer: displayName, cause: "\(error)")
+            }
+            guard attempt == 0, login.observe(response, sentCookie: credential?.0 == "Cookie") else { return response }
         }
+        preconditionFailure("the loop returns on its second pass")
     }
 
     private func json(_ request: RemoteRequest, expecting statuses: Set<Int>) async throws -> JSONValue {
