@@ -110,3 +110,13 @@ def random_name(client):
     from conftest import random_db_name
 
     return random_db_name()
+
+
+def test_selector_copies_matching_documents(client, make_db, endpoint):
+    """selector: only documents whose winner matches (Replication › Selector Objects)."""
+    source, target = make_db(), make_db()
+    bulk_docs(source, [{"_id": "a", "kind": "x"}, {"_id": "b", "kind": "y"}, {"_id": "c", "kind": "x"}])
+    body = {"source": endpoint(source), "target": endpoint(target), "selector": {"kind": "x"}}
+    assert body_of(assert_status(replicate(client, body), 200))["ok"] is True
+    rows = body_of(client.get(target.url("_all_docs")))["rows"]
+    assert [row["id"] for row in rows] == ["a", "c"]

@@ -132,7 +132,7 @@ public final class Replication: Sendable {
     /// One page of the source's changes after `since` (a longpoll when `wait` is given).
     private func nextPage(after since: JSONValue, wait: Duration?) async throws -> ChangesPage {
         try await retrying {
-            try await self.source.changes(since: since, limit: self.options.batchSize, docIDs: self.options.docIDs,
+            try await self.source.changes(since: since, limit: self.options.batchSize, filter: self.options.filter,
                                           wait: wait)
         }
     }

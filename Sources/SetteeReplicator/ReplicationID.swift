@@ -18,6 +18,7 @@ public enum ReplicationID {
             "target": .string(target.serverUUID + "/" + target.database),
         ]
         if let ids = options.docIDs { key.append("doc_ids", .array(ids.sorted().map { .string($0) })) }
+        if let selector = options.selector { key.append("selector", selector) }
         if let since = options.sinceSeq { key.append("since_seq", .string(since)) }
         let digest = Insecure.MD5.hash(data: JSONWriter.serialize(.object(key)))
         return digest.map { String(format: "%02x", $0) }.joined()

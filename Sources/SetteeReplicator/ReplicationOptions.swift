@@ -1,3 +1,5 @@
+public import SetteeJSON
+
 /// What to replicate and how: CouchDB's `_replicate` / `_replicator` options.
 public struct ReplicationOptions: Sendable {
     /// Follow the source's changes until cancelled, instead of stopping once caught up.
@@ -6,6 +8,14 @@ public struct ReplicationOptions: Sendable {
     public var createTarget = false
     /// Only these documents (`doc_ids`), in any order.
     public var docIDs: [String]?
+    /// Only documents whose winner matches this Mango selector (`selector`).
+    public var selector: JSONValue?
+
+    /// The `_changes` filter these options ask of the source.
+    public var filter: ChangesFilter? {
+        if let docIDs { return .docIDs(docIDs) }
+        return selector.map { .selector($0) }
+    }
     /// Changes per page of the source's feed, copied in chunks of 100 several at a
     /// time (CouchDB's `worker_batch_size` is 500; 1,000 measured faster here).
     public var batchSize = 1000

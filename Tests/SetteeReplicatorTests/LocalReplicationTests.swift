@@ -150,6 +150,19 @@ import Testing
         #expect(try await allIDs(try store.database("b")) == ["doc003", "files"])
     }
 
+    @Test func aSelectorCopiesTheMatchingDocumentsOnly() async throws {
+        let store = try ReplicatorStore()
+        defer { store.remove() }
+        let a = try store.database("a")
+        for i in 0..<25 { try await a.put("n\(i)", #"{"n":\#(i),"even":\#(i % 2 == 0)}"#) }
+        _ = try await store.replicate("a", "b") {
+            $0.createTarget = true
+            $0.batchSize = 4  // several pages, each filled from more than one read
+            $0.selector = ["even": true, "n": ["$gte": 10]]
+        }
+        #expect(try await allIDs(try store.database("b")) == ["n10", "n12", "n14", "n16", "n18", "n20", "n22", "n24"])
+    }
+
     @Test func continuousFollowsTheSourceUntilCancelled() async throws {
         let store = try ReplicatorStore()
         defer { store.remove() }

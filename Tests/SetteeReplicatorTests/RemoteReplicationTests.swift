@@ -34,6 +34,17 @@ import Testing
         #expect(try await a.pictures("roundtrip") == expected)
     }
 
+    @Test func aSelectorIsAskedOfARemoteSource() async throws {
+        let a = try RemoteServer(), b = try RemoteServer()
+        try await a.fill("src", count: 40)
+        let outcome = try await replicate(try a.peer("src"), try b.peer("picked")) {
+            $0.createTarget = true
+            $0.selector = ["n": ["$lt": 3]]
+        }
+        #expect(outcome.stats.docsWritten == 3)
+        #expect(try await b.pictures("picked").keys.sorted() == ["doc00000", "doc00001", "doc00002"])
+    }
+
     @Test func aPeerOnAnotherPortKeepsItsCheckpoint() async throws {
         let a = try RemoteServer(), b = try RemoteServer()
         try await a.fill("src", count: 200)

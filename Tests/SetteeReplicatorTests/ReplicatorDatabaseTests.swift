@@ -48,14 +48,14 @@ import Testing
         let server = try RemoteServer()
         #expect(try await server.request("PUT", "/src").status == 201)
         let unsupported: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("x")),
-                                      "selector": ["a": 1]]
+                                      "filter": "app/byType"]
         #expect(try await server.request("PUT", "/_replicator/picky", json: unsupported).status == 201)
         let good: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("ok")),
                                "create_target": true]
         #expect(try await server.request("PUT", "/src/doc", json: ["n": 1]).status == 201)
         #expect(try await server.request("PUT", "/_replicator/good", json: good).status == 201)
         let failed = try await waitFor(server, doc: "picky", "_replication_state", "failed")
-        #expect(failed["_replication_state_reason"]?.stringValue?.contains("selector") == true)
+        #expect(failed["_replication_state_reason"]?.stringValue?.contains("filter") == true)
         let completed = try await waitFor(server, doc: "good", "_replication_state", "completed")
         #expect(completed["_replication_stats"]?["docs_written"] == 1)
     }

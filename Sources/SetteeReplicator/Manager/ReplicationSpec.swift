@@ -36,10 +36,16 @@ public struct ReplicationSpec: Sendable, Equatable {
             }
             options.batchSize = n
         }
-        // Filters run JavaScript (or views, or selectors), which Settee does not have yet:
-        // refused rather than replicating more than was asked.
-        for name in ["filter", "selector"] where body[name] != nil && body[name]?.isNull == false {
-            throw ReplicationError.invalidOption("`\(name)` replications are not supported by this server yet")
+        if let selector = body["selector"], !selector.isNull {
+            guard selector.objectValue != nil else {
+                throw ReplicationError.invalidOption("`selector` must be a JSON object")
+            }
+            options.selector = selector
+        }
+        // Filter functions run JavaScript (or views), which Settee does not have: refused
+        // rather than replicating more than was asked.
+        if let filter = body["filter"], !filter.isNull {
+            throw ReplicationError.invalidOption("`filter` replications are not supported by this server: use doc_ids or selector")
         }
     }
 
@@ -79,5 +85,6 @@ extension ReplicationOptions: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.continuous == rhs.continuous && lhs.createTarget == rhs.createTarget && lhs.docIDs == rhs.docIDs
             && lhs.batchSize == rhs.batchSize && lhs.useCheckpoints == rhs.useCheckpoints && lhs.sinceSeq == rhs.sinceSeq
+            && lhs.selector == rhs.selector
     }
 }

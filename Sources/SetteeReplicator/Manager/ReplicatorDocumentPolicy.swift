@@ -4,8 +4,7 @@ internal import SetteeJSON
 /// `_replicator`'s write rule, as CouchDB's validation of that database answers:
 /// a document whose replication fields are unreadable is refused with 403
 /// `forbidden` before it is stored. Deletions and design documents pass, and
-/// so do filters and selectors (they fail later, when the job runs, if this
-/// server cannot run them).
+/// so do filter functions (they fail later, when the job runs: no JavaScript here).
 public struct ReplicatorDocumentPolicy: WritePolicy {
     public init() {}
 
@@ -13,7 +12,7 @@ public struct ReplicatorDocumentPolicy: WritePolicy {
                        current: () throws -> StoredRevision?) throws(WriteRejection) {
         guard !update.isDeleted, !update.id.hasPrefix("_design/") else { return }
         guard var body = (try? JSONReader.parse(update.body))?.objectValue else { return }
-        body.removeAll { $0.key == "filter" || $0.key == "selector" }
+        body.removeAll { $0.key == "filter" }
         do {
             _ = try ReplicationSpec(body)
         } catch ReplicationError.missingEndpoint {

@@ -37,26 +37,43 @@ public struct LocalPeer: Peer {
         return database
     }
 
-    public func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage {
+    public func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
         let database = try database()
         let start = Self.sequence(since)
-        var page = try await read(database, since: start, limit: limit, docIDs: docIDs)
+        let selector = try filter.flatMap(Self.selector)
+        var page = try await read(database, since: start, limit: limit, filter: filter, selector: selector)
         if page.rows.isEmpty, let wait, await database.changesNotifier.wait(after: start, timeout: wait) != nil {
-            page = try await read(database, since: start, limit: limit, docIDs: docIDs)
+            page = try await read(database, since: start, limit: limit, filter: filter, selector: selector)
         }
         return page
     }
 
-    private func read(_ database: Database, since: Int64, limit: Int, docIDs: [String]?) async throws -> ChangesPage {
+    static func selector(_ filter: ChangesFilter) throws -> Selector? {
+        guard case .selector(let value) = filter else { return nil }
+        do { return try Selector(value) } catch { throw ReplicationError.invalidOption("Invalid selector: \(error)") }
+    }
+
+    /// Up to `limit` changes that pass the filter. With a selector, pages are read
+    /// until that many match or the feed ends, so a short page still means its end.
+    private func read(_ database: Database, since: Int64, limit: Int, filter: ChangesFilter?,
+                      selector: Selector?) async throws -> ChangesPage {
+        var ids: Set<String>?
+        if case .docIDs(let list)? = filter { ids = Set(list) }
         // The head is read first: every change up to it is in a page that is not cut by `limit`.
         let head = database.changesNotifier.sequence
-        let changes = try await database.changes(since: since, limit: limit, descending: false,
-                                                 docIDs: docIDs.map(Set.init))
-        let rows = changes.map { change in
-            ChangeRow(seq: .number(JSONNumber(change.sequence)), id: change.id,
-                      revisions: change.leaves.map(\.description))
+        var rows: [ChangeRow] = []
+        var scanned = since
+        while rows.count < limit {
+            let changes = try await database.changes(since: scanned, limit: limit, descending: false, docIDs: ids)
+            for change in changes where rows.count < limit {
+                scanned = change.sequence
+                if let selector, !(try await selector.matchesWinner(of: change.id, in: database)) { continue }
+                rows.append(ChangeRow(seq: .number(JSONNumber(change.sequence)), id: change.id,
+                                      revisions: change.leaves.map(\.description)))
+            }
+            if changes.count < limit || selector == nil { break }
         }
-        let reached = changes.count < limit ? max(head, changes.last?.sequence ?? since) : changes.last!.sequence
+        let reached = rows.count < limit ? max(head, scanned) : scanned
         return ChangesPage(rows: rows, lastSeq: .number(JSONNumber(max(reached, since))))
     }
 

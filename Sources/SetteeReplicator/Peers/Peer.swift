@@ -14,9 +14,9 @@ public protocol Peer: Sendable {
     func exists() async throws -> Bool
     /// Creates the database (`create_target`); one that already exists is fine.
     func create() async throws
-    /// Changes after `since`, `all_docs` style, at most `limit`. With `wait`, a
-    /// longpoll: when nothing is there yet, waits up to that long for a change.
-    func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage
+    /// Changes after `since`, `all_docs` style, at most `limit` that pass `filter`. With
+    /// `wait`, a longpoll: when nothing is there yet, waits up to that long for a change.
+    func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage
     /// `_revs_diff`: the revisions this peer lacks, per document.
     func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions]
     /// The revisions asked for, with `_revisions` history; attachments newer than
@@ -39,6 +39,13 @@ public struct PeerIdentity: Sendable, Equatable {
         self.serverUUID = serverUUID
         self.database = database
     }
+}
+
+/// Which documents a replication copies: CouchDB's `doc_ids` or a Mango `selector`
+/// (the `_doc_ids` and `_selector` filters of `_changes`).
+public enum ChangesFilter: Sendable, Equatable {
+    case docIDs([String])
+    case selector(JSONValue)
 }
 
 /// One `_changes` row: a document and its leaf revisions.

@@ -37,14 +37,16 @@ public struct RemotePeer: Peer {
         try check(response, expecting: [201, 202, 412])
     }
 
-    public func changes(since: JSONValue, limit: Int, docIDs: [String]?, wait: Duration?) async throws -> ChangesPage {
+    public func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
         var query = "style=all_docs&limit=\(limit)&since=" + RemoteEndpoint.encode(Self.sinceText(since))
         if let wait { query += "&feed=longpoll&timeout=\(wait.milliseconds)" }
         var request = RemoteRequest(method: "GET", url: endpoint.database + "/_changes?" + query)
-        if let docIDs {
-            request.method = "POST"
-            request.url += "&filter=_doc_ids"
-            request.body = JSONWriter.serialize(["doc_ids": .array(docIDs.map { .string($0) })])
+        switch filter {
+        case .docIDs(let ids)?:
+            request = post("/_changes?" + query + "&filter=_doc_ids", ["doc_ids": .array(ids.map { .string($0) })])
+        case .selector(let selector)?:
+            request = post("/_changes?" + query + "&filter=_selector", ["selector": selector])
+        case nil: break
         }
         // A longpoll may rightly take its whole timeout before answering.
         request.timeout = timeout + (wait ?? .zero)

@@ -161,12 +161,7 @@ enum ChangesFilter: Sendable {
         switch self {
         case .none: return true
         case .design: return change.id.hasPrefix("_design/")
-        case .selector(let selector):
-            guard let revision = try await database.winner(id: change.id), let body = revision.body
-            else { return false }
-            var writer = DocumentWriter(id: change.id, rev: revision.rev.description, body: body)
-            writer.isDeleted = revision.isDeleted
-            return selector.matches(try writer.jsonValue())
+        case .selector(let selector): return try await selector.matchesWinner(of: change.id, in: database)
         }
     }
 }

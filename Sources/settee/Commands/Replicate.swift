@@ -41,6 +41,9 @@ struct Replicate: AsyncParsableCommand {
     @Option(name: .customLong("doc-ids"), help: "Replicate only these documents (comma-separated ids).")
     var docIDs: String?
 
+    @Option(help: "Replicate only documents matching this Mango selector (JSON).")
+    var selector: String?
+
     @Option(name: .customLong("since-seq"), help: "Start from this source sequence instead of the checkpoint.")
     var sinceSeq: String?
 
@@ -73,6 +76,12 @@ struct Replicate: AsyncParsableCommand {
         options.createTarget = createTarget
         options.docIDs = docIDs.map { $0.split(separator: ",").map { String($0) } }
         options.sinceSeq = sinceSeq
+        if let selector {
+            guard let value = try? JSONReader.parse(Array(selector.utf8)), value.objectValue != nil else {
+                throw Self.failure(ReplicationError.invalidOption("--selector must be a JSON object"))
+            }
+            options.selector = value
+        }
         options.batchSize = batchSize
         options.useCheckpoints = !noCheckpoints
         let endpoints = try makeEndpoints(logger: logger)
