@@ -50,17 +50,22 @@ final class FaultyProxy: HTTPResponder, @unchecked Sendable {  // `server`, `bas
         await server?.shutdown()
     }
 
-    /// Requests seen for each kind (`_changes`, `_bulk_get`, `_bulk_docs`, `_revs_diff`, ...).
+    /// Requests seen for each kind (`_changes`, `_bulk_get`, `_bulk_docs`, `_revs_diff`,
+    /// `doc`...), or for a method and kind (`PUT doc`).
     func count(_ kind: String) -> Int { counts.withLock { $0[kind] ?? 0 } }
 
     static func kind(_ path: Substring) -> String {
-        path.split(separator: "/").last.map(String.init).flatMap { $0.hasPrefix("_") ? $0 : nil } ?? "doc"
+        if path.contains("/_local/") { return "_local" }
+        return path.split(separator: "/").last.map(String.init).flatMap { $0.hasPrefix("_") ? $0 : nil } ?? "doc"
     }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         let kind = Self.kind(request.rawPath)
         let seen = counts.withLock { c -> Int in
-            defer { c[kind, default: 0] += 1 }
+            defer {
+                c[kind, default: 0] += 1
+                c[request.method + " " + kind, default: 0] += 1
+            }
             return c[kind] ?? 0
         }
         let fault = fault(request, seen)

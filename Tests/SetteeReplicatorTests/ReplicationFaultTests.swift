@@ -111,6 +111,24 @@ import Testing
         #expect(try await b.pictures("dst") == (try await a.pictures("src")))
     }
 
+    @Test func aResumedRunSendsNothingAlreadyCheckpointed() async throws {
+        let (a, b) = try await servers()
+        let source = try proxy(a) { _, _ in nil }, target = try proxy(b) { _, _ in nil }
+        _ = try await run(try peer(source, "src"), try peer(target, "dst"))
+        let before = (source.count("_bulk_get"), target.count("_revs_diff"), target.count("_bulk_docs"), target.count("PUT doc"))
+        #expect(before.0 > 0 && before.2 > 0 && before.3 > 0)
+        // Two more documents: the next run reads the feed from the checkpoint and sends just them.
+        #expect(try await a.request("PUT", "/src/late1", json: [:]).status == 201)
+        #expect(try await a.request("PUT", "/src/late2", json: [:]).status == 201)
+        let again = try await run(try peer(source, "src"), try peer(target, "dst"))
+        await source.stop()
+        await target.stop()
+        #expect(again.stats.missingChecked == 2 && again.stats.docsWritten == 2)
+        #expect(source.count("_bulk_get") == before.0 + 1)
+        #expect(target.count("_revs_diff") == before.1 + 1 && target.count("_bulk_docs") == before.2 + 1)
+        #expect(target.count("PUT doc") == before.3)  // no multipart PUT: nothing with attachments was re-sent
+    }
+
     @Test func aMalformedCheckpointIsNotTrusted() async throws {
         let (a, b) = try await servers()
         let first = try await run(try a.peer("src"), try b.peer("dst"))
