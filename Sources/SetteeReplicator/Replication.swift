@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 public import Logging
 public import SetteeJSON
 internal import Synchronization
@@ -37,6 +37,12 @@ public final class Replication: Sendable {
         public var checkpointedSeq: JSONValue?
         /// Set while the job waits to retry: the cause.
         public var lastError: String?
+        /// The last error the job met (kept after it recovered), and when.
+        public var lastErrorSeen: (message: String, at: Date)?
+        /// From reading the last copied page of changes to the target having it all:
+        /// how far behind the source the target ran then.
+        public var lastPageLag: Duration?
+        public let startedAt = Date()
         /// Caught up with the source at least once.
         public var caughtUp = false
     }
@@ -99,7 +105,11 @@ public final class Replication: Sendable {
                 let next = page.lastSeq
                 readAhead = Task { try await self.nextPage(after: next, wait: nil) }
             }
-            if !page.rows.isEmpty { try await retrying { try await self.transfer(page.rows) } }
+            if !page.rows.isEmpty {
+                let read = clock.now
+                try await retrying { try await self.transfer(page.rows) }
+                state.withLock { $0.lastPageLag = clock.now - read }
+            }
             seq = page.lastSeq
             state.withLock { $0.sourceSeq = seq }
             let isEnd = !isFull && !options.continuous
@@ -165,7 +175,7 @@ public final class Replication: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var running = 0
             for chunk in chunks {
-                if running == Self.parallelChunks {
+                if running == max(1, options.workers) {
                     try await group.next()
                     running -= 1
                 }
@@ -176,9 +186,8 @@ public final class Replication: Sendable {
         }
     }
 
-    /// Revisions per `_bulk_get`, and how many are in flight at once.
+    /// Revisions per `_bulk_get`; `options.workers` of them are in flight at once.
     static let chunkSize = 100
-    static let parallelChunks = 4
 
     private func copy(_ requests: [RevisionRequest]) async throws {
         let revisions = try await source.revisions(requests)
@@ -220,7 +229,10 @@ public final class Replication: Sendable {
                 return value
             } catch let error as ReplicationError where error.isTransient {
                 attempt += 1
-                state.withLock { $0.lastError = error.description }
+                state.withLock {
+                    $0.lastError = error.description
+                    $0.lastErrorSeen = (error.description, Date())
+                }
                 if !options.continuous && attempt > options.retries { throw error }
                 logger.warning("replication step failed (\(error)); retrying")
                 try await backoff.wait()

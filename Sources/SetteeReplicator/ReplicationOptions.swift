@@ -19,6 +19,8 @@ public struct ReplicationOptions: Sendable {
     /// Changes per page of the source's feed, copied in chunks of 100 several at a
     /// time (CouchDB's `worker_batch_size` is 500; 1,000 measured faster here).
     public var batchSize = 1000
+    /// Chunks of 100 revisions fetched and written at once (CouchDB's `worker_processes`, 4).
+    public var workers = 4
     /// Keep `_local/` checkpoints on both peers (`use_checkpoints`).
     public var useCheckpoints = true
     /// Start from this source sequence instead of a checkpoint (`since_seq`).

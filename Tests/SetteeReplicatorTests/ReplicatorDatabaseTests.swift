@@ -32,6 +32,11 @@ import Testing
         #expect(try await server.waitForDocuments("dst", count: 2))
         let status = try await server.request("GET", "/_scheduler/docs/_replicator/live").json
         #expect(status["state"] == "running" && status["doc_id"] == "live")
+        // CouchDB's counters, and Settee's own figures beside them.
+        let job = try #require(try await server.request("GET", "/_scheduler/jobs").json["jobs"]?.arrayValue?.first)
+        #expect(job["doc_id"] == "live" && job["info"]?["docs_written"]?.intValue == 1)
+        #expect((job["info"]?["last_page_lag_ms"]?.doubleValue ?? -1) >= 0)
+        #expect(job["info"]?["docs_per_second"]?.doubleValue != nil)
         // Deleting the document stops the job.
         let rev = try await server.request("GET", "/_replicator/live").json["_rev"]?.stringValue ?? ""
         #expect(try await server.request("DELETE", "/_replicator/live?rev=\(rev)").status == 200)

@@ -30,6 +30,12 @@ public struct ReplicationSpec: Sendable, Equatable {
         if let since = body["since_seq"], !since.isNull {
             options.sinceSeq = since.stringValue ?? String(decoding: JSONWriter.serialize(since), as: UTF8.self)
         }
+        if let workers = body["worker_processes"] {
+            guard let n = workers.intValue, n > 0 else {
+                throw ReplicationError.invalidOption("parameter `worker_processes` must be a positive integer")
+            }
+            options.workers = n
+        }
         if let size = body["worker_batch_size"] {
             guard let n = size.intValue, n > 0 else {
                 throw ReplicationError.invalidOption("parameter `worker_batch_size` must be a positive integer")
@@ -85,6 +91,6 @@ extension ReplicationOptions: Equatable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.continuous == rhs.continuous && lhs.createTarget == rhs.createTarget && lhs.docIDs == rhs.docIDs
             && lhs.batchSize == rhs.batchSize && lhs.useCheckpoints == rhs.useCheckpoints && lhs.sinceSeq == rhs.sinceSeq
-            && lhs.selector == rhs.selector
+            && lhs.selector == rhs.selector && lhs.workers == rhs.workers
     }
 }

@@ -108,13 +108,25 @@ enum SchedulerHandlers {
             stats.removeAll { $0.key == "start_time" }
             return .object(stats)
         }
-        return [
+        var info: JSONObject = [
             "revisions_checked": .int(progress.stats.missingChecked),
             "missing_revisions_found": .int(progress.stats.missingFound),
             "docs_read": .int(progress.stats.docsRead), "docs_written": .int(progress.stats.docsWritten),
             "changes_pending": .null, "doc_write_failures": .int(progress.stats.docWriteFailures),
             "checkpointed_source_seq": progress.checkpointedSeq ?? .null,
         ]
+        // Settee's own figures, beside CouchDB's.
+        let seconds = max(0.001, Date().timeIntervalSince(progress.startedAt))
+        info.append("docs_per_second", .number(JSONNumber((Double(progress.stats.docsWritten) / seconds).rounded())))
+        if let lag = progress.lastPageLag {
+            info.append("last_page_lag_ms", .number(JSONNumber(Double(lag.components.attoseconds) / 1e15
+                + Double(lag.components.seconds) * 1000)))
+        }
+        if let (message, at) = progress.lastErrorSeen {
+            info.append("last_error", .string(message))
+            info.append("last_error_time", .string(iso(at)))
+        }
+        return .object(info)
     }
 
     /// A peer as CouchDB shows endpoints: a URL without credentials, ending in `/`.

@@ -50,6 +50,9 @@ struct Replicate: AsyncParsableCommand {
     @Option(name: .customLong("batch-size"), help: "Changes per batch (default 1000).")
     var batchSize: Int = 1000
 
+    @Option(help: "Chunks of 100 revisions copied at once (default 4).")
+    var workers: Int = 4
+
     @Flag(name: .customLong("no-checkpoints"), help: "Neither read nor write checkpoints.")
     var noCheckpoints = false
 
@@ -57,6 +60,7 @@ struct Replicate: AsyncParsableCommand {
 
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        guard workers > 0 else { throw ValidationError("--workers must be positive") }
     }
 
     func run() async throws {
@@ -83,6 +87,7 @@ struct Replicate: AsyncParsableCommand {
             options.selector = value
         }
         options.batchSize = batchSize
+        options.workers = workers
         options.useCheckpoints = !noCheckpoints
         let endpoints = try makeEndpoints(logger: logger)
         let replication: Replication
