@@ -13,7 +13,8 @@ struct CouchRouter: HTTPResponder {
     init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout)
         state = NodeState(configuration: configuration, directory: directory,
-                          authenticator: Authenticator(admins: configuration.admins, sessions: sessions))
+                          authenticator: Authenticator(admins: configuration.admins, sessions: sessions,
+                                                       users: UserDirectory(directory: directory)))
         router = Router(Routes.table)
     }
 
@@ -42,7 +43,7 @@ struct CouchRouter: HTTPResponder {
         guard let items = request.queryItems else {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
-        let user = try state.authenticator.user(for: request)
+        let user = try await state.authenticator.user(for: request)
         guard let match = router.match(segments) else {
             throw CouchError.notFound("Database does not exist.")
         }

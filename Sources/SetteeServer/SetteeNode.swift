@@ -57,6 +57,7 @@ public final class SetteeNode: Sendable {
         self.configuration = configuration
         var store = configuration.store
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
+        store.writePolicies["_users"] = UsersDatabasePolicy()
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications

@@ -2,39 +2,68 @@ import Foundation
 import SetteeHTTP
 
 /// Finds out who sent a request: an `AuthSession` cookie or HTTP Basic, checked
-/// against `[admins]` (the security work adds `_users` to the same lookup).
+/// against `[admins]`, then the users of `_users` (with their roles).
 /// Wrong Basic credentials are a 401 even where anyone may read, as in CouchDB;
 /// an expired or foreign cookie just leaves the request anonymous.
 struct Authenticator: Sendable {
     /// name → CouchDB password hash.
     let admins: [String: String]
     let sessions: CookieSession
+    let users: UserDirectory
     let cache = CredentialCache()
 
-    func user(for request: HTTPRequest) throws -> UserContext {
+    /// A stand-in hash for names nobody has, checked like a real one so that a
+    /// wrong name costs as long as a wrong password.
+    private static let nobody = PasswordHash.hash(password: PasswordHash.randomHex(byteCount: 16),
+                                                  iterations: UsersDatabasePolicy.iterations)
+
+    func user(for request: HTTPRequest) async throws -> UserContext {
         if let authorization = request.headers["Authorization"] {
+            // Seen before with the same stored hash: no PBKDF2, no document read.
             if let name = cache.name(forAuthorization: authorization, storedHash: { admins[$0] }) {
                 return UserContext(name: name, roles: ["_admin"])
             }
+            if let name = cache.name(forAuthorization: authorization, storedHash: { users.cached($0)?.hash }),
+               let known = users.cached(name) {
+                return UserContext(name: name, roles: known.roles)
+            }
             if let (name, password) = Self.basicCredentials(authorization) {
-                let user = try authenticate(name: name, password: password)
-                if let hash = admins[name] { cache.remember(authorization: authorization, name: name, hash: hash) }
+                let (user, hash) = try await authenticate(name: name, password: password)
+                cache.remember(authorization: authorization, name: name, hash: hash)
                 return user
             }
         }
         if let cookie = Self.cookie(named: "AuthSession", in: request.headers), !cookie.isEmpty,
-           let name = sessions.verify(cookie, now: Self.now(), passwordHash: { admins[$0] }) {
-            return UserContext(name: name, roles: ["_admin"])
+           let name = sessions.name(of: cookie) {
+            if let hash = admins[name], sessions.verify(cookie, now: Self.now(), passwordHash: { _ in hash }) != nil {
+                return UserContext(name: name, roles: ["_admin"])
+            }
+            if let known = await users.credentials(name),
+               sessions.verify(cookie, now: Self.now(), passwordHash: { _ in known.hash }) != nil {
+                return UserContext(name: name, roles: known.roles)
+            }
         }
         return .anonymous
     }
 
+    /// The user `name` and `password` prove, and the stored hash they were checked
+    /// against (a session cookie is keyed by it, so a new password ends it).
     /// - Throws: 401 `unauthorized` "Name or password is incorrect."
-    func authenticate(name: String, password: String) throws -> UserContext {
-        guard let hash = admins[name], cache.verify(name: name, password: password, against: hash) else {
+    func authenticate(name: String, password: String) async throws -> (UserContext, String) {
+        if let hash = admins[name] {
+            guard cache.verify(name: name, password: password, against: hash) else {
+                throw CouchError.unauthorized("Name or password is incorrect.")
+            }
+            return (UserContext(name: name, roles: ["_admin"]), hash)
+        }
+        guard let known = await users.credentials(name) else {
+            _ = PasswordHash.verify(password: password, against: Self.nobody)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
-        return UserContext(name: name, roles: ["_admin"])
+        guard cache.verify(name: name, password: password, against: known.hash) else {
+            throw CouchError.unauthorized("Name or password is incorrect.")
+        }
+        return (UserContext(name: name, roles: known.roles), known.hash)
     }
 
     static func now() -> Int { Int(Date().timeIntervalSince1970) }

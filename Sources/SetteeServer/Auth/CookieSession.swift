@@ -19,6 +19,14 @@ struct CookieSession: Sendable {
         return Self.base64URL(bytes)
     }
 
+    /// The user name a cookie claims, before any check (to look up whose key verifies it).
+    func name(of value: String) -> String? {
+        guard let bytes = Self.decodeBase64URL(value), let first = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            return nil
+        }
+        return String(validating: bytes[..<first], as: UTF8.self)
+    }
+
     /// The user name of a valid, unexpired cookie; nil otherwise.
     /// - Parameter passwordHash: looks up the current hash of a user name.
     func verify(_ value: String, now: Int, passwordHash: (String) -> String?) -> String? {

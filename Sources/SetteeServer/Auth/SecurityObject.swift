@@ -36,7 +36,8 @@ struct SecurityObject {
     /// Throws 401 (anonymous) or 403 unless `user` may read and write this database.
     func requireMember(_ user: UserContext) throws {
         if user.isAdmin || members.isEmpty || members.admits(user) || admins.admits(user) { return }
-        let reason = "You are not authorized to access this db."
-        throw user.name == nil ? CouchError.unauthorized(reason) : CouchError(403, "forbidden", reason)
+        // CouchDB's two answers: anonymous 401 "authorized", a known user 403 "allowed".
+        throw user.name == nil ? CouchError.unauthorized("You are not authorized to access this db.")
+                               : CouchError(403, "forbidden", "You are not allowed to access this db.")
     }
 }

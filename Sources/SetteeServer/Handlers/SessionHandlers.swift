@@ -20,8 +20,7 @@ enum SessionHandlers {
 
     static func post(_ context: RequestContext) async throws -> HTTPResponse {
         let (name, password) = try await credentials(context)
-        let user = try context.node.authenticator.authenticate(name: name, password: password)
-        let hash = context.node.configuration.admins[name] ?? ""
+        let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password)
         let cookie = context.node.authenticator.sessions.issue(name: name, passwordHash: hash, now: Authenticator.now())
         let headers: HTTPHeaders = ["Set-Cookie": "AuthSession=\(cookie); Version=1; Path=/; HttpOnly"]
         let body: JSONValue = ["ok": true, "name": .string(name), "roles": .array(user.roles.map { .string($0) })]

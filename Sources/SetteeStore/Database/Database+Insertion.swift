@@ -28,9 +28,19 @@ extension Database {
                        policy: (any WritePolicy)? = nil) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
         let before = changesNotifier.sequence
-        let (results, sequence) = try await writer.write { db in
+        let policy = policy ?? writePolicy
+        var prepared = updates
+        var refusedEarly: [Int: WriteRejection] = [:]
+        if let policy {
+            for index in updates.indices {
+                do { prepared[index] = try policy.prepare(updates[index], newEdits: newEdits) } catch {
+                    refusedEarly[index] = error
+                }
+            }
+        }
+        let (results, sequence) = try await writer.write { [prepared, refusedEarly] db in
             var job = try Inserter.Job(db, blobs: blobs)
-            let reviewed = try Self.review(updates, newEdits: newEdits, policy: policy ?? self.writePolicy, db)
+            let reviewed = try Self.review(prepared, newEdits: newEdits, policy: policy, refused: refusedEarly, db)
             let written = newEdits ? try Inserter.edit(db, reviewed.accepted, job: &job)
                                    : try Inserter.merge(db, reviewed.accepted, job: &job)
             try DocumentCounts.add(db, job.counts)
@@ -45,11 +55,11 @@ extension Database {
     /// The updates `policy` lets through, and a way to put the refused ones' results
     /// back in their places.
     private static func review(_ updates: [DocumentUpdate], newEdits: Bool, policy: (any WritePolicy)?,
-                               _ db: Connection) throws -> ReviewedUpdates {
+                               refused refusedEarly: [Int: WriteRejection], _ db: Connection) throws -> ReviewedUpdates {
         guard let policy else { return ReviewedUpdates(accepted: updates, refused: [:]) }
         var accepted: [DocumentUpdate] = []
-        var refused: [Int: WriteRejection] = [:]
-        for (index, update) in updates.enumerated() {
+        var refused = refusedEarly
+        for (index, update) in updates.enumerated() where refusedEarly[index] == nil {
             do {
                 try policy.review(update, newEdits: newEdits) { try Self.currentWinner(db, id: update.id) }
                 accepted.append(update)

@@ -13,6 +13,15 @@ public protocol WritePolicy: Sendable {
     /// - Throws: `WriteRejection` to refuse this update.
     func review(_ update: DocumentUpdate, newEdits: Bool,
                 current: () throws -> StoredRevision?) throws(WriteRejection)
+
+    /// Changes an update before its transaction begins (`_users` hashes a
+    /// `password` here: seconds of CPU that must not hold the writer).
+    /// - Throws: `WriteRejection` to refuse it already.
+    func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate
+}
+
+extension WritePolicy {
+    public func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate { update }
 }
 
 /// Why a policy refused a write, in CouchDB's two words for it.

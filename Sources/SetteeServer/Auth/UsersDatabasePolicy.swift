@@ -1,0 +1,62 @@
+import SetteeJSON
+import SetteeStore
+
+/// `_users`' built-in rules, as CouchDB 3.4's `_auth` design document and its
+/// `before_doc_update` apply them, in Swift: a `password` is replaced by its
+/// PBKDF2 hash before the write (never stored in clear), and a user document must
+/// be `{"_id": "org.couchdb.user:NAME", "type": "user", "name": NAME, "roles": [...]}`
+/// with a known password scheme. Refusals are 403 `forbidden` with CouchDB's words.
+/// (Who may write which user document needs the writer's identity: `_users` is
+/// admin-only by default, as in CouchDB 3, so only admins write here today.)
+struct UsersDatabasePolicy: WritePolicy {
+    /// CouchDB 3.4's `[chttpd_auth] iterations` for user documents.
+    static let iterations = 600_000
+
+    func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
+        guard !update.isDeleted, !update.id.hasPrefix("_design/"),
+              let body = (try? JSONReader.parse(update.body))?.objectValue,
+              let password = body["password"]?.stringValue else { return update }
+        let salt = PasswordHash.randomHex(byteCount: 16)
+        let key = PasswordHash.derive(password: password, salt: salt, prf: .sha256, iterations: Self.iterations) ?? ""
+        var hashed: JSONObject = [
+            "password_scheme": "pbkdf2", "pbkdf2_prf": "sha256", "salt": .string(salt),
+            "iterations": .int(Self.iterations), "derived_key": .string(key),
+        ]
+        for member in body where member.key != "password" && hashed[member.key] == nil {
+            hashed.append(member.key, member.value)
+        }
+        var prepared = update
+        prepared.body = JSONWriter.serialize(.object(hashed))
+        return prepared
+    }
+
+    func review(_ update: DocumentUpdate, newEdits: Bool,
+                current: () throws -> StoredRevision?) throws(WriteRejection) {
+        guard !update.isDeleted, !update.id.hasPrefix("_design/") else { return }
+        let doc = (try? JSONReader.parse(update.body))?.objectValue ?? JSONObject()
+        guard doc["type"]?.stringValue == "user" else { throw .forbidden("doc.type must be user") }
+        guard let name = doc["name"]?.stringValue, !name.isEmpty else { throw .forbidden("doc.name is required") }
+        guard let roles = doc["roles"], !roles.isNull else { throw .forbidden("doc.roles must exist") }
+        guard let list = roles.arrayValue else { throw .forbidden("doc.roles must be an array") }
+        guard list.allSatisfy({ $0.stringValue != nil }) else { throw .forbidden("doc.roles can only contain strings") }
+        guard update.id == "org.couchdb.user:" + name else {
+            throw .forbidden("Doc ID must be of the form org.couchdb.user:name")
+        }
+        if let old = try? current(), let body = old.body, !old.isDeleted,
+           let oldName = (try? JSONReader.parse(body))?["name"]?.stringValue, oldName != name {
+            throw .forbidden("Usernames can not be changed.")
+        }
+        if doc["password_sha"] != nil && doc["salt"] == nil {
+            throw .forbidden("Users with password_sha must have a salt.See /_utils/script/couch.js for example code.")
+        }
+        if let scheme = doc["password_scheme"]?.stringValue {
+            guard ["simple", "pbkdf2"].contains(scheme) else {
+                throw .forbidden("Password scheme `\(scheme)` not supported.")
+            }
+            if scheme == "pbkdf2" {
+                guard doc["iterations"]?.numberValue != nil else { throw .forbidden("iterations must be a number.") }
+                guard doc["derived_key"]?.stringValue != nil else { throw .forbidden("derived_key must be a string.") }
+            }
+        }
+    }
+}

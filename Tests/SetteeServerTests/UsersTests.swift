@@ -1,0 +1,91 @@
+import Foundation
+@testable import SetteeServer
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+import Testing
+
+/// `_users`: the document rules and hashing (`UsersDatabasePolicy`), user
+/// documents as credentials (`UserDirectory`), and logins through the router.
+@Suite struct UsersTests {
+    /// Written by Apache CouchDB 3.4.3 for alice / "wonderland" (PUT by an admin).
+    static let couchDBAlice: JSONValue = [
+        "password_scheme": "pbkdf2", "pbkdf2_prf": "sha256", "salt": "3eda589240c3b71f7e468be4198fc3bd",
+        "iterations": 600000, "derived_key": "c95aed9ce53e423c7887f19fa53976b02a242922e4545399b82a8f57b73f1bfc",
+        "name": "alice", "roles": [], "type": "user",
+    ]
+
+    private func revision(_ body: JSONValue) -> StoredRevision {
+        StoredRevision(rev: RevisionID("1-a")!, isDeleted: false, sequence: 1, body: JSONWriter.serialize(body))
+    }
+
+    @Test func aUserDocumentWrittenByCouchDBLogsIn() throws {
+        let credentials = try #require(UserDirectory.credentials(revision(Self.couchDBAlice)))
+        #expect(PasswordHash.verify(password: "wonderland", against: credentials.hash))
+        #expect(!PasswordHash.verify(password: "Wonderland", against: credentials.hash))
+    }
+
+    @Test func olderSchemesAreRead() throws {
+        // CouchDB ≤ 3.3 wrote no pbkdf2_prf (SHA-1); 1.x "simple" was sha1(password ++ salt).
+        let sha1Key = try #require(PasswordHash.derive(password: "pw", salt: "salt", prf: .sha, iterations: 10))
+        let old: JSONValue = ["password_scheme": "pbkdf2", "salt": "salt", "iterations": 10, "derived_key": .string(sha1Key),
+                              "name": "o", "roles": ["r"], "type": "user"]
+        let credentials = try #require(UserDirectory.credentials(revision(old)))
+        #expect(PasswordHash.verify(password: "pw", against: credentials.hash) && credentials.roles == ["r"])
+        #expect(UserDirectory.credentials(revision(["name": "x", "roles": [], "type": "other"])) == nil)
+    }
+
+    @Test func aPasswordIsHashedBeforeTheWrite() throws {
+        let update = DocumentUpdate(id: "org.couchdb.user:bob",
+                                    body: JSONWriter.serialize(["name": "bob", "password": "pw", "roles": [], "type": "user"]))
+        let prepared = try UsersDatabasePolicy().prepare(update, newEdits: true)
+        let doc = try #require(try JSONReader.parse(prepared.body).objectValue)
+        #expect(doc["password"] == nil && doc["pbkdf2_prf"] == "sha256" && doc["iterations"] == 600000)
+        #expect(doc.keys.prefix(5) == ["password_scheme", "pbkdf2_prf", "salt", "iterations", "derived_key"])
+        let credentials = try #require(UserDirectory.credentials(revision(.object(doc))))
+        #expect(PasswordHash.verify(password: "pw", against: credentials.hash))
+    }
+
+    @Test(arguments: [
+        (["name": "bob", "roles": [], "type": "admin"], "doc.type must be user"),
+        (["roles": [], "type": "user"], "doc.name is required"),
+        (["name": "bob", "type": "user"], "doc.roles must exist"),
+        (["name": "bob", "roles": [1], "type": "user"], "doc.roles can only contain strings"),
+        (["name": "eve", "roles": [], "type": "user"], "Doc ID must be of the form org.couchdb.user:name"),
+    ] as [(JSONValue, String)])
+    func userDocumentsAreChecked(body: JSONValue, reason: String) {
+        let update = DocumentUpdate(id: "org.couchdb.user:bob", body: JSONWriter.serialize(body))
+        #expect(throws: WriteRejection.forbidden(reason)) {
+            try UsersDatabasePolicy().review(update, newEdits: true) { nil }
+        }
+    }
+
+    @Test func aNewPasswordEndsTheOldCookies() async throws {
+        let harness = try RouterHarness()
+        #expect(await harness.send("PUT", "/_users").status == 201)
+        let key = try #require(PasswordHash.derive(password: "first", salt: "s1", prf: .sha256, iterations: 10))
+        let doc: JSONValue = ["name": "carol", "roles": ["editor"], "type": "user", "password_scheme": "pbkdf2",
+                              "pbkdf2_prf": "sha256", "salt": "s1", "iterations": 10, "derived_key": .string(key)]
+        let created = await harness.send("PUT", "/_users/org.couchdb.user:carol", json: doc)
+        #expect(created.status == 201)
+        let login = await harness.send("POST", "/_session", json: ["name": "carol", "password": "first"], admin: false)
+        #expect(login.status == 200 && login.json["roles"] == ["editor"])
+        let cookie = try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+        let before = await harness.send("GET", "/_session", headers: ["Cookie": cookie], admin: false)
+        #expect(before.json["userCtx"]?["name"] == "carol" && before.json["userCtx"]?["roles"] == ["editor"])
+        // An admin sets a new password: a new salt and key, and the cookie no longer verifies.
+        var changed = try #require(doc.objectValue)
+        changed["salt"] = "s2"
+        changed["derived_key"] = .string(try #require(PasswordHash.derive(password: "second", salt: "s2", prf: .sha256,
+                                                                          iterations: 10)))
+        changed["_rev"] = created.json["rev"]
+        #expect(await harness.send("PUT", "/_users/org.couchdb.user:carol", json: .object(changed)).status == 201)
+        let after = await harness.send("GET", "/_session", headers: ["Cookie": cookie], admin: false)
+        #expect(after.json["userCtx"]?["name"] == .null)
+        let basic = "Basic " + Data("carol:second".utf8).base64EncodedString()
+        #expect(await harness.send("GET", "/_session", headers: ["Authorization": basic], admin: false)
+            .json["userCtx"]?["name"] == "carol")
+        let wrong = "Basic " + Data("carol:first".utf8).base64EncodedString()
+        #expect(await harness.send("GET", "/_session", headers: ["Authorization": wrong], admin: false).status == 401)
+    }
+}
