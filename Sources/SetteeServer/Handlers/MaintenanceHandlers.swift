@@ -11,7 +11,7 @@ enum MaintenanceHandlers {
     }
 
     static func putRevsLimit(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        try context.requireAdmin()
+        try context.requireDatabaseAdmin()
         let limit = try await context.positiveIntegerBody(orThrow: "`revs_limit` must be a positive integer.")
         try await database.setRevsLimit(limit)
         return JSONResponse.ok()
@@ -19,7 +19,8 @@ enum MaintenanceHandlers {
 
     /// CouchDB insists on a JSON content type here (415 otherwise) and answers 202.
     static func compact(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        try context.requireAdmin()
+        // CouchDB says 401 here, with the words in this order.
+        guard context.isDatabaseAdmin else { throw CouchError.unauthorized("You are not a server or db admin.") }
         try requireJSONContentType(context)
         let logger = context.logger, name = database.name
         try await database.startCompaction { error in logger.error("compaction of \(name) failed: \(error)") }
@@ -37,7 +38,7 @@ enum MaintenanceHandlers {
     }
 
     static func putSecurity(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        try context.requireAdmin()
+        try context.requireDatabaseAdmin()
         let body = try await context.jsonBody()
         let object = try body.object()
         for key in ["admins", "members"] {

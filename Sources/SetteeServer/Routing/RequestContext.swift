@@ -56,13 +56,22 @@ struct RequestContext: Sendable {
         return value
     }
 
-    /// Throws 401 unless the request comes from an admin.
+    /// Throws 401 unless the request comes from a server admin (CouchDB answers 401
+    /// to a known user too: `couch_httpd:verify_is_server_admin`).
     func requireAdmin() throws {
-        guard user.isAdmin else {
-            throw user.name == nil
-                ? CouchError.unauthorized("You are not a server admin.")
-                : CouchError(403, "forbidden", "You are not a server admin.")
-        }
+        guard user.isAdmin else { throw CouchError.unauthorized("You are not a server admin.") }
+    }
+
+    /// Set by the database wrapper: a server admin, or a name or role of the
+    /// database's `_security.admins`.
+    var isDatabaseAdmin: Bool { WriteContext.writer?.isDatabaseAdmin ?? user.isAdmin }
+
+    /// Unless `isDatabaseAdmin`: "You are not a db or server admin.", 401 to anonymous
+    /// and 403 to a known user (couch_db:check_is_admin).
+    func requireDatabaseAdmin() throws {
+        guard !isDatabaseAdmin else { return }
+        let reason = "You are not a db or server admin."
+        throw user.name == nil ? CouchError.unauthorized(reason) : CouchError(403, "forbidden", reason)
     }
 }
 

@@ -33,9 +33,10 @@ enum Routes {
         ("/{db}/_changes", [.GET: db(ChangesHandlers.changes), .POST: db(ChangesHandlers.changes)]),
         ("/{db}/_revs_limit", [.GET: db(MaintenanceHandlers.getRevsLimit), .PUT: db(MaintenanceHandlers.putRevsLimit)]),
         ("/{db}/_compact", [.POST: db(MaintenanceHandlers.compact)]),
-        ("/{db}/_purge", [.POST: db(PurgeHandlers.purge)]),
-        ("/{db}/_purged_infos", [.GET: db(PurgeHandlers.purgedInfos)]),
-        ("/{db}/_purged_infos_limit", [.GET: db(PurgeHandlers.getLimit), .PUT: db(PurgeHandlers.putLimit)]),
+        ("/{db}/_purge", [.POST: serverAdmin(db(PurgeHandlers.purge))]),
+        ("/{db}/_purged_infos", [.GET: serverAdmin(db(PurgeHandlers.purgedInfos))]),
+        ("/{db}/_purged_infos_limit", [.GET: serverAdmin(db(PurgeHandlers.getLimit)),
+                                       .PUT: serverAdmin(db(PurgeHandlers.putLimit))]),
         ("/{db}/_ensure_full_commit", [.POST: db(MaintenanceHandlers.ensureFullCommit)]),
         ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
 
@@ -70,10 +71,24 @@ enum Routes {
             guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
                 throw CouchError.databaseNotFound
             }
-            if !context.user.isAdmin {
-                try SecurityObject(bytes: try await database.security()).requireMember(context.user)
+            var isDatabaseAdmin = context.user.isAdmin
+            if !isDatabaseAdmin {
+                let security = SecurityObject(bytes: try await database.security())
+                try security.requireMember(context.user)
+                isDatabaseAdmin = security.admins.admits(context.user)
             }
-            return try await handler(context, database)
+            // The store's rules (design documents, `_users`) read who writes from here.
+            let writer = WriterIdentity(name: context.user.name, roles: context.user.roles, isDatabaseAdmin: isDatabaseAdmin)
+            return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
+        }
+    }
+
+    /// Server admins only, checked before the database is (CouchDB answers 401
+    /// "You are not a server admin." to anyone else, member or not).
+    static func serverAdmin(_ handler: @escaping Handler) -> Handler {
+        { context in
+            try context.requireAdmin()
+            return try await handler(context)
         }
     }
 

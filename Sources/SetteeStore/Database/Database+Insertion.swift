@@ -31,8 +31,15 @@ extension Database {
         let policy = policy ?? writePolicy
         var prepared = updates
         var refusedEarly: [Int: WriteRejection] = [:]
+        // Design documents are written by database admins only (CouchDB's couch_db check).
+        if let writer = WriteContext.writer, !writer.isDatabaseAdmin {
+            let reason = "You are not a db or server admin."
+            for (index, update) in updates.enumerated() where update.id.hasPrefix("_design/") {
+                refusedEarly[index] = writer.name == nil ? .unauthorized(reason) : .forbidden(reason)
+            }
+        }
         if let policy {
-            for index in updates.indices {
+            for index in updates.indices where refusedEarly[index] == nil {
                 do { prepared[index] = try policy.prepare(updates[index], newEdits: newEdits) } catch {
                     refusedEarly[index] = error
                 }
@@ -56,7 +63,10 @@ extension Database {
     /// back in their places.
     private static func review(_ updates: [DocumentUpdate], newEdits: Bool, policy: (any WritePolicy)?,
                                refused refusedEarly: [Int: WriteRejection], _ db: Connection) throws -> ReviewedUpdates {
-        guard let policy else { return ReviewedUpdates(accepted: updates, refused: [:]) }
+        guard let policy else {
+            let accepted = updates.indices.filter { refusedEarly[$0] == nil }.map { updates[$0] }
+            return ReviewedUpdates(accepted: accepted, refused: refusedEarly)
+        }
         var accepted: [DocumentUpdate] = []
         var refused = refusedEarly
         for (index, update) in updates.enumerated() where refusedEarly[index] == nil {
