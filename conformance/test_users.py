@@ -94,3 +94,10 @@ def test_users_is_for_admins_by_default(base_url, client, user):
     put_user(client, user)
     r = requests.get(base_url + "/_users/org.couchdb.user:" + user, auth=(user, "pw-" + user))
     assert_error(r, 403, "forbidden", "You are not allowed to access this db.")
+
+
+def test_users_security_is_fixed(client):
+    """[couchdb] users_db_security_editable = false (CouchDB 3's default)."""
+    r = client.put(client.url("_users", "_security"), json={"admins": {"names": [], "roles": []},
+                                                             "members": {"names": [], "roles": []}})
+    assert_error(r, 403, "forbidden", "You can't edit the security object of the user database.")

@@ -7,7 +7,8 @@
 
    [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size,
              x_forwarded_host, admin_only_all_dbs
-   [couchdb] database_dir, max_document_size, uuid, default_security, single_node
+   [couchdb] database_dir, max_document_size, uuid, default_security, single_node,
+             users_db_security_editable
    [admins]  name = password-or-hash
    [log]     level
 
@@ -42,7 +43,8 @@ public struct SetteeConfiguration: Sendable {
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs"],
-        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node"],
+        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
+                    "users_db_security_editable"],
         "chttpd_auth": ["secret", "timeout"],
         "attachments": ["compressible_types"],
         "log": ["level"],
@@ -58,6 +60,8 @@ public struct SetteeConfiguration: Sendable {
     public var adminOnlyAllDatabases = true
     /// `[couchdb] single_node`: create `_users` and `_replicator` on first start.
     public var singleNode = true
+    /// `[couchdb] users_db_security_editable`: whether `_users`' `_security` may change.
+    public var usersDatabaseSecurityEditable = false
     /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
     public var forwardedHostHeader = "X-Forwarded-Host"
     /// `[chttpd] max_http_request_size`, when set.
@@ -120,6 +124,8 @@ public struct SetteeConfiguration: Sendable {
             case ("chttpd", "admin_only_all_dbs"):
                 adminOnlyAllDatabases = try Self.boolean(entry.value, origin: origin)
             case ("couchdb", "single_node"): singleNode = try Self.boolean(entry.value, origin: origin)
+            case ("couchdb", "users_db_security_editable"):
+                usersDatabaseSecurityEditable = try Self.boolean(entry.value, origin: origin)
             case ("couchdb", "database_dir"): dataDirectory = entry.value
             case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
             case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value

@@ -30,6 +30,9 @@ public struct NodeConfiguration: Sendable {
     /// `[chttpd] admin_only_all_dbs` (CouchDB 3's default): `_all_dbs` and
     /// `_dbs_info` answer server admins only.
     public var adminOnlyAllDatabases = true
+    /// `[couchdb] users_db_security_editable` (false in CouchDB 3): `_users`' `_security`
+    /// is fixed, so only admins ever reach user documents.
+    public var usersDatabaseSecurityEditable = false
     /// `[couchdb] single_node`: a single-node server makes `_users` and
     /// `_replicator` on its first start, as CouchDB's single-node setup does.
     public var singleNode = true

@@ -39,6 +39,9 @@ enum MaintenanceHandlers {
 
     static func putSecurity(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireDatabaseAdmin()
+        if database.name == UserDirectory.databaseName && !context.node.configuration.usersDatabaseSecurityEditable {
+            throw CouchError(403, "forbidden", "You can't edit the security object of the user database.")
+        }
         let body = try await context.jsonBody()
         let object = try body.object()
         for key in ["admins", "members"] {
