@@ -101,3 +101,21 @@ def test_users_security_is_fixed(client):
     r = client.put(client.url("_users", "_security"), json={"admins": {"names": [], "roles": []},
                                                              "members": {"names": [], "roles": []}})
     assert_error(r, 403, "forbidden", "You can't edit the security object of the user database.")
+
+
+def test_malformed_basic_credentials(base_url):
+    """A Basic value that is not base64 is 400; one without a colon is anonymous
+    (couch_httpd_auth:basic_name_pw), never an error of the server."""
+    r = requests.get(base_url + "/_session", headers={"Authorization": "Basic !!!"})
+    assert_error(r, 400, "bad_request", "Authorization header has invalid base64 value")
+    r = requests.get(base_url + "/_session", headers={"Authorization": "Basic Zm9v"})
+    assert body_of(assert_status(r, 200))["userCtx"]["name"] is None
+
+
+def test_session_cookies_are_persistent(client, base_url, user):
+    """allow_persistent_cookies (true in 3.4): the cookie has Max-Age = [chttpd_auth] timeout."""
+    put_user(client, user)
+    login = requests.post(base_url + "/_session", data={"name": user, "password": "pw-" + user})
+    header = login.headers["Set-Cookie"]
+    assert header.startswith("AuthSession=") and "Max-Age=" in header and "Expires=" in header
+    assert "Path=/" in header and "HttpOnly" in header

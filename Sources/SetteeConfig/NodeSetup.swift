@@ -43,6 +43,7 @@ public enum NodeSetup {
         node.adminOnlyAllDatabases = config.adminOnlyAllDatabases
         node.singleNode = config.singleNode
         node.usersDatabaseSecurityEditable = config.usersDatabaseSecurityEditable
+        node.loginLockout = config.loginLockout
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
         node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,

@@ -10,6 +10,7 @@
    [couchdb] database_dir, max_document_size, uuid, default_security, single_node,
              users_db_security_editable
    [admins]  name = password-or-hash
+   [chttpd_auth_lockout] mode (off, warn, enforce), threshold, max_lifetime (ms)
    [log]     level
 
  Anything else in the file is reported as one warning per setting and ignored, so a
@@ -18,6 +19,7 @@
 */
 internal import Foundation
 public import Logging
+public import SetteeServer
 
 /// Values given on the command line; `nil` means "not given".
 public struct ConfigOverrides: Sendable {
@@ -46,6 +48,7 @@ public struct SetteeConfiguration: Sendable {
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable"],
         "chttpd_auth": ["secret", "timeout"],
+        "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types"],
         "log": ["level"],
         "settee": ["reader_mmap_size"],
@@ -60,6 +63,8 @@ public struct SetteeConfiguration: Sendable {
     public var adminOnlyAllDatabases = true
     /// `[couchdb] single_node`: create `_users` and `_replicator` on first start.
     public var singleNode = true
+    /// `[chttpd_auth_lockout]`: wrong-password lockout per user and client address.
+    public var loginLockout = LoginLockoutConfiguration()
     /// `[couchdb] users_db_security_editable`: whether `_users`' `_security` may change.
     public var usersDatabaseSecurityEditable = false
     /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
@@ -136,6 +141,10 @@ public struct SetteeConfiguration: Sendable {
                 defaultSecurityIsAdminOnly = entry.value == "admin_only"
             case ("chttpd_auth", "secret"): secret = entry.value.isEmpty ? nil : entry.value
             case ("chttpd_auth", "timeout"): sessionTimeout = try Self.size(entry.value, origin: origin)
+            case ("chttpd_auth_lockout", "mode"): loginLockout.mode = entry.value
+            case ("chttpd_auth_lockout", "threshold"): loginLockout.threshold = try Self.size(entry.value, origin: origin)
+            case ("chttpd_auth_lockout", "max_lifetime"):
+                loginLockout.maxLifetime = try Self.size(entry.value, origin: origin)
             case ("attachments", "compressible_types"):
                 compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)

@@ -14,7 +14,8 @@ struct CouchRouter: HTTPResponder {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout)
         state = NodeState(configuration: configuration, directory: directory,
                           authenticator: Authenticator(admins: configuration.admins, sessions: sessions,
-                                                       users: UserDirectory(directory: directory)))
+                                                       users: UserDirectory(directory: directory),
+                                                       lockout: LoginLockout(configuration.loginLockout)))
         router = Router(Routes.table)
     }
 
@@ -53,7 +54,12 @@ struct CouchRouter: HTTPResponder {
         }
         let context = RequestContext(request: request, user: user, node: state, parameters: match.parameters,
                                      query: QueryOptions(items: items))
-        return try await handler(context)
+        var response = try await handler(context)
+        if user.name != nil, !response.headers.contains("Set-Cookie"),
+           let refreshed = await state.authenticator.refreshedCookie(for: request) {
+            response.headers.add("Set-Cookie", refreshed)
+        }
+        return response
     }
 }
 

@@ -30,6 +30,8 @@ public struct NodeConfiguration: Sendable {
     /// `[chttpd] admin_only_all_dbs` (CouchDB 3's default): `_all_dbs` and
     /// `_dbs_info` answer server admins only.
     public var adminOnlyAllDatabases = true
+    /// `[chttpd_auth_lockout]`: wrong passwords per user and client address.
+    public var loginLockout = LoginLockoutConfiguration()
     /// `[couchdb] users_db_security_editable` (false in CouchDB 3): `_users`' `_security`
     /// is fixed, so only admins ever reach user documents.
     public var usersDatabaseSecurityEditable = false
@@ -42,6 +44,17 @@ public struct NodeConfiguration: Sendable {
         self.store = store
         self.uuid = uuid
     }
+}
+
+/// `[chttpd_auth_lockout] mode, threshold, max_lifetime` (CouchDB 3.4's defaults).
+public struct LoginLockoutConfiguration: Sendable {
+    /// `off`, `warn` (count, refuse nothing) or `enforce`.
+    public var mode = "enforce"
+    public var threshold = 5
+    /// Milliseconds from a user's first failure from an address until it is forgotten.
+    public var maxLifetime = 300_000
+
+    public init() {}
 }
 
 /// A running Settee: the store, the CouchDB router and the HTTP server, wired together.

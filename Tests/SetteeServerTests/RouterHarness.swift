@@ -36,7 +36,7 @@ final class RouterHarness {
 
     /// Sends a request as the admin unless `headers` carries other credentials (or `admin` is false).
     func send(_ method: String, _ target: String, json: JSONValue? = nil, body: [UInt8]? = nil,
-              headers: HTTPHeaders = [:], admin: Bool = true) async -> Reply {
+              headers: HTTPHeaders = [:], admin: Bool = true, peer: String = "127.0.0.1:40000") async -> Reply {
         var headers = headers
         if admin && headers["Authorization"] == nil { headers.add("Authorization", Self.adminAuthorization) }
         var bytes = body ?? []
@@ -44,7 +44,8 @@ final class RouterHarness {
             bytes = JSONWriter.serialize(json)
             if headers["Content-Type"] == nil { headers.add("Content-Type", "application/json") }
         }
-        let request = HTTPRequest(method: method, target: target, headers: headers, body: RequestBody(bytes: bytes))
+        let request = HTTPRequest(method: method, target: target, headers: headers, body: RequestBody(bytes: bytes),
+                                  remoteAddress: peer)
         let response = await router.respond(to: request)
         var collected: [UInt8] = []
         switch response.body {

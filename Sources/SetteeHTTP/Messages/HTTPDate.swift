@@ -29,7 +29,7 @@ public enum HTTPDate {
     }
 
     /// `seconds` since the epoch as an IMF-fixdate.
-    static func format(_ seconds: Int) -> String {
+    public static func format(_ seconds: Int) -> String {
         var parts = tm()
         var time = seconds
         gmtime_r(&time, &parts)

@@ -10,6 +10,7 @@ struct Authenticator: Sendable {
     let admins: [String: String]
     let sessions: CookieSession
     let users: UserDirectory
+    let lockout: LoginLockout
     let cache = CredentialCache()
 
     /// A stand-in hash for names nobody has, checked like a real one so that a
@@ -27,54 +28,76 @@ struct Authenticator: Sendable {
                let known = users.cached(name) {
                 return UserContext(name: name, roles: known.roles)
             }
-            if let (name, password) = Self.basicCredentials(authorization) {
-                let (user, hash) = try await authenticate(name: name, password: password)
+            if let (name, password) = try Self.basicCredentials(authorization) {
+                let (user, hash) = try await authenticate(name: name, password: password, peer: request.remoteAddress)
                 cache.remember(authorization: authorization, name: name, hash: hash)
                 return user
             }
         }
-        if let cookie = Self.cookie(named: "AuthSession", in: request.headers), !cookie.isEmpty,
-           let name = sessions.name(of: cookie) {
-            if let hash = admins[name], sessions.verify(cookie, now: Self.now(), passwordHash: { _ in hash }) != nil {
-                return UserContext(name: name, roles: ["_admin"])
-            }
-            if let known = await users.credentials(name),
-               sessions.verify(cookie, now: Self.now(), passwordHash: { _ in known.hash }) != nil {
-                return UserContext(name: name, roles: known.roles)
-            }
-        }
+        if let (user, _) = await cookieUser(request) { return user }
         return .anonymous
+    }
+
+    /// The user an `AuthSession` cookie proves, and the hash that keys it.
+    private func cookieUser(_ request: HTTPRequest) async -> (UserContext, String)? {
+        guard let cookie = Self.cookie(named: "AuthSession", in: request.headers), !cookie.isEmpty,
+              let name = sessions.name(of: cookie) else { return nil }
+        if let hash = admins[name], sessions.verify(cookie, now: Self.now(), passwordHash: { _ in hash }) != nil {
+            return (UserContext(name: name, roles: ["_admin"]), hash)
+        }
+        if let known = await users.credentials(name),
+           sessions.verify(cookie, now: Self.now(), passwordHash: { _ in known.hash }) != nil {
+            return (UserContext(name: name, roles: known.roles), known.hash)
+        }
+        return nil
+    }
+
+    /// A fresh cookie for a request that came with one more than a tenth of its
+    /// lifetime old, as CouchDB refreshes them (`couch_httpd_auth:cookie_auth_header`):
+    /// an active session does not expire. Nil when Basic was sent or nothing is due.
+    func refreshedCookie(for request: HTTPRequest) async -> String? {
+        guard request.headers["Authorization"] == nil,
+              let cookie = Self.cookie(named: "AuthSession", in: request.headers),
+              let issued = sessions.issued(cookie), Self.now() - issued > sessions.timeout / 10,
+              let (user, hash) = await cookieUser(request), let name = user.name else { return nil }
+        return sessions.header(sessions.issue(name: name, passwordHash: hash, now: Self.now()), now: Self.now())
     }
 
     /// The user `name` and `password` prove, and the stored hash they were checked
     /// against (a session cookie is keyed by it, so a new password ends it).
     /// - Throws: 401 `unauthorized` "Name or password is incorrect."
-    func authenticate(name: String, password: String) async throws -> (UserContext, String) {
-        if let hash = admins[name] {
-            guard cache.verify(name: name, password: password, against: hash) else {
-                throw CouchError.unauthorized("Name or password is incorrect.")
-            }
-            return (UserContext(name: name, roles: ["_admin"]), hash)
-        }
-        guard let known = await users.credentials(name) else {
+    /// - Throws: 401 `unauthorized` "Name or password is incorrect.", or 403 when
+    ///   this user is locked out from `peer` (`LoginLockout`).
+    func authenticate(name: String, password: String, peer: String) async throws -> (UserContext, String) {
+        let user: UserContext, hash: String
+        if let adminHash = admins[name] {
+            (user, hash) = (UserContext(name: name, roles: ["_admin"]), adminHash)
+        } else if let known = await users.credentials(name) {
+            (user, hash) = (UserContext(name: name, roles: known.roles), known.hash)
+        } else {
             _ = PasswordHash.verify(password: password, against: Self.nobody)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
-        guard cache.verify(name: name, password: password, against: known.hash) else {
+        if lockout.isLockedOut(name: name, peer: peer) { throw CouchError(403, "forbidden", LoginLockout.message) }
+        guard cache.verify(name: name, password: password, against: hash) else {
+            lockout.recordFailure(name: name, peer: peer)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
-        return (UserContext(name: name, roles: known.roles), known.hash)
+        return (user, hash)
     }
 
     static func now() -> Int { Int(Date().timeIntervalSince1970) }
 
-    /// RFC 7617: `Basic base64(name:password)`; nil for other schemes.
-    static func basicCredentials(_ header: String) -> (String, String)? {
+    /// RFC 7617: `Basic base64(name:password)`; nil for other schemes and for a value
+    /// without a `:` (CouchDB leaves those anonymous).
+    /// - Throws: 400 for a Basic value that is not base64, as CouchDB answers.
+    static func basicCredentials(_ header: String) throws -> (String, String)? {
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic",
-              let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
-        else { return nil }
+        guard parts.count == 2, parts[0].lowercased() == "basic" else { return nil }
+        guard let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw CouchError.badRequest("Authorization header has invalid base64 value")
+        }
+        guard let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SetteeHTTP
 
 /// `AuthSession` cookies as CouchDB makes them (`couch_httpd_auth`): the value
 /// is base64url of `name:HEXTIME:MAC`, where MAC is an HMAC over `name:HEXTIME`
@@ -19,12 +20,29 @@ struct CookieSession: Sendable {
         return Self.base64URL(bytes)
     }
 
+    /// The `Set-Cookie` value for `cookie`, persistent for `timeout` seconds as
+    /// CouchDB 3.4 sends it (`allow_persistent_cookies = true`).
+    func header(_ cookie: String, now: Int) -> String {
+        // Cookie dates as CouchDB writes them: "Tue, 24-Nov-2026 20:53:48 GMT".
+        let parts = HTTPDate.format(now + timeout).split(separator: " ")
+        let expires = "\(parts[0]) \(parts[1])-\(parts[2])-\(parts[3]) \(parts[4]) \(parts[5])"
+        return "AuthSession=\(cookie); Version=1; Expires=\(expires); Max-Age=\(timeout); Path=/; HttpOnly"
+    }
+
     /// The user name a cookie claims, before any check (to look up whose key verifies it).
     func name(of value: String) -> String? {
         guard let bytes = Self.decodeBase64URL(value), let first = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             return nil
         }
         return String(validating: bytes[..<first], as: UTF8.self)
+    }
+
+    /// When a cookie says it was issued (seconds since 1970), before any check.
+    func issued(_ value: String) -> Int? {
+        guard let bytes = Self.decodeBase64URL(value), let first = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ":")),
+              let text = String(validating: bytes[(first + 1)..<second], as: UTF8.self) else { return nil }
+        return Int(text, radix: 16)
     }
 
     /// The user name of a valid, unexpired cookie; nil otherwise.

@@ -20,9 +20,10 @@ enum SessionHandlers {
 
     static func post(_ context: RequestContext) async throws -> HTTPResponse {
         let (name, password) = try await credentials(context)
-        let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password)
+        let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
+                                                                             peer: context.request.remoteAddress)
         let cookie = context.node.authenticator.sessions.issue(name: name, passwordHash: hash, now: Authenticator.now())
-        let headers: HTTPHeaders = ["Set-Cookie": "AuthSession=\(cookie); Version=1; Path=/; HttpOnly"]
+        let headers: HTTPHeaders = ["Set-Cookie": context.node.authenticator.sessions.header(cookie, now: Authenticator.now())]
         let body: JSONValue = ["ok": true, "name": .string(name), "roles": .array(user.roles.map { .string($0) })]
         if let next = context.query["next"] {
             var response = JSONResponse.make(status: 302, body, headers: headers)
