@@ -80,6 +80,11 @@ def test_a_new_password_logs_in(client, base_url, user):
      "Doc ID must be of the form org.couchdb.user:name"),
     ("org.couchdb.user:{n}", {"name": "{n}", "roles": [], "type": "user", "password_scheme": "md5"},
      "Password scheme `md5` not supported."),
+    ("org.couchdb.user:{n}", {"name": "{n}", "roles": ["_admin"], "type": "user"},
+     "No system roles (starting with underscore) in users db."),
+    ("org.couchdb.user:_{n}", {"name": "_{n}", "roles": [], "type": "user"}, "Username may not start with underscore."),
+    ("org.couchdb.user:a:{n}", {"name": "a:{n}", "roles": [], "type": "user"},
+     "Character `:` is not allowed in usernames."),
 ])
 def test_user_documents_are_validated(client, user, doc_id, body, reason):
     """_auth's validate_doc_update: 403 forbidden with CouchDB's words; nothing stored."""

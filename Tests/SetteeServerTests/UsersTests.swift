@@ -60,6 +60,37 @@ import Testing
         }
     }
 
+    /// What a user may do to user documents where `_users` admits them (not by default).
+    @Test func nonAdminsChangeOnlyTheirOwnDocumentAndNeverItsRoles() throws {
+        let policy = UsersDatabasePolicy()
+        let dave = WriterIdentity(name: "dave", roles: [], isDatabaseAdmin: false)
+        func update(_ name: String, roles: [JSONValue], deleted: Bool = false) -> DocumentUpdate {
+            DocumentUpdate(id: "org.couchdb.user:\(name)", body: JSONWriter.serialize([
+                "name": .string(name), "roles": .array(roles), "type": "user"]), isDeleted: deleted)
+        }
+        func stored(_ name: String, roles: [JSONValue]) -> StoredRevision {
+            revision(["name": .string(name), "roles": .array(roles), "type": "user"])
+        }
+        func review(_ u: DocumentUpdate, old: StoredRevision?) throws {
+            try WriteContext.$writer.withValue(dave) { try policy.review(u, newEdits: true) { old } }
+        }
+        #expect(throws: WriteRejection.forbidden("Only _admin may set roles")) {
+            try review(update("dave", roles: ["boss"]), old: nil)
+        }
+        try review(update("dave", roles: []), old: nil)  // signing up, where allowed
+        #expect(throws: WriteRejection.forbidden("Only _admin may edit roles")) {
+            try review(update("dave", roles: ["boss"]), old: stored("dave", roles: []))
+        }
+        try review(update("dave", roles: ["b", "a"]), old: stored("dave", roles: ["a", "b"]))
+        #expect(throws: WriteRejection.forbidden("You may only update your own user document.")) {
+            try review(update("erin", roles: []), old: stored("erin", roles: []))
+        }
+        #expect(throws: WriteRejection.forbidden("Only admins may delete other user docs.")) {
+            try review(update("erin", roles: [], deleted: true), old: stored("erin", roles: []))
+        }
+        try review(update("dave", roles: [], deleted: true), old: stored("dave", roles: []))
+    }
+
     @Test func aNewPasswordEndsTheOldCookies() async throws {
         let harness = try RouterHarness()
         #expect(await harness.send("PUT", "/_users").status == 201)

@@ -6,8 +6,9 @@ import SetteeStore
 /// PBKDF2 hash before the write (never stored in clear), and a user document must
 /// be `{"_id": "org.couchdb.user:NAME", "type": "user", "name": NAME, "roles": [...]}`
 /// with a known password scheme. Refusals are 403 `forbidden` with CouchDB's words.
-/// (Who may write which user document needs the writer's identity: `_users` is
-/// admin-only by default, as in CouchDB 3, so only admins write here today.)
+/// Non-admin writers (`WriteContext.writer`) may change only their own document and
+/// never its roles — which matters only where `_users`' `_security` admits them
+/// (`[couchdb] users_db_security_editable`): by default only admins reach it.
 struct UsersDatabasePolicy: WritePolicy {
     /// CouchDB 3.4's `[chttpd_auth] iterations` for user documents.
     static let iterations = 600_000
@@ -32,7 +33,19 @@ struct UsersDatabasePolicy: WritePolicy {
 
     func review(_ update: DocumentUpdate, newEdits: Bool,
                 current: () throws -> StoredRevision?) throws(WriteRejection) {
-        guard !update.isDeleted, !update.id.hasPrefix("_design/") else { return }
+        // No writer: the server's own write, trusted. Otherwise its name and whether it is an admin here.
+        let writer = WriteContext.writer
+        let isAdmin = writer?.isDatabaseAdmin ?? true
+        let old = (try? current()).flatMap { $0.isDeleted ? nil : $0 }
+        let oldDoc = old?.body.flatMap { try? JSONReader.parse($0) }?.objectValue
+        if update.isDeleted {
+            // Deletes by admins and by the user the document is.
+            guard isAdmin || (writer?.name != nil && writer?.name == oldDoc?["name"]?.stringValue) else {
+                throw .forbidden("Only admins may delete other user docs.")
+            }
+            return
+        }
+        guard !update.id.hasPrefix("_design/") else { return }
         let doc = (try? JSONReader.parse(update.body))?.objectValue ?? JSONObject()
         guard doc["type"]?.stringValue == "user" else { throw .forbidden("doc.type must be user") }
         guard let name = doc["name"]?.stringValue, !name.isEmpty else { throw .forbidden("doc.name is required") }
@@ -42,10 +55,7 @@ struct UsersDatabasePolicy: WritePolicy {
         guard update.id == "org.couchdb.user:" + name else {
             throw .forbidden("Doc ID must be of the form org.couchdb.user:name")
         }
-        if let old = try? current(), let body = old.body, !old.isDeleted,
-           let oldName = (try? JSONReader.parse(body))?["name"]?.stringValue, oldName != name {
-            throw .forbidden("Usernames can not be changed.")
-        }
+        if let oldDoc, oldDoc["name"]?.stringValue != name { throw .forbidden("Usernames can not be changed.") }
         if doc["password_sha"] != nil && doc["salt"] == nil {
             throw .forbidden("Users with password_sha must have a salt.See /_utils/script/couch.js for example code.")
         }
@@ -58,5 +68,20 @@ struct UsersDatabasePolicy: WritePolicy {
                 guard doc["derived_key"]?.stringValue != nil else { throw .forbidden("derived_key must be a string.") }
             }
         }
+        let newRoles = list.compactMap(\.stringValue)
+        if !isAdmin {
+            if let oldDoc {
+                guard writer?.name == name else { throw .forbidden("You may only update your own user document.") }
+                let oldRoles = (oldDoc["roles"]?.arrayValue ?? []).compactMap(\.stringValue)
+                guard oldRoles.sorted() == newRoles.sorted() else { throw .forbidden("Only _admin may edit roles") }
+            } else if !newRoles.isEmpty {
+                throw .forbidden("Only _admin may set roles")
+            }
+        }
+        if newRoles.contains(where: { $0 != "_metrics" && $0.hasPrefix("_") }) {
+            throw .forbidden("No system roles (starting with underscore) in users db.")
+        }
+        if name.hasPrefix("_") { throw .forbidden("Username may not start with underscore.") }
+        if name.contains(":") { throw .forbidden("Character `:` is not allowed in usernames.") }
     }
 }
