@@ -120,3 +120,21 @@ import Testing
         #expect(await harness.send("GET", "/_session", headers: ["Authorization": wrong], admin: false).status == 401)
     }
 }
+
+/// `_replicate` by a user who is not a server admin.
+@Suite struct ReplicateAccessTests {
+    @Test func localNamesAreForServerAdmins() async throws {
+        let harness = try RouterHarness()
+        #expect(await harness.send("PUT", "/_users").status == 201)
+        let key = try #require(PasswordHash.derive(password: "pw", salt: "s", prf: .sha256, iterations: 10))
+        let doc: JSONValue = ["name": "rita", "roles": [], "type": "user", "password_scheme": "pbkdf2",
+                              "pbkdf2_prf": "sha256", "salt": "s", "iterations": 10, "derived_key": .string(key)]
+        #expect(await harness.send("PUT", "/_users/org.couchdb.user:rita", json: doc).status == 201)
+        #expect(await harness.send("PUT", "/secret").status == 201)
+        let rita = "Basic " + Data("rita:pw".utf8).base64EncodedString()
+        let refused = await harness.send("POST", "/_replicate", json: ["source": "secret", "target": "mine"],
+                                         headers: ["Authorization": rita, "Content-Type": "application/json"], admin: false)
+        #expect(refused.status == 403 && refused.json["error"] == "forbidden")
+        #expect(await harness.send("GET", "/mine").status == 404)
+    }
+}

@@ -18,6 +18,11 @@ enum ReplicationHandlers {
             // What CouchDB 3.4.3 answers when `source` or `target` is missing.
             throw CouchError(500, "error", "Missing replicator database")
         }
+        // A database named without a URL is opened here with no credentials checked:
+        // only server admins may name one (others replicate through URLs, which log in).
+        if !context.user.isAdmin, [spec.source, spec.target].contains(where: { !$0.contains("://") }) {
+            throw CouchError(403, "forbidden", "Only server admins may replicate databases named without a URL.")
+        }
         let replication = try manager.makeReplication(spec)
         let id = try await replication.replicationID() + spec.idSuffix
         if spec.cancel {
