@@ -78,3 +78,10 @@ def test_an_unreadable_document_is_refused(client, replicator_doc):
 def test_scheduler_needs_an_admin(anon):
     r = anon.get(anon.url("_scheduler", "docs"))
     assert r.status_code == 401
+
+
+def test_documents_record_their_owner(client, admin_auth, replicator_doc):
+    """couch_replicator_docs:before_doc_update: a new document gets `owner`, its writer's name."""
+    body = {"source": "http://127.0.0.1:1/a", "target": "http://127.0.0.1:1/b"}
+    assert_status(client.put(client.url("_replicator", replicator_doc), json=body), 201)
+    assert body_of(client.get(client.url("_replicator", replicator_doc)))["owner"] == admin_auth[0]

@@ -8,6 +8,30 @@ internal import SetteeJSON
 public struct ReplicatorDocumentPolicy: WritePolicy {
     public init() {}
 
+    /// CouchDB's `before_doc_update` for `_replicator`: a document records its `owner`,
+    /// the writer's name (set when absent); another user's document may be changed by
+    /// database admins only. Writes with no writer (the manager's own) pass unchanged.
+    public func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
+        guard newEdits, !update.isDeleted, !update.id.hasPrefix("_design/"), let writer = WriteContext.writer,
+              var body = (try? JSONReader.parse(update.body))?.objectValue else { return update }
+        let name: JSONValue = writer.name.map { .string($0) } ?? .null
+        switch body["owner"] {
+        case nil:
+            body.append("owner", name)
+        case let owner? where owner == name:
+            return update
+        case .null? where writer.isDatabaseAdmin:
+            body["owner"] = name
+        case _? where writer.isDatabaseAdmin:
+            return update
+        default:
+            throw .forbidden("Can't update replication documents from other users.")
+        }
+        var prepared = update
+        prepared.body = JSONWriter.serialize(.object(body))
+        return prepared
+    }
+
     public func review(_ update: DocumentUpdate, newEdits: Bool,
                        current: () throws -> StoredRevision?) throws(WriteRejection) {
         guard !update.isDeleted, !update.id.hasPrefix("_design/") else { return }
