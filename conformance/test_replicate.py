@@ -120,3 +120,16 @@ def test_selector_copies_matching_documents(client, make_db, endpoint):
     assert body_of(assert_status(replicate(client, body), 200))["ok"] is True
     rows = body_of(client.get(target.url("_all_docs")))["rows"]
     assert [row["id"] for row in rows] == ["a", "c"]
+
+
+def test_create_target_params(client, make_db, endpoint, random_name):
+    """create_target_params are the target's creation parameters (here q, kept in cluster.q)."""
+    source = make_db()
+    bulk_docs(source, [{"_id": "a"}])
+    try:
+        body = {"source": endpoint(source), "target": endpoint(random_name), "create_target": True,
+                "create_target_params": {"q": 3}}
+        assert_status(replicate(client, body), 200)
+        assert body_of(client.get(client.url(random_name)))["cluster"]["q"] == 3
+    finally:
+        client.delete(client.url(random_name))

@@ -154,7 +154,7 @@ public final class Replication: Sendable {
         }
         if try await retrying({ try await self.target.exists() }) { return }
         guard options.createTarget else { throw ReplicationError.databaseNotFound(target.displayName) }
-        try await retrying { try await self.target.create() }
+        try await retrying { try await self.target.create(parameters: self.options.createTargetParameters) }
     }
 
     /// One page: what the target lacks, fetched and written in chunks, several at once.

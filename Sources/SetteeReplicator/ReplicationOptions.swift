@@ -6,6 +6,8 @@ public struct ReplicationOptions: Sendable {
     public var continuous = false
     /// Create the target database when it does not exist.
     public var createTarget = false
+    /// Its creation parameters (`create_target_params`: `q`, `n`, `partitioned`), as query values.
+    public var createTargetParameters: [String: String] = [:]
     /// Only these documents (`doc_ids`), in any order.
     public var docIDs: [String]?
     /// Only documents whose winner matches this Mango selector (`selector`).

@@ -30,6 +30,15 @@ public struct ReplicationSpec: Sendable, Equatable {
         if let since = body["since_seq"], !since.isNull {
             options.sinceSeq = since.stringValue ?? String(decoding: JSONWriter.serialize(since), as: UTF8.self)
         }
+        if let parameters = body["create_target_params"], !parameters.isNull {
+            guard let object = parameters.objectValue else {
+                throw ReplicationError.invalidOption("parameter `create_target_params` must be a JSON object")
+            }
+            for member in object {
+                options.createTargetParameters[member.key] = member.value.stringValue
+                    ?? String(decoding: JSONWriter.serialize(member.value), as: UTF8.self)
+            }
+        }
         if let workers = body["worker_processes"] {
             guard let n = workers.intValue, n > 0 else {
                 throw ReplicationError.invalidOption("parameter `worker_processes` must be a positive integer")
@@ -92,5 +101,6 @@ extension ReplicationOptions: Equatable {
         lhs.continuous == rhs.continuous && lhs.createTarget == rhs.createTarget && lhs.docIDs == rhs.docIDs
             && lhs.batchSize == rhs.batchSize && lhs.useCheckpoints == rhs.useCheckpoints && lhs.sinceSeq == rhs.sinceSeq
             && lhs.selector == rhs.selector && lhs.workers == rhs.workers
+            && lhs.createTargetParameters == rhs.createTargetParameters
     }
 }

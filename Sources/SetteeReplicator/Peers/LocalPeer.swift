@@ -24,9 +24,11 @@ public struct LocalPeer: Peer {
 
     public func exists() async throws -> Bool { try directory.database(named: name) != nil }
 
-    public func create() async throws {
+    /// `q` is kept as the server keeps it at creation; `n` and `partitioned` mean nothing on one node.
+    public func create(parameters: [String: String]) async throws {
         do {
-            _ = try directory.create(name)
+            let database = try directory.create(name)
+            if let q = parameters["q"].flatMap(Int.init), q > 0 { try await database.setShardCount(q) }
         } catch StoreError.databaseExists {
             return
         }

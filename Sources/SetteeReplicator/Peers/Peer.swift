@@ -12,8 +12,9 @@ public protocol Peer: Sendable {
     func identity() async throws -> PeerIdentity
     /// Whether the database exists.
     func exists() async throws -> Bool
-    /// Creates the database (`create_target`); one that already exists is fine.
-    func create() async throws
+    /// Creates the database (`create_target`) with CouchDB's creation parameters
+    /// (`create_target_params`: `q`, `n`, `partitioned`); one that already exists is fine.
+    func create(parameters: [String: String]) async throws
     /// Changes after `since`, `all_docs` style, at most `limit` that pass `filter`. With
     /// `wait`, a longpoll: when nothing is there yet, waits up to that long for a change.
     func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage

@@ -32,8 +32,10 @@ public struct RemotePeer: Peer {
         return true
     }
 
-    public func create() async throws {
-        let response = try await send(.init(method: "PUT", url: endpoint.database))
+    public func create(parameters: [String: String]) async throws {
+        let query = parameters.sorted { $0.key < $1.key }
+            .map { RemoteEndpoint.encode($0.key) + "=" + RemoteEndpoint.encode($0.value) }.joined(separator: "&")
+        let response = try await send(.init(method: "PUT", url: endpoint.database + (query.isEmpty ? "" : "?" + query)))
         try check(response, expecting: [201, 202, 412])
     }
 
