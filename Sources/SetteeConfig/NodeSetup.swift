@@ -45,13 +45,16 @@ public enum NodeSetup {
         node.usersDatabaseSecurityEditable = config.usersDatabaseSecurityEditable
         node.loginLockout = config.loginLockout
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
+        node.allowPersistentCookies = config.allowPersistentCookies
+        if let iterations = config.passwordIterations { node.passwordIterations = max(1, iterations) }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
         node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,
                                       fileName: secretFileName)
         node.admins = hashFileAdmins(&config, logger: logger)
         if let admin = config.environmentAdmin {
             node.admins[admin.name] = PasswordHash.isHashed(admin.password)
-                ? admin.password : PasswordHash.hash(password: admin.password)
+                ? admin.password : PasswordHash.hash(password: admin.password,
+                                                     iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
         }
         return node
     }
@@ -87,7 +90,8 @@ public enum NodeSetup {
                 admins[entry.key] = entry.value
                 continue
             }
-            let hash = PasswordHash.hash(password: entry.value)
+            let hash = PasswordHash.hash(password: entry.value,
+                                         iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
             admins[entry.key] = hash
             file.replaceValue(of: entry, with: hash)
             rewritten.append(entry.key)

@@ -47,7 +47,7 @@ public struct SetteeConfiguration: Sendable {
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable"],
-        "chttpd_auth": ["secret", "timeout"],
+        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types"],
         "log": ["level"],
@@ -81,6 +81,10 @@ public struct SetteeConfiguration: Sendable {
     public var secret: String?
     /// `[chttpd_auth] timeout`: seconds a session cookie lives.
     public var sessionTimeout: Int?
+    /// `[chttpd_auth] allow_persistent_cookies`.
+    public var allowPersistentCookies = true
+    /// `[chttpd_auth] iterations` for new password hashes; CouchDB 3.4.3's default when unset.
+    public var passwordIterations: Int?
     /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
     public var compressibleTypes: [String]?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
@@ -141,6 +145,9 @@ public struct SetteeConfiguration: Sendable {
                 defaultSecurityIsAdminOnly = entry.value == "admin_only"
             case ("chttpd_auth", "secret"): secret = entry.value.isEmpty ? nil : entry.value
             case ("chttpd_auth", "timeout"): sessionTimeout = try Self.size(entry.value, origin: origin)
+            case ("chttpd_auth", "allow_persistent_cookies"):
+                allowPersistentCookies = try Self.boolean(entry.value, origin: origin)
+            case ("chttpd_auth", "iterations"): passwordIterations = try Self.size(entry.value, origin: origin)
             case ("chttpd_auth_lockout", "mode"): loginLockout.mode = entry.value
             case ("chttpd_auth_lockout", "threshold"): loginLockout.threshold = try Self.size(entry.value, origin: origin)
             case ("chttpd_auth_lockout", "max_lifetime"):

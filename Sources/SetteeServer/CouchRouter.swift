@@ -11,7 +11,8 @@ struct CouchRouter: HTTPResponder {
     let router: Router
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
-        let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout)
+        let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout,
+                                     persistent: configuration.allowPersistentCookies)
         state = NodeState(configuration: configuration, directory: directory,
                           authenticator: Authenticator(admins: configuration.admins, sessions: sessions,
                                                        users: UserDirectory(directory: directory),

@@ -21,6 +21,10 @@ public struct NodeConfiguration: Sendable {
     public var secret: String = UUIDs.random()
     /// `[chttpd_auth] timeout`: seconds an `AuthSession` cookie stays valid.
     public var sessionTimeout: Int = 600
+    /// `[chttpd_auth] allow_persistent_cookies`.
+    public var allowPersistentCookies = true
+    /// `[chttpd_auth] iterations` for new password hashes (admins and `_users`).
+    public var passwordIterations = PasswordHash.defaultIterations
     /// `[couchdb] default_security = admin_only` (CouchDB 3's default): a new
     /// database admits only admins until its `_security` says otherwise.
     public var defaultSecurityIsAdminOnly = true
@@ -73,7 +77,7 @@ public final class SetteeNode: Sendable {
         self.configuration = configuration
         var store = configuration.store
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
-        store.writePolicies["_users"] = UsersDatabasePolicy()
+        store.writePolicies["_users"] = UsersDatabasePolicy(iterations: configuration.passwordIterations)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications

@@ -9,7 +9,7 @@ import Testing
         #expect(parts.count == 3)
         #expect(parts.first?.count == 64)   // 32-byte SHA-256 key, hex
         #expect(parts.dropFirst().first?.count == 32)
-        #expect(parts.last == "50000")
+        #expect(parts.last == "600000")
         #expect(PasswordHash.isHashed(stored))
         #expect(PasswordHash.verify(password: "s3cret", against: stored))
         #expect(!PasswordHash.verify(password: "s3creT", against: stored))

@@ -18,7 +18,7 @@ final class RouterHarness {
         try FileManager.default.createDirectory(at: directoryURL, withIntermediateDirectories: true)
         var configuration = NodeConfiguration(http: ServerConfiguration(), store: StoreConfiguration(path: directoryURL.path),
                                               uuid: "0123456789abcdef0123456789abcdef")
-        configuration.admins = ["admin": PasswordHash.hash(password: "secret")]
+        configuration.admins = ["admin": PasswordHash.hash(password: "secret", iterations: 10)]  // fast for tests
         configure(&configuration)
         let directory = try DatabaseDirectory(configuration: configuration.store, logger: Logger(label: "test"))
         router = CouchRouter(configuration: configuration, directory: directory)

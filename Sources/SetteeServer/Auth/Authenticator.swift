@@ -15,8 +15,7 @@ struct Authenticator: Sendable {
 
     /// A stand-in hash for names nobody has, checked like a real one so that a
     /// wrong name costs as long as a wrong password.
-    private static let nobody = PasswordHash.hash(password: PasswordHash.randomHex(byteCount: 16),
-                                                  iterations: UsersDatabasePolicy.iterations)
+    private static let nobody = PasswordHash.hash(password: PasswordHash.randomHex(byteCount: 16))
 
     func user(for request: HTTPRequest) async throws -> UserContext {
         if let authorization = request.headers["Authorization"] {

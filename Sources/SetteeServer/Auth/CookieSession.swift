@@ -10,6 +10,8 @@ struct CookieSession: Sendable {
     let secret: String
     /// Seconds a cookie stays valid (`[chttpd_auth] timeout`).
     let timeout: Int
+    /// `[chttpd_auth] allow_persistent_cookies`: cookies carry Expires and Max-Age.
+    var persistent = true
 
     /// A cookie value for `name`, issued at `now` (seconds since 1970).
     func issue(name: String, passwordHash: String, now: Int) -> String {
@@ -20,10 +22,11 @@ struct CookieSession: Sendable {
         return Self.base64URL(bytes)
     }
 
-    /// The `Set-Cookie` value for `cookie`, persistent for `timeout` seconds as
-    /// CouchDB 3.4 sends it (`allow_persistent_cookies = true`).
+    /// The `Set-Cookie` value for `cookie`: persistent for `timeout` seconds as
+    /// CouchDB 3.4 sends it, unless `persistent` is off.
     func header(_ cookie: String, now: Int) -> String {
         // Cookie dates as CouchDB writes them: "Tue, 24-Nov-2026 20:53:48 GMT".
+        guard persistent else { return "AuthSession=\(cookie); Version=1; Path=/; HttpOnly" }
         let parts = HTTPDate.format(now + timeout).split(separator: " ")
         let expires = "\(parts[0]) \(parts[1])-\(parts[2])-\(parts[3]) \(parts[4]) \(parts[5])"
         return "AuthSession=\(cookie); Version=1; Expires=\(expires); Max-Age=\(timeout); Path=/; HttpOnly"

@@ -8,19 +8,19 @@
 
  The salt is CouchDB's `couch_uuids:random()`: 32 hex characters used *as text*, not
  decoded to bytes; the derived key is as long as the PRF's digest. We write the 3.4
- form with 3.4's default of 50,000 iterations so an ini moved between Settee and
- CouchDB keeps working in both directions.
+ form with 3.4.3's `[chttpd_auth] iterations` default, 600,000 (what its own local.ini
+ gets), so an ini moved between Settee and CouchDB keeps working in both directions.
 */
 internal import Crypto
 internal import _CryptoExtras
 
 /// Hashing and checking admin passwords in CouchDB's `[admins]` format.
 ///
-///     let stored = PasswordHash.hash(password: "s3cret")   // "-pbkdf2:sha256-…,…,50000"
+///     let stored = PasswordHash.hash(password: "s3cret")   // "-pbkdf2:sha256-…,…,600000"
 ///     PasswordHash.verify(password: "s3cret", against: stored)   // true
 public enum PasswordHash {
-    /// Iterations used for new hashes: CouchDB 3.4's `[chttpd_auth] iterations` default.
-    public static let defaultIterations = 50_000
+    /// Iterations used for new hashes: CouchDB 3.4.3's `[chttpd_auth] iterations` default.
+    public static let defaultIterations = 600_000
 
     /// Hashes `password` with PBKDF2-HMAC-SHA256 and a fresh random salt, in
     /// CouchDB 3.4's `-pbkdf2:sha256-KEY,SALT,ITERATIONS` form.

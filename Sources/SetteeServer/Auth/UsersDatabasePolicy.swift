@@ -10,18 +10,18 @@ import SetteeStore
 /// never its roles — which matters only where `_users`' `_security` admits them
 /// (`[couchdb] users_db_security_editable`): by default only admins reach it.
 struct UsersDatabasePolicy: WritePolicy {
-    /// CouchDB 3.4's `[chttpd_auth] iterations` for user documents.
-    static let iterations = 600_000
+    /// `[chttpd_auth] iterations` (CouchDB 3.4.3: 600,000) for new hashes.
+    var iterations = PasswordHash.defaultIterations
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
         guard !update.isDeleted, !update.id.hasPrefix("_design/"),
               let body = (try? JSONReader.parse(update.body))?.objectValue,
               let password = body["password"]?.stringValue else { return update }
         let salt = PasswordHash.randomHex(byteCount: 16)
-        let key = PasswordHash.derive(password: password, salt: salt, prf: .sha256, iterations: Self.iterations) ?? ""
+        let key = PasswordHash.derive(password: password, salt: salt, prf: .sha256, iterations: iterations) ?? ""
         var hashed: JSONObject = [
             "password_scheme": "pbkdf2", "pbkdf2_prf": "sha256", "salt": .string(salt),
-            "iterations": .int(Self.iterations), "derived_key": .string(key),
+            "iterations": .int(iterations), "derived_key": .string(key),
         ]
         for member in body where member.key != "password" && hashed[member.key] == nil {
             hashed.append(member.key, member.value)
