@@ -109,8 +109,8 @@ public enum PasswordHash {
     }
 
     static func derive(password: String, salt: String, prf: PRF, iterations: Int) -> String? {
-        // unsafeUncheckedRounds: CouchDB's iteration counts (10 before 3.x, 50,000 in
-        // 3.4) are below swift-crypto's 210,000 floor, and must be honoured to verify.
+        // unsafeUncheckedRounds: older CouchDB iteration counts (10 before 3.x, 50,000
+        // later) are below swift-crypto's 210,000 floor, and must be honoured to verify.
         guard let key = try? KDF.Insecure.PBKDF2.deriveKey(
             from: Array(password.utf8), salt: Array(salt.utf8), using: prf.function,
             outputByteCount: prf.digestByteCount, unsafeUncheckedRounds: iterations)
