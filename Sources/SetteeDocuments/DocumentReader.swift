@@ -1,4 +1,4 @@
-public import SetteeJSON
+internal import SetteeJSON
 public import SetteeStore
 
 /// Reads one revision of a document with CouchDB's not-found rules:

@@ -1,5 +1,5 @@
 public import SetteeJSON
-public import SetteeStore
+internal import SetteeStore
 
 /// Writes a document's JSON by splicing `_id`, `_rev` and the requested meta
 /// fields around the stored body bytes: reading a document never parses it.

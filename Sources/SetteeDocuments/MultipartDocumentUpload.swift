@@ -1,4 +1,4 @@
-public import SetteeJSON
+internal import SetteeJSON
 public import SetteeStore
 
 /// Receives a `multipart/related` document upload event by event

@@ -247,7 +247,7 @@ extension MultipartReader {
 
 fileprivate extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's OWS, RFC 9110 §5.6.3).
-    public func trimmingSpaces() -> String {
+    func trimmingSpaces() -> String {
         var s = Substring(String(self))
         while s.first == " " || s.first == "\t" { s.removeFirst() }
         while s.last == " " || s.last == "\t" { s.removeLast() }

@@ -1,4 +1,4 @@
-public import SetteeJSON
+internal import SetteeJSON
 public import SetteeStore
 
 /// One revision as CouchDB's JSON: the stored body with `_id`, `_rev`, and the

@@ -1,5 +1,5 @@
 internal import Foundation
-public import SetteeJSON
+internal import SetteeJSON
 
 /// Reads and writes the `_local/<replication id>` documents on both peers, in
 /// CouchDB's shape, and picks where a replication resumes: the newest sequence

@@ -1,6 +1,6 @@
-public import Foundation
+internal import Foundation
 public import Logging
-public import SetteeJSON
+internal import SetteeJSON
 public import SetteeStore
 internal import Synchronization
 

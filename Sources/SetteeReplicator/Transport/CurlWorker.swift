@@ -93,10 +93,13 @@ struct CurlWorker {
         default:
             let body = request.body ?? []
             settee_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            body.withUnsafeBufferPointer { buffer in
-                // COPYPOSTFIELDS copies: the bytes need not outlive this call.
-                let pointer = UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer([0]))
-                settee_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, pointer)
+            // COPYPOSTFIELDS copies: the bytes need not outlive this call.
+            if body.isEmpty {
+                settee_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                _ = body.withUnsafeBufferPointer { buffer in
+                    settee_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+                }
             }
             if request.method != "POST" { settee_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method) }
         }
