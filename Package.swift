@@ -71,6 +71,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // DNS-SD: Settee's TXT profile, publishing and browsing. Knows nothing of databases
+        // beyond names in a record (DESIGN.md).
+        .target(name: "SetteeDiscovery", swiftSettings: swiftSettings),
         // settee.ini parsing and mapping: a library so IntegrationTests can test it.
         .target(
             name: "SetteeConfig",
@@ -106,6 +109,7 @@ let package = Package(
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",
                                    "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]
