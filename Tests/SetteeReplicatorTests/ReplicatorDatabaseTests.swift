@@ -64,4 +64,19 @@ import Testing
         let completed = try await waitFor(server, doc: "good", "_replication_state", "completed")
         #expect(completed["_replication_stats"]?["docs_written"] == 1)
     }
+
+    @Test func aServerWithContinuousReplicationsStopsPromptly() async throws {
+        let source = try RemoteServer(), target = try RemoteServer()
+        #expect(try await source.request("PUT", "/src").status == 201)
+        for i in 0..<5 {
+            #expect(try await target.request("POST", "/_replicate", json: [
+                "source": .string(source.url("src")), "target": .string(target.url("dst\(i)")),
+                "continuous": true, "create_target": true]).status == 202)
+        }
+        // The source goes away for good: the jobs are retrying when the target is told to stop.
+        source.process.kill(SIGKILL)
+        _ = try source.process.waitForExit()
+        target.process.kill(SIGTERM)
+        #expect(try target.process.waitForExit(timeout: 10) == 0)
+    }
 }

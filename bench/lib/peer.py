@@ -1,11 +1,14 @@
 """A second settee for the replication benchmarks: the same binary bench/run
 built (SETTEE_BIN), a free loopback port, a temp data directory, the same admin;
 stopped by its PID."""
+import atexit
 import http.client
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -32,6 +35,9 @@ class Peer:
                 raise RuntimeError("peer settee exited before listening")
             time.sleep(0.05)
         self.pid = self.proc.pid
+        # bench/run stops a benchmark past its time with SIGTERM: the peer goes with it.
+        atexit.register(self.stop)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
         self.url = f"http://127.0.0.1:{self.port}"
         self.admin_url = f"http://{common.USER}:{common.PASS}@127.0.0.1:{self.port}"
 
@@ -39,8 +45,9 @@ class Peer:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
