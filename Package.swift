@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SetteeHTTP",
-            dependencies: ["CEpoll", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEpoll", "COpenSSL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "SetteeServer",
@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "SetteeReplicator",
             dependencies: [
-                "SetteeStore", "SetteeJSON", "SetteeDocuments", "CCurl",
+                "SetteeStore", "SetteeJSON", "SetteeDocuments", "CCurl", "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

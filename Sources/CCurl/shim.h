@@ -9,3 +9,4 @@ static inline CURLcode settee_curl_setopt_offset(CURL *h, CURLoption o, curl_off
 // Callbacks are function pointers, which Swift cannot pass as `void *`.
 static inline CURLcode settee_curl_setopt_write_function(CURL *h, CURLoption o, curl_write_callback f) { return curl_easy_setopt(h, o, f); }
 static inline CURLcode settee_curl_setopt_xferinfo_function(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
+static inline CURLcode settee_curl_setopt_ssl_ctx_function(CURL *h, curl_ssl_ctx_callback f) { return curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, f); }

@@ -11,6 +11,8 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
     case adminRequired(addresses: [String])
     /// Writing the config file, or the data directory's `.uuid`, failed.
     case unwritable(path: String, reason: String)
+    /// The TLS certificate or key could not be made or loaded.
+    case tls(String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,8 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
                 + "file or set SETTEE_ADMIN=name:password, or bind to 127.0.0.1."
         case .unwritable(let path, let reason):
             "cannot write \(path): \(reason)"
+        case .tls(let reason):
+            "cannot serve HTTPS: \(reason)"
         }
     }
 }

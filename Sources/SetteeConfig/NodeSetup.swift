@@ -13,7 +13,7 @@
 internal import Foundation
 public import Logging
 public import SetteeServer
-internal import SetteeHTTP
+public import SetteeHTTP
 internal import SetteeStore
 
 /// Prepares the node's configuration: uuid, hashed admins, limits.
@@ -34,6 +34,8 @@ public enum NodeSetup {
         http.bindAddresses = config.bindAddresses.map { $0.lowercased() == "localhost" ? "127.0.0.1" : $0 }
         http.port = config.port
         if let size = config.maxHTTPRequestSize { http.limits.maxBodyBytes = size }
+        http.servesPlainHTTP = config.plainHTTP
+        if config.tls.enabled { http.tls = try tlsListener(config, logger: logger) }
         var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
         if let size = config.maxDocumentSize { node.maxDocumentSize = size }
         if let types = config.compressibleTypes { node.store.compressibleTypes = types }
@@ -57,6 +59,22 @@ public enum NodeSetup {
                                                      iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
         }
         return node
+    }
+
+    /// The HTTPS listener: the configured or generated certificate, loaded.
+    static func tlsListener(_ config: SetteeConfiguration, logger: Logger) throws(ConfigError) -> TLSListener {
+        let files = try TLSFiles.resolve(config.tls, dataDirectory: config.dataDirectory,
+                                         bindAddresses: config.bindAddresses)
+        let context: TLSContext
+        do {
+            context = try TLSContext(certificateFile: files.certificate, keyFile: files.key)
+        } catch {
+            throw .tls(error.description)
+        }
+        if files.created { logger.notice("generated a self-signed TLS certificate", metadata: ["file": "\(files.certificate)"]) }
+        var listener = TLSListener(port: config.tls.port, context: context)
+        listener.handshakeTimeout = .seconds(config.tls.handshakeTimeout)
+        return listener
     }
 
     /// The configured uuid, else the one stored in the data directory, else a new one

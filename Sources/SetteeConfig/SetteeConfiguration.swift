@@ -12,6 +12,9 @@
    [admins]  name = password-or-hash
    [chttpd_auth_lockout] mode (off, warn, enforce), threshold, max_lifetime (ms)
    [log]     level
+   [ssl]     enable, port (6984), cert_file, key_file (generated in the data directory when
+             unset), handshake_timeout (seconds)
+   [settee]  reader_mmap_size, plain_http (false: HTTPS only)
 
  Anything else in the file is reported as one warning per setting and ignored, so a
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
@@ -51,7 +54,8 @@ public struct SetteeConfiguration: Sendable {
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types"],
         "log": ["level"],
-        "settee": ["reader_mmap_size"],
+        "settee": ["reader_mmap_size", "plain_http"],
+        "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout"],
     ]
 
     /// The ini file in use, if any (kept for in-place rewrites).
@@ -89,6 +93,10 @@ public struct SetteeConfiguration: Sendable {
     public var compressibleTypes: [String]?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
     public var readerMmapSize: Int?
+    /// `[ssl]`: HTTPS beside (or, with `[settee] plain_http = false`, instead of) HTTP.
+    public var tls = TLSSettings()
+    /// `[settee] plain_http`: whether plain HTTP is served at all.
+    public var plainHTTP = true
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.
     public var fileAdmins: [String: String] = [:]
     /// The admin from `SETTEE_ADMIN`, if set.
@@ -160,6 +168,12 @@ public struct SetteeConfiguration: Sendable {
                     throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: off)")
                 }
                 readerMmapSize = bytes
+            case ("settee", "plain_http"): plainHTTP = try Self.boolean(entry.value, origin: origin)
+            case ("ssl", "enable"): tls.enabled = try Self.boolean(entry.value, origin: origin)
+            case ("ssl", "port"): tls.port = try Self.port(entry.value, origin: origin)
+            case ("ssl", "cert_file"): tls.certificateFile = entry.value.isEmpty ? nil : entry.value
+            case ("ssl", "key_file"): tls.keyFile = entry.value.isEmpty ? nil : entry.value
+            case ("ssl", "handshake_timeout"): tls.handshakeTimeout = try Self.size(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }
@@ -172,6 +186,10 @@ public struct SetteeConfiguration: Sendable {
             bindAddresses = try Self.addresses(value, origin: "SETTEE_BIND")
         }
         if let value = env["SETTEE_DATA_DIR"], !value.isEmpty { dataDirectory = value }
+        if let value = env["SETTEE_TLS_PORT"], !value.isEmpty {
+            tls.port = try Self.port(value, origin: "SETTEE_TLS_PORT")
+            tls.enabled = true
+        }
         if let value = env["SETTEE_LOG_LEVEL"], !value.isEmpty {
             logLevel = try Self.level(value, origin: "SETTEE_LOG_LEVEL")
         }
@@ -195,6 +213,14 @@ public struct SetteeConfiguration: Sendable {
         if let bind = flags.bindAddress { bindAddresses = try Self.addresses(bind, origin: "--bind") }
         if let dir = flags.dataDirectory { dataDirectory = dir }
         if let level = flags.logLevel { logLevel = try Self.level(level, origin: "--log-level") }
+    }
+
+    /// Refuses HTTPS-only without HTTPS.
+    /// - Throws: `ConfigError.invalidValue` when `[settee] plain_http = false` and `[ssl] enable` is not true.
+    public func checkListeners() throws(ConfigError) {
+        if !plainHTTP && !tls.enabled {
+            throw .invalidValue(origin: "[settee] plain_http", value: "false", expected: "true unless [ssl] enable = true")
+        }
     }
 
     /// Refuses a non-loopback address while no admin exists, before anything binds.

@@ -17,6 +17,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedAnswer(peer: String, what: String)
     /// The network failed (after retries).
     case unreachable(peer: String, cause: String)
+    /// A pinned peer presented another certificate: never retried, never trusted.
+    case certificateMismatch(peer: String, expected: String, presented: String)
     case cancelled
 
     public var description: String {
@@ -29,6 +31,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case .peerError(let peer, let status, let error, let reason): "\(peer) answered \(status) \(error): \(reason)"
         case .malformedAnswer(let peer, let what): "\(peer) sent a malformed \(what)"
         case .unreachable(let peer, let cause): "\(peer) is unreachable: \(cause)"
+        case .certificateMismatch(let peer, let expected, let presented):
+            "\(peer) presented a TLS certificate with SHA-256 fingerprint \(presented), not the pinned \(expected)"
         case .cancelled: "cancelled"
         }
     }

@@ -100,6 +100,9 @@ public final class SetteeNode: Sendable {
         return ports
     }
 
+    /// The bound HTTPS ports after `start()`, one per bind address; empty without `[ssl]`.
+    public var tlsPorts: [Int] { server.tlsPorts }
+
     /// Suspends until `shutdown()` has finished.
     public func run() async { await server.run() }
 

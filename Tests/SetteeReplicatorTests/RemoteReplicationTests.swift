@@ -86,31 +86,18 @@ import Testing
     @Test func theCommandLineReplicatesAndReportsFailure() async throws {
         let a = try RemoteServer(), b = try RemoteServer()
         try await a.fill("src", count: 50)
-        let ok = try runCLI(["replicate", a.url("src"), b.url("cli"), "--create-target"])
+        let ok = try runSetteeCLI(["replicate", a.url("src"), b.url("cli"), "--create-target"])
         #expect(ok.status == 0)
         #expect(ok.output.contains("written") && !ok.output.contains("test-password"))
         #expect(try await b.pictures("cli") == (try await a.pictures("src")))
-        let failed = try runCLI(["replicate", a.url("nothing"), b.url("cli")])
+        let failed = try runSetteeCLI(["replicate", a.url("nothing"), b.url("cli")])
         #expect(failed.status == 1 && failed.output.contains("does not exist"))
         // Both ways: edits on each side end on both, with the same winners.
         #expect(try await a.request("PUT", "/src/from-a", json: ["side": "a"]).status == 201)
         #expect(try await b.request("PUT", "/cli/from-b", json: ["side": "b"]).status == 201)
-        let sync = try runCLI(["sync", a.url("src"), b.url("cli")])
+        let sync = try runSetteeCLI(["sync", a.url("src"), b.url("cli")])
         #expect(sync.status == 0)
         #expect(try await b.pictures("cli") == (try await a.pictures("src")))
         #expect(try await a.request("GET", "/src/from-b").status == 200)
-    }
-
-    private func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try SetteeProcess.binaryURL()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }

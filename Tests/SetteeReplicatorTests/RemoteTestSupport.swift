@@ -140,3 +140,17 @@ extension ServerUnderTest {
         #expect(try await request("PUT", "/\(db)/_local/private", json: ["mine": true]).status == 201)
     }
 }
+
+/// Runs the `settee` binary with `arguments`; its exit status and output (stdout and stderr).
+func runSetteeCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = try SetteeProcess.binaryURL()
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}

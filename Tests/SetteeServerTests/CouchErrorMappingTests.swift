@@ -90,6 +90,8 @@ import Testing
             reason: "p sent a malformed _changes"),
         Row(error: ReplicationError.unreachable(peer: "p", cause: "refused"), status: 500, word: "replication_failed",
             reason: "p is unreachable: refused"),
+        Row(error: ReplicationError.certificateMismatch(peer: "p", expected: "AA", presented: "BB"), status: 500,
+            word: "replication_failed", reason: "p presented a TLS certificate with SHA-256 fingerprint BB, not the pinned AA"),
         Row(error: ReplicationError.cancelled, status: 500, word: "replication_failed", reason: "cancelled"),
     ]
 

@@ -103,6 +103,18 @@ public final class SetteeProcess: @unchecked Sendable {
         return listening
     }
 
+    /// Blocks until the output contains `text` (e.g. a line printed after the first
+    /// listener's), the process exits, or `timeout` passes. - Returns: whether it appeared.
+    @discardableResult
+    public func waitForOutput(containing text: String, timeout: TimeInterval = 60) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        state.lock(); defer { state.unlock() }
+        while !String(decoding: outputBytes, as: UTF8.self).contains(text) && !finished {
+            if !state.wait(until: deadline) { break }
+        }
+        return String(decoding: outputBytes, as: UTF8.self).contains(text)
+    }
+
     /// Sends `signal` to this process (and only this one). No effect once it has exited.
     public func kill(_ signal: Int32 = SIGTERM) {
         state.lock(); defer { state.unlock() }

@@ -20,6 +20,7 @@ public final class HTTPServer: Sendable {
     private struct State {
         var loop: EventLoop?
         var listeners: [AsyncSocket] = []
+        var tlsPorts: [Int] = []
         var acceptTasks: [Task<Void, Never>] = []
         var connections: [ObjectIdentifier: Connection] = [:]
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
@@ -34,36 +35,49 @@ public final class HTTPServer: Sendable {
     }
 
     /// Binds every configured address and starts accepting.
-    /// - Returns: the bound port of each listener, in `bindAddresses` order (useful with port 0).
+    /// - Returns: the bound plain-HTTP port of each listener, in `bindAddresses` order
+    ///   (useful with port 0); empty when only HTTPS is served. See `tlsPorts`.
     /// - Throws: `HTTPError.socket` when an address cannot be bound; nothing stays open then.
     public func start() throws -> [Int] {
         // MSG_NOSIGNAL covers our sends; this covers any other write to a dead socket.
         signal(SIGPIPE, SIG_IGN)
         let loop = try EventLoop()
         try loop.start()
-        var listeners: [AsyncSocket] = []
+        var listeners: [(AsyncSocket, TLSListener?)] = []
         var ports: [Int] = []
+        var tlsPorts: [Int] = []
         do {
             for address in configuration.bindAddresses {
-                let socket = try Socket.listen(address: address, port: configuration.port)
-                let listener = try AsyncSocket(socket, peer: address, loop: loop)
-                listeners.append(listener)
-                ports.append(try socket.localPort())
+                if configuration.servesPlainHTTP {
+                    let socket = try Socket.listen(address: address, port: configuration.port)
+                    listeners.append((try AsyncSocket(socket, peer: address, loop: loop), nil))
+                    ports.append(try socket.localPort())
+                }
+                if let tls = configuration.tls {
+                    let socket = try Socket.listen(address: address, port: tls.port)
+                    listeners.append((try AsyncSocket(socket, peer: address, loop: loop), tls))
+                    tlsPorts.append(try socket.localPort())
+                }
             }
         } catch {
-            listeners.forEach { $0.close() }
+            listeners.forEach { $0.0.close() }
             loop.stop()
             throw error
         }
-        let tasks = listeners.map { listener in Task { await self.acceptLoop(listener, loop: loop) } }
+        let tasks = listeners.map { listener, tls in Task { await self.acceptLoop(listener, tls: tls, loop: loop) } }
         state.withLock { s in
             s.loop = loop
-            s.listeners = listeners
+            s.listeners = listeners.map(\.0)
+            s.tlsPorts = tlsPorts
             s.acceptTasks = tasks
         }
-        logger.info("listening", metadata: ["addresses": "\(configuration.bindAddresses)", "ports": "\(ports)"])
+        logger.info("listening", metadata: ["addresses": "\(configuration.bindAddresses)", "ports": "\(ports)",
+                                            "tls_ports": "\(tlsPorts)"])
         return ports
     }
+
+    /// The bound HTTPS port of each address after `start()`, in `bindAddresses` order.
+    public var tlsPorts: [Int] { state.withLock { $0.tlsPorts } }
 
     /// Suspends until the server has shut down.
     public func run() async {
@@ -107,11 +121,11 @@ public final class HTTPServer: Sendable {
         logger.info("stopped")
     }
 
-    private func acceptLoop(_ listener: AsyncSocket, loop: EventLoop) async {
+    private func acceptLoop(_ listener: AsyncSocket, tls: TLSListener?, loop: EventLoop) async {
         while !stopping.load(ordering: .acquiring) {
             do {
                 let (socket, peer) = try await listener.accept()
-                admit(socket, peer: peer, loop: loop)
+                admit(socket, peer: peer, tls: tls, loop: loop)
             } catch HTTPError.socket(let call, let code) where code == EMFILE || code == ENFILE {
                 // Out of descriptors: back off instead of spinning; existing connections free some.
                 logger.error("\(call) failed: errno \(code)")
@@ -124,20 +138,41 @@ public final class HTTPServer: Sendable {
     }
 
     /// Starts a connection task, or closes the socket at once when stopping or full.
-    private func admit(_ socket: Socket, peer: String, loop: EventLoop) {
+    /// On an HTTPS listener the task first completes the TLS handshake, bounded by
+    /// `handshakeTimeout`; a client that fails it is dropped without a word.
+    private func admit(_ socket: Socket, peer: String, tls: TLSListener?, loop: EventLoop) {
         let full = state.withLock { $0.connections.count >= configuration.maxConnections }
         guard !full, !stopping.load(ordering: .acquiring) else {
             socket.close()
             return
         }
         guard let asyncSocket = try? AsyncSocket(socket, peer: peer, loop: loop) else { return }
-        let connection = Connection(transport: asyncSocket, configuration: configuration, responder: responder,
+        let transport: any Transport
+        var session: TLSTransport?
+        if let tls {
+            guard let tlsTransport = try? TLSTransport(asyncSocket, context: tls.context) else { return }
+            transport = tlsTransport
+            session = tlsTransport
+        } else {
+            transport = asyncSocket
+        }
+        let connection = Connection(transport: transport, configuration: configuration, responder: responder,
                                     logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) })
         let id = ObjectIdentifier(connection)
         state.withLock { $0.connections[id] = connection }
         // A shutdown that listed connections before this insert must still close it if idle.
         if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
-        Task {
+        Task { [logger, session, tls] in
+            if let session, let tls {
+                do {
+                    try await session.handshake(deadline: .now + tls.handshakeTimeout)
+                } catch {
+                    logger.debug("TLS handshake failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+                    session.close()
+                    self.remove(id)
+                    return
+                }
+            }
             await connection.run()
             self.remove(id)
         }

@@ -14,8 +14,25 @@ public struct ServerConfiguration: Sendable {
     public var bodyTimeout: Duration = .seconds(60)
     /// Connections beyond this are accepted and closed at once.
     public var maxConnections: Int = 10_000
+    /// Plain HTTP on `port`; false serves HTTPS only (needs `tls`).
+    public var servesPlainHTTP = true
+    /// HTTPS on its own port, on the same addresses (CouchDB's `[ssl]`).
+    public var tls: TLSListener?
 
     public init() {}
+}
+
+/// An HTTPS listener: its port and certificate, and how long a client may take
+/// to finish its handshake before the connection is dropped.
+public struct TLSListener: Sendable {
+    public var port: Int
+    public var context: TLSContext
+    public var handshakeTimeout: Duration = .seconds(10)
+
+    public init(port: Int, context: TLSContext) {
+        self.port = port
+        self.context = context
+    }
 }
 
 /// Size limits, answered with RFC 6585/9110 statuses.

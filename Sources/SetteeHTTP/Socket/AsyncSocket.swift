@@ -81,6 +81,13 @@ final class AsyncSocket: Transport {
         }
     }
 
+    /// Suspends until the socket is readable or writable again (for a TLS session
+    /// whose library read or wrote the socket itself and got EAGAIN).
+    /// - Throws: `HTTPError.timedOut` past `deadline`, or the interrupting error.
+    func waitUntilReady(for direction: IOWaiter.Direction, deadline: ContinuousClock.Instant?) async throws {
+        try await waiter.wait(for: direction, deadline: deadline)
+    }
+
     func shutdownWrite() { socket.shutdownWrite() }
 
     /// Makes pending and future waits throw `error` (used to stop idle connections and listeners).

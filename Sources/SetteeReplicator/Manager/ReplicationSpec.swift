@@ -8,6 +8,9 @@ public struct ReplicationSpec: Sendable, Equatable {
     public var target: String
     public var sourceHeaders: [String: String] = [:]
     public var targetHeaders: [String: String] = [:]
+    /// `tls_fingerprint`, top level or in an endpoint object: the certificate an https peer must present.
+    public var sourcePin: String?
+    public var targetPin: String?
     public var options = ReplicationOptions()
     /// `_replicate` only: stop the continuous replication this body names.
     public var cancel = false
@@ -15,8 +18,15 @@ public struct ReplicationSpec: Sendable, Equatable {
     /// - Throws: `ReplicationError.missingEndpoint` without a source or target,
     ///   `.invalidOption` with CouchDB's reason for a value of the wrong type.
     public init(_ body: JSONObject) throws {
-        (source, sourceHeaders) = try Self.endpoint(body["source"], "source")
-        (target, targetHeaders) = try Self.endpoint(body["target"], "target")
+        (source, sourceHeaders, sourcePin) = try Self.endpoint(body["source"], "source")
+        (target, targetHeaders, targetPin) = try Self.endpoint(body["target"], "target")
+        if let pin = body["tls_fingerprint"], !pin.isNull {
+            guard let text = pin.stringValue else {
+                throw ReplicationError.invalidOption("parameter `tls_fingerprint` must be a string")
+            }
+            sourcePin = sourcePin ?? text
+            targetPin = targetPin ?? text
+        }
         options.continuous = try Self.bool(body, "continuous")
         options.createTarget = try Self.bool(body, "create_target")
         cancel = try Self.bool(body, "cancel")
@@ -71,18 +81,18 @@ public struct ReplicationSpec: Sendable, Equatable {
 
     /// The peers this spec names.
     public func peers(_ endpoints: PeerEndpoints) throws -> (source: any Peer, target: any Peer) {
-        (try endpoints.peer(source, headers: sourceHeaders.sorted { $0.key < $1.key }),
-         try endpoints.peer(target, headers: targetHeaders.sorted { $0.key < $1.key }))
+        (try endpoints.peer(source, headers: sourceHeaders.sorted { $0.key < $1.key }, pin: sourcePin),
+         try endpoints.peer(target, headers: targetHeaders.sorted { $0.key < $1.key }, pin: targetPin))
     }
 
-    private static func endpoint(_ value: JSONValue?, _ name: String) throws -> (String, [String: String]) {
-        if let text = value?.stringValue { return (text, [:]) }
+    private static func endpoint(_ value: JSONValue?, _ name: String) throws -> (String, [String: String], String?) {
+        if let text = value?.stringValue { return (text, [:], nil) }
         if let object = value?.objectValue, let url = object["url"]?.stringValue {
             var headers: [String: String] = [:]
             for member in object["headers"]?.objectValue ?? JSONObject() {
                 if let text = member.value.stringValue { headers[member.key] = text }
             }
-            return (url, headers)
+            return (url, headers, object["tls_fingerprint"]?.stringValue)
         }
         throw ReplicationError.missingEndpoint(name)
     }

@@ -18,12 +18,15 @@ public struct PeerEndpoints: Sendable {
         self.maxDocumentSize = maxDocumentSize
     }
 
-    /// - Parameter headers: extra headers for a remote peer (CouchDB's `{"url":..,"headers":{..}}` form).
+    /// - Parameters:
+    ///   - headers: extra headers for a remote peer (CouchDB's `{"url":..,"headers":{..}}` form).
+    ///   - pin: the certificate fingerprint an `https` peer must present.
     /// - Throws: `ReplicationError.invalidEndpoint` for a malformed URL or database name.
-    public func peer(_ text: String, headers: [(String, String)] = []) throws -> any Peer {
+    public func peer(_ text: String, headers: [(String, String)] = [], pin: String? = nil) throws -> any Peer {
         let lower = text.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            return RemotePeer(endpoint: try RemoteEndpoint(url: text, headers: headers), session: session)
+            let pin = lower.hasPrefix("https://") ? pin : nil
+            return RemotePeer(endpoint: try RemoteEndpoint(url: text, headers: headers, pin: pin), session: session)
         }
         guard let directory, DatabaseName.isValid(text) else {
             throw ReplicationError.invalidEndpoint(RemoteEndpoint.redacted(text))

@@ -13,9 +13,13 @@ public struct RemoteEndpoint: Sendable {
     public let headers: [(String, String)]
     /// The URL's userinfo: a session is opened with it, or it goes as Basic.
     public let credentials: (user: String, password: String)?
+    /// The one certificate trusted for this peer (`--pin`, `tls_fingerprint`), `AB:CD:…`.
+    public let pinnedFingerprint: String?
 
-    /// - Throws: `ReplicationError.invalidEndpoint` for anything but an http(s) URL with a database path.
-    public init(url text: String, headers extra: [(String, String)] = []) throws {
+    /// - Parameter pin: a SHA-256 certificate fingerprint (hex, colons optional) to trust exactly.
+    /// - Throws: `ReplicationError.invalidEndpoint` for anything but an http(s) URL with a database path,
+    ///   `.invalidOption` for a malformed pin.
+    public init(url text: String, headers extra: [(String, String)] = [], pin: String? = nil) throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else {
             throw ReplicationError.invalidEndpoint(Self.redacted(text))
@@ -30,6 +34,14 @@ public struct RemoteEndpoint: Sendable {
         database = root + "/" + last
         self.name = name
         headers = extra
+        if let pin {
+            guard let normalized = CertificatePin.normalize(pin) else {
+                throw ReplicationError.invalidOption("`tls_fingerprint` must be a SHA-256 fingerprint: 64 hex digits, colons allowed")
+            }
+            pinnedFingerprint = normalized
+        } else {
+            pinnedFingerprint = nil
+        }
         credentials = components.user?.removingPercentEncoding.map {
             ($0, components.password?.removingPercentEncoding ?? "")
         }

@@ -12,7 +12,8 @@ public struct RemotePeer: Peer {
 
     public init(endpoint: RemoteEndpoint, session: CurlSession, timeout: Duration = .seconds(30)) {
         self.endpoint = endpoint
-        self.session = session
+        // A pinned peer gets a session of its own: nothing verified otherwise is reused for it.
+        self.session = session.trusting(endpoint.pinnedFingerprint)
         self.timeout = timeout
         login = PeerLogin(endpoint: endpoint)
     }
@@ -260,6 +261,8 @@ public struct RemotePeer: Peer {
                 response = try await session.send(signed)
             } catch .cancelled {
                 throw ReplicationError.cancelled
+            } catch .certificateMismatch(let expected, let presented) {
+                throw ReplicationError.certificateMismatch(peer: displayName, expected: expected, presented: presented)
             } catch {
                 throw ReplicationError.unreachable(peer: displayName, cause: "\(error)")
             }

@@ -14,17 +14,38 @@ internal import Synchronization
  */
 
 /// The replicator's HTTP client: keep-alive connections, several exchanges at
-/// once, gzip, timeouts, TLS verification on unless turned off.
+/// once, gzip, timeouts, TLS verification on unless turned off, or one pinned certificate.
+///
+/// A session has one trust rule. Connections and TLS sessions made under one rule
+/// must never serve another (a connection verified by a pin reused for a request
+/// pinning another certificate would skip the check), so `trusting(_:)` hands out
+/// a separate session per pinned fingerprint.
 public final class CurlSession: Sendable {
     private let queue = JobQueue()
     private let verifyTLS: Bool
     private let maxConnections: Int
+    /// The certificate every https peer of this session must present, `AB:CD:…`.
+    public let pinnedFingerprint: String?
     /// Threads start with the first exchange: a session made and never used costs nothing.
     private let started = Mutex(false)
+    private let pinnedSessions = Mutex<[String: CurlSession]>([:])
 
-    public init(maxConnections: Int = 4, verifyTLS: Bool = true) {
+    public init(maxConnections: Int = 4, verifyTLS: Bool = true, pinnedFingerprint: String? = nil) {
         self.verifyTLS = verifyTLS
         self.maxConnections = max(1, maxConnections)
+        self.pinnedFingerprint = pinnedFingerprint
+    }
+
+    /// This session when `pin` is nil or its own; otherwise the session (made once,
+    /// with the same limits) that trusts exactly the certificate `pin` names.
+    public func trusting(_ pin: String?) -> CurlSession {
+        guard let pin, pin != pinnedFingerprint else { return self }
+        return pinnedSessions.withLock { sessions in
+            if let existing = sessions[pin] { return existing }
+            let made = CurlSession(maxConnections: maxConnections, verifyTLS: verifyTLS, pinnedFingerprint: pin)
+            sessions[pin] = made
+            return made
+        }
     }
 
     private func startThreads() {
@@ -36,7 +57,9 @@ public final class CurlSession: Sendable {
         guard !wasStarted else { return }
         _ = Self.globalInit
         for index in 0..<maxConnections {
-            let worker = Thread { [queue, verifyTLS] in CurlWorker(verifyTLS: verifyTLS).run(queue) }
+            let worker = Thread { [queue, verifyTLS, pinnedFingerprint] in
+                CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint).run(queue)
+            }
             worker.name = "settee-curl-\(index)"
             worker.start()
         }

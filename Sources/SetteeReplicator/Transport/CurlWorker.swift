@@ -5,6 +5,8 @@ internal import Foundation
 /// connections stay open between them (curl_easy_reset keeps live connections).
 struct CurlWorker {
     let verifyTLS: Bool
+    /// The one certificate this session's peers may present (`AB:CD:…`), if pinned.
+    let pinnedFingerprint: String?
 
     func run(_ queue: JobQueue) {
         guard let handle = curl_easy_init() else {
@@ -33,6 +35,8 @@ struct CurlWorker {
         settee_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, 10_000)
         settee_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, verifyTLS ? 1 : 0)
         settee_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, verifyTLS ? 2 : 0)
+        let pin = pinnedFingerprint.map(CertificatePin.init)
+        pin?.install(on: handle)
         let milliseconds = Int(request.timeout.components.seconds * 1000
             + request.timeout.components.attoseconds / 1_000_000_000_000_000)
         if transfer.isStreaming {
@@ -69,6 +73,9 @@ struct CurlWorker {
 
         let code = curl_easy_perform(handle)
         if transfer.isCancelled { return .failure(.cancelled) }
+        if code != CURLE_OK, let pin, let presented = pin.mismatch {
+            return .failure(.certificateMismatch(expected: pin.expected, presented: presented))
+        }
         switch code {
         case CURLE_OK: break
         case CURLE_WRITE_ERROR where transfer.stoppedByConsumer: break

@@ -47,4 +47,6 @@ public enum RemoteError: Error, Sendable, Equatable {
     case timedOut
     /// The caller's task was cancelled, or a streaming consumer stopped the transfer.
     case cancelled
+    /// The server's certificate is not the pinned one.
+    case certificateMismatch(expected: String, presented: String)
 }

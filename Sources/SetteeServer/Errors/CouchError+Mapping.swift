@@ -69,7 +69,7 @@ extension CouchError {
         case .peerError(let peer, let status, _, _) where status == 401 || status == 403:
             self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
         case .cancelled: self = CouchError(500, "replication_failed", "cancelled")
-        case .revisionMissing, .peerError, .malformedAnswer, .unreachable:
+        case .revisionMissing, .peerError, .malformedAnswer, .unreachable, .certificateMismatch:
             self = CouchError(500, "replication_failed", replication.description)
         }
     }

@@ -8,13 +8,18 @@ import SetteeStore
 /// (CouchDB API Reference › Server.)
 enum ServerHandlers {
     static func welcome(_ context: RequestContext) async throws -> HTTPResponse {
-        JSONResponse.ok([
+        var body: JSONObject = [
             "couchdb": "Welcome",
             "version": .string(SetteeVersion.couchDBVersion),
             "uuid": .string(context.node.configuration.uuid),
             "features": ["local_docs"],
             "vendor": ["name": "Settee", "version": .string(SetteeVersion.version)],
-        ])
+        ]
+        // What a peer pins (`settee replicate --pin`), beside the vendor CouchDB clients read.
+        if let tls = context.node.configuration.http.tls {
+            body["settee"] = ["tls_fingerprint": .string(tls.context.fingerprint)]
+        }
+        return JSONResponse.ok(.object(body))
     }
 
     static func up(_ context: RequestContext) async throws -> HTTPResponse {

@@ -92,7 +92,8 @@ struct Replicate: AsyncParsableCommand {
         let endpoints = try makeEndpoints(logger: logger)
         let replication: Replication
         do {
-            replication = Replication(source: try endpoints.peer(source), target: try endpoints.peer(target),
+            replication = Replication(source: try endpoints.peer(source, pin: peers.pin),
+                                      target: try endpoints.peer(target, pin: peers.pin),
                                       options: options, logger: logger)
         } catch let error as ReplicationError {
             throw Self.failure(error)

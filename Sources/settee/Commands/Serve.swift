@@ -47,6 +47,7 @@ struct Serve: AsyncParsableCommand {
         for warning in settings.warnings { logger.warning("\(warning)") }
         // Before anything binds: an admin-less server on a public address is an open door.
         try settings.checkBindSafety()
+        try settings.checkListeners()
         let nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
         if nodeConfiguration.admins.isEmpty {
             // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
@@ -58,6 +59,10 @@ struct Serve: AsyncParsableCommand {
         Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
         Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
+        if let tls = nodeConfiguration.http.tls {
+            Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: node.tlsPorts, scheme: "https")
+            FileHandle.standardOutput.write(Data("TLS certificate SHA-256 fingerprint: \(tls.context.fingerprint)\n".utf8))
+        }
         await node.run()
         logger.info("stopped")
         LogSink.shared.flush()
@@ -71,12 +76,12 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Prints `Settee listening on http://ADDR:PORT/` for each listener, unbuffered.
-    static func announce(addresses: [String], ports: [Int]) {
+    static func announce(addresses: [String], ports: [Int], scheme: String = "http") {
         for (index, port) in ports.enumerated() {
             let address = addresses.isEmpty ? "127.0.0.1" : addresses[min(index, addresses.count - 1)]
             // RFC 3986 §3.2.2: an IPv6 literal in a URL goes in brackets.
             let host = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
-            let line = "Settee listening on http://\(host):\(port)/\n"
+            let line = "Settee listening on \(scheme)://\(host):\(port)/\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

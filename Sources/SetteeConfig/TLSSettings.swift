@@ -1,0 +1,13 @@
+/// `[ssl]` as CouchDB names it: HTTPS on its own port (6984) beside HTTP.
+/// With no `cert_file`/`key_file`, a self-signed certificate is made on first
+/// start and kept in the data directory (`TLSFiles`).
+public struct TLSSettings: Sendable {
+    public var enabled = false
+    public var port = 6984
+    public var certificateFile: String?
+    public var keyFile: String?
+    /// Seconds a client may take to finish its handshake.
+    public var handshakeTimeout = 10
+
+    public init() {}
+}

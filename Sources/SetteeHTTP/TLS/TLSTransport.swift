@@ -1,0 +1,134 @@
+internal import COpenSSL
+internal import Glibc
+internal import Synchronization
+
+/// A TLS session over a registered non-blocking socket. OpenSSL reads and writes
+/// the file descriptor itself; when it wants to and cannot (EAGAIN), the call
+/// suspends on the socket's readiness like a plain read or write, so a slow or
+/// silent peer holds one task, never the event loop.
+///
+/// One task reads and one writes at a time (the `Transport` contract); the two
+/// may run at once, so every call into the SSL object is made under `lock`.
+final class TLSTransport: Transport, @unchecked Sendable {
+    // @unchecked: `ssl` is touched only under `lock`, and freed once in `close`.
+    private let socket: AsyncSocket
+    private let ssl: OpaquePointer
+    private let lock = Mutex(false)  // true once closed: the SSL object is gone
+
+    var peer: String { socket.peer }
+    var isPeerClosed: Bool { socket.isPeerClosed }
+    func onPeerClose(_ action: (@Sendable () -> Void)?) { socket.onPeerClose(action) }
+
+    /// - Throws: `TLSError.openSSL` when no session can be made (the socket is closed then).
+    init(_ socket: AsyncSocket, context: TLSContext) throws(TLSError) {
+        guard let ssl = SSL_new(context.context) else {
+            socket.close()
+            throw TLSError.openSSL("SSL_new")
+        }
+        SSL_set_fd(ssl, socket.socket.fd)
+        self.socket = socket
+        self.ssl = ssl
+    }
+
+    /// What one SSL call asks for next.
+    private enum Step {
+        case done(Int32)
+        case wait(IOWaiter.Direction)
+        case closed
+        case failed(String)
+    }
+
+    /// Runs `call` on the session under the lock and reads OpenSSL's verdict.
+    private func step(_ call: (OpaquePointer) -> Int32) -> Step {
+        lock.withLock { closed in
+            guard !closed else { return .closed }
+            ERR_clear_error()
+            let result = call(ssl)
+            if result > 0 { return .done(result) }
+            switch SSL_get_error(ssl, result) {
+            case SSL_ERROR_WANT_READ: return .wait(.read)
+            case SSL_ERROR_WANT_WRITE: return .wait(.write)
+            case SSL_ERROR_ZERO_RETURN: return .closed
+            case SSL_ERROR_SYSCALL: return .closed  // EOF or reset without close_notify
+            default: return .failed(TLSError.lastOpenSSLReason())
+            }
+        }
+    }
+
+    /// Completes the server side of the handshake by `deadline`.
+    /// - Throws: `TLSError.handshake` (not TLS, a refused version, a stalled or vanished client).
+    func handshake(deadline: ContinuousClock.Instant) async throws {
+        while true {
+            switch step({ SSL_accept($0) }) {
+            case .done: return
+            case .wait(let direction):
+                do {
+                    try await socket.waitUntilReady(for: direction, deadline: deadline)
+                } catch HTTPError.timedOut {
+                    throw TLSError.handshake("not finished in time")
+                }
+            case .closed: throw TLSError.handshake("the client closed the connection")
+            case .failed(let reason): throw TLSError.handshake(reason)
+            }
+        }
+    }
+
+    func read(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        while true {
+            var outcome = Step.closed
+            let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, count in
+                outcome = step { SSL_read($0, buffer.baseAddress, Int32(min(maxBytes, Int(Int32.max)))) }
+                if case .done(let n) = outcome { count = Int(n) } else { count = 0 }
+            }
+            switch outcome {
+            case .done: return bytes
+            case .wait(.read): try await socket.waitUntilReady(for: .read, deadline: deadline)
+            case .wait(.write): try await crossWait(deadline)
+            case .closed: return []
+            case .failed: throw HTTPError.connectionClosed
+            }
+        }
+    }
+
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            let outcome = bytes.withUnsafeBytes { raw in
+                step { SSL_write($0, raw.baseAddress! + offset, Int32(min(raw.count - offset, Int(Int32.max)))) }
+            }
+            switch outcome {
+            case .done(let n): offset += Int(n)
+            case .wait(.write): try await socket.waitUntilReady(for: .write, deadline: deadline)
+            case .wait(.read): try await crossWait(deadline)
+            case .closed, .failed: throw HTTPError.connectionClosed
+            }
+        }
+    }
+
+    /// A read that must write first, or a write that must read (TLS 1.3 key
+    /// updates): the other direction may have its own waiter, and one socket has
+    /// one waiter per direction, so this retries after a millisecond instead.
+    private func crossWait(_ deadline: ContinuousClock.Instant?) async throws {
+        if let deadline, ContinuousClock.now >= deadline { throw HTTPError.timedOut }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+
+    /// Sends close_notify, then ends the TCP write side.
+    func shutdownWrite() {
+        _ = step { SSL_shutdown($0) }
+        socket.shutdownWrite()
+    }
+
+    func interrupt(_ error: HTTPError) { socket.interrupt(error) }
+
+    func close() {
+        let wasOpen = lock.withLock { closed in
+            defer { closed = true }
+            if !closed { SSL_free(ssl) }
+            return !closed
+        }
+        if wasOpen { socket.close() }
+    }
+
+    deinit { close() }
+}
