@@ -11,6 +11,7 @@
 static inline long settee_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int v) { return SSL_CTX_set_min_proto_version(ctx, v); }
 static inline long settee_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline long settee_ssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
+static inline void settee_ssl_ctx_set_read_ahead(SSL_CTX *ctx, int yes) { SSL_CTX_set_read_ahead(ctx, yes); }
 static inline EVP_PKEY *settee_evp_ec_gen(const char *curve) { return EVP_EC_gen(curve); }
 static inline long settee_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline uint64_t settee_ssl_op_no_renegotiation(void) { return SSL_OP_NO_RENEGOTIATION; }

@@ -23,6 +23,9 @@ public final class TLSContext: @unchecked Sendable {
         SSL_CTX_set_options(context, settee_ssl_op_no_renegotiation() | settee_ssl_op_cipher_server_preference())
         _ = settee_ssl_ctx_set_mode(context, settee_ssl_mode_partial_write())
         _ = SSL_CTX_set_cipher_list(context, Self.tls12Ciphers)
+        // Read whole socket buffers, not a record header and then its body: one recv per
+        // request instead of two (bench/tls).
+        settee_ssl_ctx_set_read_ahead(context, 1)
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
             SSL_CTX_free(context)
             throw TLSError.file(certificateFile, TLSError.lastOpenSSLReason())
