@@ -58,6 +58,19 @@ import Testing
         #expect(try await b.pictures("dst") == (try await a.pictures("src")))
     }
 
+    /// A source without `_bulk_get` (CouchDB before 2.2): every revision comes from
+    /// `open_revs` as `multipart/mixed`, attachments inside it — the 5 MB one raw, the
+    /// text one gzip'd as the server stores it.
+    @Test func aSourceWithoutBulkGetIsReadThroughMultipartOpenRevs() async throws {
+        let (a, b) = try await servers()
+        let faulty = try proxy(a) { kind, _ in kind == "_bulk_get" ? .status(404) : nil }
+        let outcome = try await run(try peer(faulty, "src"), try b.peer("dst"))
+        await faulty.stop()
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(faulty.count("doc") > 300)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+    }
+
     @Test func repeatedAndReorderedChangesRowsChangeNothing() async throws {
         let (a, b) = try await servers()
         let faulty = try proxy(a) { kind, _ in
