@@ -107,7 +107,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeReplicatorTests",
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",
-                                   "SetteeTestSupport"],
+                                   "SetteeTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
