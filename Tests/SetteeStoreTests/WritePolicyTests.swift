@@ -37,6 +37,33 @@ import Testing
         #expect(replicated == [.failure(.rejected(.forbidden("no x")))])
     }
 
+    /// Refuses writers that are not database admins: reads `WriteContext.writer`.
+    struct AdminsOnly: WritePolicy {
+        func review(_ update: DocumentUpdate, newEdits: Bool,
+                    current: () throws -> StoredRevision?) throws(WriteRejection) {
+            if let writer = WriteContext.writer, !writer.isDatabaseAdmin { throw .forbidden("admins only") }
+        }
+    }
+
+    /// The batch is committed by the database's writer, outside the request's task:
+    /// the rule must still see who writes (an anonymous `_users` sign-up once slipped
+    /// through as trusted because it did not).
+    @Test func theRuleSeesTheWriterThoughTheBatchIsCommittedElsewhere() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let anonymous = WriterIdentity(name: nil, roles: [], isDatabaseAdmin: false)
+        let refused = try await WriteContext.$writer.withValue(anonymous) {
+            try await db.update([DocumentUpdate(id: "a", body: bytes("{}"))], newEdits: true, policy: AdminsOnly())
+        }
+        #expect(refused == [.failure(.rejected(.forbidden("admins only")))])
+        let admin = WriterIdentity(name: "boss", roles: [], isDatabaseAdmin: true)
+        let written = try await WriteContext.$writer.withValue(admin) {
+            try await db.update([DocumentUpdate(id: "a", body: bytes("{}"))], newEdits: true, policy: AdminsOnly())
+        }
+        #expect((try? written[0].get()) != nil)
+    }
+
     @Test func theRuleSeesTheStoredWinner() async throws {
         let store = try TestStore()
         defer { store.remove() }

@@ -45,9 +45,14 @@ extension Database {
                 }
             }
         }
+        // The writer runs batches outside this task (group commit), where the task-local
+        // is unset: the writer's identity travels with the batch and is set again for the policy.
+        let identity = WriteContext.writer
         let (results, sequence) = try await writer.write { [prepared, refusedEarly] db in
             var job = try Inserter.Job(db, blobs: blobs)
-            let reviewed = try Self.review(prepared, newEdits: newEdits, policy: policy, refused: refusedEarly, db)
+            let reviewed = try WriteContext.$writer.withValue(identity) {
+                try Self.review(prepared, newEdits: newEdits, policy: policy, refused: refusedEarly, db)
+            }
             let written = newEdits ? try Inserter.edit(db, reviewed.accepted, job: &job)
                                    : try Inserter.merge(db, reviewed.accepted, job: &job)
             try DocumentCounts.add(db, job.counts)
