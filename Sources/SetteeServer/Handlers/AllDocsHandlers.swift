@@ -7,10 +7,12 @@ import SetteeStore
 /// (CouchDB API Reference › Databases › /{db}/_all_docs).
 enum AllDocsHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        try await respond(context, database, query: parseQuery(context.query))
+        try UsersDatabaseReadRule.requireListing(context, database)
+        return try await respond(context, database, query: parseQuery(context.query))
     }
 
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try UsersDatabaseReadRule.requireListing(context, database)
         var query = try parseQuery(context.query)
         if let keys = try await postedKeys(context) { query.keys = keys }
         return try await respond(context, database, query: query)

@@ -12,6 +12,7 @@ enum AttachmentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         if let redirect = DesignDocRedirect.response(context) { return redirect }
         let (id, name) = try target(context)
+        try await UsersDatabaseReadRule.requireRead(id, context, database)
         let read = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         guard let attachment = read.revision.attachments.first(where: { $0.name == name }) else {
             throw CouchError.notFound("Document is missing attachment")

@@ -167,6 +167,12 @@ enum BulkHandlers {
             out.append(contentsOf: #"{"id":"#.utf8)
             JSONWriter.writeString(id, to: &out)
             out.append(contentsOf: #","docs":["#.utf8)
+            guard try await UsersDatabaseReadRule.mayRead(id, context, database) else {
+                out.append(contentsOf: JSONWriter.serialize(["error": ["id": .string(id), "rev": item["rev"] ?? "undefined",
+                                                                       "error": "not_found", "reason": "missing"]]))
+                out.append(contentsOf: "]}".utf8)
+                continue
+            }
             var itemOptions = options
             itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap {
                 $0.stringValue.flatMap(RevisionID.init)

@@ -9,6 +9,7 @@ import SetteeStore
 /// stream as changes arrive (`ChangesFeed`).
 enum ChangesHandlers {
     static func changes(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        try UsersDatabaseReadRule.requireListing(context, database)
         let query = try await ChangesQuery(context)
         switch query.feed {
         case .continuous, .eventsource, .longpoll:
