@@ -8,11 +8,13 @@ import SetteeStore
 enum AllDocsHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
+        try ReplicatorReadRule.requireListing(context, database)
         return try await respond(context, database, query: parseQuery(context.query))
     }
 
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
+        try ReplicatorReadRule.requireListing(context, database)
         var query = try parseQuery(context.query)
         if let keys = try await postedKeys(context) { query.keys = keys }
         return try await respond(context, database, query: query)

@@ -155,6 +155,7 @@ enum BulkHandlers {
         var options = DocumentOptions(query: context.query)
         options.revs = try context.query.bool("revs")
         let latest = try context.query.bool("latest")
+        let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         var out: [UInt8] = Array(#"{"results":["#.utf8)
         for (i, item) in docs.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -178,15 +179,16 @@ enum BulkHandlers {
                 $0.stringValue.flatMap(RevisionID.init)
             }
             try await writeDocs(id: id, rev: item["rev"]?.stringValue, latest: latest, options: itemOptions,
-                                database: database, to: &out)
+                                database: database, strippingFor: strip, to: &out)
             out.append(contentsOf: "]}".utf8)
         }
         out.append(contentsOf: "]}\n".utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
+    /// - Parameter strippingFor: a `_replicator` reader who sees others' documents without credentials.
     private static func writeDocs(id: String, rev revText: String?, latest: Bool, options: DocumentOptions,
-                                  database: Database, to out: inout [UInt8]) async throws {
+                                  database: Database, strippingFor reader: UserContext?, to out: inout [UInt8]) async throws {
         let requested = revText.flatMap(RevisionID.init)
         var found: [(StoredDocument, StoredRevision)] = []
         // No rev: every leaf, as `open_revs=all` (chttpd_db bulk_get).
@@ -216,7 +218,14 @@ enum BulkHandlers {
             let forms = options.attachments ? try await AttachmentJSON.inlineForms(
                 database, document.tree, revision, attsSince: options.attsSince) : [:]
             out.append(contentsOf: #"{"ok":"#.utf8)
-            RevisionJSON.render(document, revision, options: options, forms: forms).write(to: &out)
+            let rendered = RevisionJSON.render(document, revision, options: options, forms: forms)
+            if let reader {
+                var json: [UInt8] = []
+                rendered.write(to: &json)
+                out.append(contentsOf: ReplicatorReadRule.shown(json, to: reader))
+            } else {
+                rendered.write(to: &out)
+            }
             out.append(UInt8(ascii: "}"))
         }
     }

@@ -10,6 +10,7 @@ import SetteeStore
 enum ChangesHandlers {
     static func changes(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
+        try ReplicatorReadRule.requireListing(context, database)
         let query = try await ChangesQuery(context)
         switch query.feed {
         case .continuous, .eventsource, .longpoll:

@@ -35,8 +35,11 @@ extension DocumentHandlers {
         }
         let forms = options.attachments ? try await AttachmentJSON.inlineForms(
             database, read.tree, read.revision, attsSince: options.attsSince) : [:]
-        let bytes = RevisionJSON.render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
+        var bytes = RevisionJSON.render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
             .responseBody()
+        if try await ReplicatorReadRule.mustCheck(context, database) {
+            bytes = ReplicatorReadRule.shown(bytes, to: context.user)
+        }
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
 }
