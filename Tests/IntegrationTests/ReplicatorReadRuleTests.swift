@@ -45,6 +45,10 @@ import Testing
                 #expect(listing.status == 401 && listing.json?["reason"]?.stringValue == "You are not a server admin.")
             }
         }
+        // Names of this server's databases would bypass every access check: server admins only.
+        let local = try call("PUT", "/_replicator/local", ("ruth", "apple"), #"{"source":"_users","target":"stolen"}"#)
+        #expect(local.status == 403)
+        #expect(try call("PUT", "/_replicator/local", asAdmin, #"{"source":"a","target":"b"}"#).status == 201)
         // The server admin sees everything whole.
         let whole = try call("GET", "/_replicator/admins", asAdmin, nil).json
         #expect(whole?["source"]?.stringValue == secret && whole?["target"]?["headers"] != nil)

@@ -38,7 +38,15 @@ public struct ReplicatorDocumentPolicy: WritePolicy {
         guard var body = (try? JSONReader.parse(update.body))?.objectValue else { return }
         body.removeAll { $0.key == "filter" }
         do {
-            _ = try ReplicationSpec(body)
+            let spec = try ReplicationSpec(body)
+            // A database of this server named directly would be read and written with no
+            // access check at all: server admins only (CouchDB 3 takes URLs only).
+            if let writer = WriteContext.writer, !writer.roles.contains("_admin"),
+               [spec.source, spec.target].contains(where: { !Self.isURL($0) }) {
+                throw WriteRejection.forbidden("Local database names are for server admins: use the database's URL.")
+            }
+        } catch let rejection as WriteRejection {
+            throw rejection
         } catch ReplicationError.missingEndpoint {
             throw .forbidden("Missing replicator database")
         } catch ReplicationError.invalidOption(let reason) {
@@ -47,5 +55,10 @@ public struct ReplicatorDocumentPolicy: WritePolicy {
         } catch {
             throw .forbidden("\(error)")
         }
+    }
+
+    static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 }
