@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "SetteeServer",
             dependencies: [
-                "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments", "SetteeReplicator",
+                "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments", "SetteeReplicator", "SetteeDiscovery",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,7 +73,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // DNS-SD: Settee's TXT profile, publishing and browsing. Knows nothing of databases
         // beyond names in a record (DESIGN.md).
-        .target(name: "SetteeDiscovery", swiftSettings: swiftSettings),
+        .target(name: "SetteeDiscovery", dependencies: ["CDNSSD", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: swiftSettings),
         // settee.ini parsing and mapping: a library so IntegrationTests can test it.
         .target(
             name: "SetteeConfig",
@@ -86,6 +87,7 @@ let package = Package(
             name: "settee",
             dependencies: [
                 "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeReplicator", "SetteeStore", "SetteeJSON",
+                "SetteeDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -44,6 +44,7 @@ public enum NodeSetup {
         node.forwardedHostHeader = config.forwardedHostHeader
         node.adminOnlyAllDatabases = config.adminOnlyAllDatabases
         node.singleNode = config.singleNode
+        node.discovery = config.discovery
         node.usersDatabaseSecurityEditable = config.usersDatabaseSecurityEditable
         node.loginLockout = config.loginLockout
         if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }

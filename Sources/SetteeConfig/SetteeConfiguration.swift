@@ -15,6 +15,8 @@
    [ssl]     enable, port (6984), cert_file, key_file (generated in the data directory when
              unset), handshake_timeout (seconds)
    [settee]  reader_mmap_size, plain_http (false: HTTPS only)
+   [discovery] enabled, name, type, databases (list or *), sync (list), credentials
+             (name:password for peers), trust_advertised_fingerprint
 
  Anything else in the file is reported as one warning per setting and ignored, so a
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
@@ -56,6 +58,7 @@ public struct SetteeConfiguration: Sendable {
         "log": ["level"],
         "settee": ["reader_mmap_size", "plain_http"],
         "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout"],
+        "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint"],
     ]
 
     /// The ini file in use, if any (kept for in-place rewrites).
@@ -95,6 +98,8 @@ public struct SetteeConfiguration: Sendable {
     public var readerMmapSize: Int?
     /// `[ssl]`: HTTPS beside (or, with `[settee] plain_http = false`, instead of) HTTP.
     public var tls = TLSSettings()
+    /// `[discovery]`: DNS-SD publishing, browsing and sync with peers.
+    public var discovery = DiscoveryConfiguration()
     /// `[settee] plain_http`: whether plain HTTP is served at all.
     public var plainHTTP = true
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.
@@ -168,6 +173,23 @@ public struct SetteeConfiguration: Sendable {
                     throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: off)")
                 }
                 readerMmapSize = bytes
+            case ("discovery", "enabled"): discovery.enabled = try Self.boolean(entry.value, origin: origin)
+            case ("discovery", "name"): discovery.instanceName = entry.value.isEmpty ? nil : entry.value
+            case ("discovery", "type"):
+                guard entry.value.hasPrefix("_"), entry.value.hasSuffix("._tcp") || entry.value.hasSuffix("._udp") else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "a DNS-SD type such as _couchdb._tcp")
+                }
+                discovery.type = entry.value
+            case ("discovery", "databases"):
+                discovery.databases = entry.value.trimmingCharacters(in: .whitespaces) == "*" ? nil : Self.list(entry.value)
+            case ("discovery", "sync"): discovery.sync = Self.list(entry.value)
+            case ("discovery", "credentials"):
+                guard entry.value.contains(":") else {
+                    throw .invalidValue(origin: origin, value: "(hidden)", expected: "name:password")
+                }
+                discovery.credentials = entry.value
+            case ("discovery", "trust_advertised_fingerprint"):
+                discovery.trustAdvertisedFingerprint = try Self.boolean(entry.value, origin: origin)
             case ("settee", "plain_http"): plainHTTP = try Self.boolean(entry.value, origin: origin)
             case ("ssl", "enable"): tls.enabled = try Self.boolean(entry.value, origin: origin)
             case ("ssl", "port"): tls.port = try Self.port(entry.value, origin: origin)
@@ -254,6 +276,11 @@ public struct SetteeConfiguration: Sendable {
         case "false": return false
         default: throw .invalidValue(origin: origin, value: text, expected: "true or false")
         }
+    }
+
+    /// A comma-separated list, entries trimmed, empty ones dropped.
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     static func addresses(_ text: String, origin: String) throws(ConfigError) -> [String] {

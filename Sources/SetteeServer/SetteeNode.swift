@@ -42,6 +42,8 @@ public struct NodeConfiguration: Sendable {
     /// `[couchdb] single_node`: a single-node server makes `_users` and
     /// `_replicator` on its first start, as CouchDB's single-node setup does.
     public var singleNode = true
+    /// `[discovery]`: DNS-SD and replication with the peers it finds.
+    public var discovery = DiscoveryConfiguration()
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http
@@ -71,6 +73,7 @@ public final class SetteeNode: Sendable {
     let directory: DatabaseDirectory
     let server: HTTPServer
     let replications: ReplicationManager
+    let discovery: NodeDiscovery?
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
@@ -81,6 +84,7 @@ public final class SetteeNode: Sendable {
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications
+        discovery = router.state.discovery
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }
 
@@ -97,6 +101,8 @@ public final class SetteeNode: Sendable {
     public func start() throws -> [Int] {
         let ports = try server.start()
         replications.start()
+        discovery?.start(ports: ports, tlsPorts: server.tlsPorts,
+                         tlsFingerprint: configuration.http.tls?.context.fingerprint)
         return ports
     }
 
@@ -109,6 +115,7 @@ public final class SetteeNode: Sendable {
     /// Stops the replications, then the HTTP server (in-flight requests finish),
     /// then closes the databases.
     public func shutdown() async {
+        discovery?.stop()
         await replications.stop()
         await server.shutdown()
         directory.closeAll()

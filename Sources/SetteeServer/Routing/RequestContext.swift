@@ -86,6 +86,8 @@ final class NodeState: Sendable {
     let changesHub = ChangesHub()
     /// Replications: `_replicate` jobs and `_replicator` documents.
     let replications: ReplicationManager
+    /// DNS-SD publishing, browsing and `[discovery] sync`, when `[discovery] enabled`.
+    let discovery: NodeDiscovery?
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator,
          logger: Logger = Logger(label: "settee.replicator")) {
@@ -94,5 +96,9 @@ final class NodeState: Sendable {
         self.authenticator = authenticator
         replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
                                           maxDocumentSize: configuration.maxDocumentSize, logger: logger)
+        discovery = configuration.discovery.enabled
+            ? NodeDiscovery(configuration: configuration.discovery, uuid: configuration.uuid, directory: directory,
+                            replications: replications, logger: Logger(label: "settee.discovery"))
+            : nil
     }
 }

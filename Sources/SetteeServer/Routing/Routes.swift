@@ -19,6 +19,7 @@ enum Routes {
         ("/_scheduler/jobs", [.GET: SchedulerHandlers.jobs]),
         ("/_scheduler/docs", [.GET: SchedulerHandlers.docs]),
         ("/_scheduler/docs/{db}/{docid}", [.GET: SchedulerHandlers.doc]),
+        ("/_peers", [.GET: serverAdmin(PeersHandlers.get)]),
         ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
 
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,

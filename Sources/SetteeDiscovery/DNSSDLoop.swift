@@ -1,0 +1,93 @@
+internal import CDNSSD
+internal import Foundation
+internal import Glibc
+internal import Synchronization
+
+/*
+ dns_sd's model: each operation (register, browse, resolve, query) gives a
+ DNSServiceRef with a socket to the daemon; its replies are read, and its
+ callbacks run, when the owner calls DNSServiceProcessResult on that ref. One
+ thread owns every ref here: it polls their sockets, processes replies, and runs
+ the work other threads hand it (`perform`), so no ref is ever touched by two
+ threads (the library is not thread-safe) and callbacks never race each other.
+ A reply that reports an error, or a socket the daemon closed (it restarted),
+ ends that ref: its `onFailure` runs, and the owner decides what to do next.
+ */
+final class DNSSDLoop: @unchecked Sendable {
+    // @unchecked: `refs` is touched only on the loop thread; `work` under its lock.
+    struct Entry {
+        let ref: DNSServiceRef
+        let onFailure: (Int32) -> Void
+    }
+
+    private var refs: [ObjectIdentifier: Entry] = [:]
+    private let work = Mutex<[@Sendable () -> Void]>([])
+    private let stopped = Atomic<Bool>(false)
+    /// Wakes the poll when work arrives (an eventfd would do; a pipe is portable).
+    private let wake: (read: Int32, write: Int32)
+    private var thread: Thread?
+
+    init() {
+        var fds: [Int32] = [0, 0]
+        _ = pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        wake = (fds[0], fds[1])
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "settee-dnssd"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Runs `block` on the loop thread (soon, not now).
+    func perform(_ block: @escaping @Sendable () -> Void) {
+        work.withLock { $0.append(block) }
+        var one: UInt8 = 1
+        _ = write(wake.write, &one, 1)
+    }
+
+    /// On the loop thread: watches `ref` until `remove`, or until it fails.
+    func add(_ token: AnyObject, _ ref: DNSServiceRef, onFailure: @escaping (Int32) -> Void) {
+        refs[ObjectIdentifier(token)] = Entry(ref: ref, onFailure: onFailure)
+    }
+
+    /// On the loop thread: deallocates `token`'s ref, if it has one.
+    func remove(_ token: AnyObject) {
+        if let entry = refs.removeValue(forKey: ObjectIdentifier(token)) { DNSServiceRefDeallocate(entry.ref) }
+    }
+
+    /// Ends the thread after deallocating every ref (withdrawing what was published).
+    func stop() {
+        perform { [self] in
+            for entry in refs.values { DNSServiceRefDeallocate(entry.ref) }
+            refs = [:]
+            stopped.store(true, ordering: .releasing)
+        }
+    }
+
+    private func run() {
+        while !stopped.load(ordering: .acquiring) {
+            let watched = Array(refs)
+            var polls = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            polls += watched.map { pollfd(fd: DNSServiceRefSockFD($0.value.ref), events: Int16(POLLIN), revents: 0) }
+            _ = poll(&polls, nfds_t(polls.count), 1000)
+            if polls[0].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wake.read, &drain, drain.count) > 0 {}
+            }
+            for (index, (key, entry)) in watched.enumerated() where polls[index + 1].revents != 0 {
+                guard refs[key] != nil else { continue }  // removed by a callback meanwhile
+                let status = DNSServiceProcessResult(entry.ref)
+                if status != kDNSServiceErr_NoError, refs.removeValue(forKey: key) != nil {
+                    DNSServiceRefDeallocate(entry.ref)
+                    entry.onFailure(status)
+                }
+            }
+            for block in work.withLock({ w in defer { w = [] }; return w }) { block() }
+        }
+        close(wake.read)
+        close(wake.write)
+    }
+}

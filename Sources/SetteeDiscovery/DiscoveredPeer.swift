@@ -1,0 +1,39 @@
+/// A service seen on the network: where it is and what its TXT record says.
+public struct DiscoveredPeer: Sendable, Equatable {
+    /// The DNS-SD instance name (unique on the link).
+    public var instance: String
+    /// The host name it resolved to (`host.local.`).
+    public var host: String
+    public var port: Int
+    /// IPv4 addresses of `host`, as dotted quads.
+    public var addresses: [String]
+    public var interfaceIndex: UInt32
+    public var record: TXTRecord
+    /// Settee's profile of the record; nil for a record of another profile version.
+    public var profile: PeerProfile? { PeerProfile(record) }
+
+    public init(instance: String, host: String, port: Int, addresses: [String], interfaceIndex: UInt32, record: TXTRecord) {
+        self.instance = instance
+        self.host = host
+        self.port = port
+        self.addresses = addresses
+        self.interfaceIndex = interfaceIndex
+        self.record = record
+    }
+
+    /// `http(s)://ADDRESS:PORT` for the first address (the host name otherwise).
+    public var baseURL: String {
+        let scheme = profile?.usesTLS == true ? "https" : "http"
+        return "\(scheme)://\(addresses.first ?? host.trimmingSuffix(".")):\(port)"
+    }
+}
+
+/// What a browser reports: a peer appeared (or its record changed), or it left.
+public enum PeerEvent: Sendable, Equatable {
+    case appeared(DiscoveredPeer)
+    case disappeared(instance: String)
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}

@@ -1,0 +1,155 @@
+internal import CDNSSD
+internal import Foundation
+public import Logging
+internal import Synchronization
+
+/// Finds the services of one type: browses, resolves each new instance (host, port,
+/// TXT record), asks for its host's IPv4 addresses (`DNSServiceQueryRecord`: avahi's
+/// library has no `DNSServiceGetAddrInfo`), and reports arrivals, record changes and
+/// departures. Resolution stays open while the instance is there, so a changed TXT
+/// record is reported too. Restarts browsing with back-off if the daemon goes away.
+public final class ServiceBrowser: @unchecked Sendable {
+    // @unchecked: everything mutable is touched only on the loop thread.
+    public let type: String
+    private let loop: DNSSDLoop
+    private let logger: Logger
+    private let onEvent: @Sendable (PeerEvent) -> Void
+    private var resolving: [String: Resolution] = [:]
+    private var isStopped = false
+    private var failures = 0
+
+    /// One instance being resolved, and what is known of it so far.
+    final class Resolution {
+        let instance: String
+        let interfaceIndex: UInt32
+        weak var browser: ServiceBrowser?
+        var host = ""
+        var port = 0
+        var record = TXTRecord()
+        var addresses: [String] = []
+        let addressToken = AddressQuery()
+        var reported: DiscoveredPeer?
+
+        init(instance: String, interfaceIndex: UInt32, browser: ServiceBrowser) {
+            self.instance = instance
+            self.interfaceIndex = interfaceIndex
+            self.browser = browser
+        }
+    }
+
+    /// A token for the address query's ref (the loop keys refs by object).
+    final class AddressQuery {}
+
+    init(type: String, loop: DNSSDLoop, logger: Logger, onEvent: @escaping @Sendable (PeerEvent) -> Void) {
+        self.type = type
+        self.loop = loop
+        self.logger = logger
+        self.onEvent = onEvent
+        loop.perform { [self] in browse() }
+    }
+
+    public func stop() {
+        loop.perform { [self] in
+            isStopped = true
+            loop.remove(self)
+            for resolution in resolving.values { end(resolution) }
+            resolving = [:]
+        }
+    }
+
+    private func browse() {
+        guard !isStopped else { return }
+        var ref: DNSServiceRef?
+        let status = DNSServiceBrowse(&ref, 0, 0, type, nil, { _, flags, interface, error, name, _, domain, context in
+            guard error == kDNSServiceErr_NoError, let name, let context else { return }
+            let browser = Unmanaged<ServiceBrowser>.fromOpaque(context).takeUnretainedValue()
+            browser.browsed(String(cString: name), domain: domain.map { String(cString: $0) } ?? "local.",
+                            interface: interface, added: flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard status == kDNSServiceErr_NoError, let ref else {
+            retry(status)
+            return
+        }
+        loop.add(self, ref) { [self] status in retry(status) }
+    }
+
+    private func retry(_ status: DNSServiceErrorType) {
+        guard !isStopped else { return }
+        if failures == 0 { logger.warning("mDNS: cannot browse \(type) (dns_sd error \(status)); retrying") }
+        failures += 1
+        // The daemon is gone: what it told us is stale.
+        for resolution in resolving.values { end(resolution) }
+        resolving = [:]
+        let delay = min(30.0, pow(2.0, Double(min(failures - 1, 5))))
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in browse() } }
+    }
+
+    private func browsed(_ instance: String, domain: String, interface: UInt32, added: Bool) {
+        failures = 0
+        let key = "\(instance)\u{0}\(interface)"
+        guard added else {
+            if let resolution = resolving.removeValue(forKey: key) { end(resolution) }
+            // Gone from every interface: the peer has left.
+            if !resolving.values.contains(where: { $0.instance == instance }) { onEvent(.disappeared(instance: instance)) }
+            return
+        }
+        guard resolving[key] == nil else { return }
+        let resolution = Resolution(instance: instance, interfaceIndex: interface, browser: self)
+        var ref: DNSServiceRef?
+        let status = DNSServiceResolve(&ref, 0, interface, instance, type, domain, { _, _, _, error, _, host, port, length, txt, context in
+            guard error == kDNSServiceErr_NoError, let context else { return }
+            let resolution = Unmanaged<Resolution>.fromOpaque(context).takeUnretainedValue()
+            let record = TXTRecord(bytes: txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(length))) } ?? [])
+            resolution.browser?.resolved(resolution, host: host.map { String(cString: $0) } ?? "",
+                                         port: Int(UInt16(bigEndian: port)), record: record)
+        }, Unmanaged.passUnretained(resolution).toOpaque())
+        guard status == kDNSServiceErr_NoError, let ref else {
+            logger.notice("mDNS: cannot resolve \(instance) (dns_sd error \(status))")
+            return
+        }
+        resolving[key] = resolution
+        loop.add(resolution, ref) { _ in }
+    }
+
+    private func resolved(_ resolution: Resolution, host: String, port: Int, record: TXTRecord) {
+        let hostChanged = host != resolution.host
+        (resolution.host, resolution.port, resolution.record) = (host, port, record)
+        if hostChanged {
+            loop.remove(resolution.addressToken)
+            resolution.addresses = []
+            var ref: DNSServiceRef?
+            let status = DNSServiceQueryRecord(&ref, 0, resolution.interfaceIndex, host, UInt16(kDNSServiceType_A),
+                                               UInt16(kDNSServiceClass_IN), { _, flags, _, error, _, _, _, length, data, _, context in
+                guard error == kDNSServiceErr_NoError, length == 4, let data, let context,
+                      flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
+                let resolution = Unmanaged<Resolution>.fromOpaque(context).takeUnretainedValue()
+                let octets = UnsafeRawBufferPointer(start: data, count: 4).map { String($0) }.joined(separator: ".")
+                resolution.browser?.addressed(resolution, octets)
+            }, Unmanaged.passUnretained(resolution).toOpaque())
+            if status == kDNSServiceErr_NoError, let ref { loop.add(resolution.addressToken, ref) { _ in } }
+        }
+        report(resolution)
+    }
+
+    private func addressed(_ resolution: Resolution, _ address: String) {
+        guard !resolution.addresses.contains(address) else { return }
+        resolution.addresses.append(address)
+        report(resolution)
+    }
+
+    /// Reports the peer once it has an address, and again whenever what is known changes.
+    private func report(_ resolution: Resolution) {
+        guard !resolution.addresses.isEmpty else { return }
+        let peer = DiscoveredPeer(instance: resolution.instance, host: resolution.host, port: resolution.port,
+                                  addresses: resolution.addresses, interfaceIndex: resolution.interfaceIndex,
+                                  record: resolution.record)
+        guard peer != resolution.reported else { return }
+        resolution.reported = peer
+        onEvent(.appeared(peer))
+    }
+
+    private func end(_ resolution: Resolution) {
+        loop.remove(resolution)
+        loop.remove(resolution.addressToken)
+    }
+}

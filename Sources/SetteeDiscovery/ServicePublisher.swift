@@ -1,0 +1,108 @@
+internal import CDNSSD
+internal import Foundation
+public import Logging
+internal import Synchronization
+
+/// Advertises one service (`_couchdb._tcp` on a port) with its TXT record, keeps it
+/// advertised across daemon restarts (re-registering with capped back-off), updates
+/// the record in place, and withdraws it on `withdraw()`. With no mDNS daemon it
+/// logs one warning and keeps trying quietly: the server serves on regardless.
+public final class ServicePublisher: @unchecked Sendable {
+    // @unchecked: the mutable state below is touched only on the loop thread.
+    public let type: String
+    public let port: Int
+    private let requestedName: String
+    private let loop: DNSSDLoop
+    private let logger: Logger
+    private var record: TXTRecord
+    private var registered: DNSServiceRef?
+    private var isWithdrawn = false
+    private var failures = 0
+    private let warned = Atomic<Bool>(false)
+    /// The name the daemon settled on (another host may hold the one asked for).
+    public var name: String { nameLock.withLock { $0 } }
+    private let nameLock: Mutex<String>
+
+    init(name: String, type: String, port: Int, record: TXTRecord, loop: DNSSDLoop, logger: Logger) {
+        requestedName = name
+        nameLock = Mutex(name)
+        self.type = type
+        self.port = port
+        self.record = record
+        self.loop = loop
+        self.logger = logger
+        loop.perform { [self] in register() }
+    }
+
+    /// Replaces the advertised TXT record.
+    public func update(_ newRecord: TXTRecord) {
+        loop.perform { [self] in
+            guard newRecord != record else { return }
+            record = newRecord
+            guard let registered else { return }
+            let bytes = newRecord.bytes
+            let status = bytes.withUnsafeBytes {
+                DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
+            }
+            if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
+        }
+    }
+
+    /// Stops advertising (a goodbye packet goes out).
+    public func withdraw() {
+        loop.perform { [self] in
+            isWithdrawn = true
+            loop.remove(self)
+            registered = nil
+        }
+    }
+
+    private func register() {
+        guard !isWithdrawn else { return }
+        var ref: DNSServiceRef?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let bytes = record.bytes
+        let status = bytes.withUnsafeBytes { txt in
+            DNSServiceRegister(&ref, 0, 0, requestedName, type, nil, nil, UInt16(port).bigEndian,
+                               UInt16(txt.count), txt.baseAddress, { _, _, error, name, _, _, context in
+                let publisher = Unmanaged<ServicePublisher>.fromOpaque(context!).takeUnretainedValue()
+                publisher.registered(error: error, name: name.map { String(cString: $0) })
+            }, context)
+        }
+        guard status == kDNSServiceErr_NoError, let ref else {
+            failed(status)
+            return
+        }
+        registered = ref
+        loop.add(self, ref) { [self] status in
+            registered = nil
+            failed(status)
+        }
+    }
+
+    private func registered(error: DNSServiceErrorType, name: String?) {
+        guard error == kDNSServiceErr_NoError else { return }
+        failures = 0
+        if let name { nameLock.withLock { $0 = name } }
+        logger.info("mDNS: published", metadata: ["name": "\(name ?? requestedName)", "type": "\(type)", "port": "\(port)"])
+    }
+
+    private func reregister() {
+        loop.remove(self)
+        registered = nil
+        register()
+    }
+
+    /// No daemon, or it went away: one warning, then retries every 1, 2, 4 … 30 s.
+    private func failed(_ status: DNSServiceErrorType) {
+        guard !isWithdrawn else { return }
+        if !warned.exchange(true, ordering: .relaxed) {
+            logger.warning("mDNS: cannot publish \(type) on port \(port) (dns_sd error \(status): is avahi-daemon running, with D-Bus?); serving without discovery and retrying")
+        }
+        failures += 1
+        let delay = min(30.0, pow(2.0, Double(min(failures - 1, 5))))
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in
+            if registered == nil { register() }
+        } }
+    }
+}
