@@ -85,6 +85,14 @@ public final class Replication: Sendable {
         var caughtUp = false
         let clock = ContinuousClock()
         var lastCheckpoint = clock.now
+        var uncheckpointed = false
+        /// How long the next longpoll may wait: the poll timeout, or less when written
+        /// changes await their checkpoint, so that a job that goes quiet (or is stopped)
+        /// still records them within `checkpointInterval` (CouchDB checkpoints on a timer too).
+        func longpollWait(since last: ContinuousClock.Instant, _ clock: ContinuousClock) -> Duration {
+            guard uncheckpointed, options.useCheckpoints else { return options.pollTimeout }
+            return max(.milliseconds(50), min(options.pollTimeout, options.checkpointInterval - (clock.now - last)))
+        }
         // The next page is read while this one is copied: the source is otherwise idle
         // while the target diffs and writes. Only the copied page's seq is checkpointed.
         var readAhead: Task<ChangesPage, any Error>?
@@ -96,7 +104,7 @@ public final class Replication: Sendable {
                 readAhead = nil
                 page = try await ahead.value
             } else {
-                page = try await nextPage(after: seq, wait: caughtUp ? options.pollTimeout : nil)
+                page = try await nextPage(after: seq, wait: caughtUp ? longpollWait(since: lastCheckpoint, clock) : nil)
             }
             // A page shorter than asked for was the end of the feed when read: no read-ahead,
             // and next the longpoll (continuous) or the end (one-shot).
@@ -112,6 +120,7 @@ public final class Replication: Sendable {
             }
             seq = page.lastSeq
             state.withLock { $0.sourceSeq = seq }
+            if !page.rows.isEmpty { uncheckpointed = true }
             let isEnd = !isFull && !options.continuous
             // Continuous jobs checkpoint on the interval, and when an idle longpoll ends
             // with nothing (not after every small page: that would delay the next change).
@@ -120,6 +129,7 @@ public final class Replication: Sendable {
                 let stats = progress.stats
                 try await retrying { try await checkpointer.save(seq, stats: stats) }
                 lastCheckpoint = clock.now
+                uncheckpointed = false
                 state.withLock { $0.checkpointedSeq = seq }
             }
             if isEnd { break }

@@ -37,10 +37,18 @@ public final class SetteeProcess: @unchecked Sendable {
     /// Launches `settee serve ARGUMENTS` with `environment` added to a copy of ours
     /// (minus any inherited SETTEE_* variables, so the host cannot leak into a test).
     /// - Throws: `TestSupportError.binaryNotFound`, or the launch error.
-    public init(arguments: [String], environment: [String: String] = [:]) throws {
+    /// - Parameter launcher: a command that runs settee for us (its path first, then
+    ///   its arguments; the settee binary and `serve ARGUMENTS` are appended), such as
+    ///   `scripts/mdns-host NETNS HOST`.
+    public init(arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
         process = Process()
-        process.executableURL = try Self.binaryURL()
-        process.arguments = ["serve"] + arguments
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [try Self.binaryURL().path, "serve"] + arguments
+        } else {
+            process.executableURL = try Self.binaryURL()
+            process.arguments = ["serve"] + arguments
+        }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SETTEE_") }
         env.merge(environment) { $1 }
         process.environment = env

@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+import SetteeJSON
+import SetteeTestSupport
+import Testing
+
+/// Two Settees on two "hosts" — network namespaces this test makes, joined by a veth
+/// pair (198.18.0.0/15, the benchmarking range, inside the namespaces only), each with
+/// its own D-Bus and avahi-daemon (`scripts/mdns-host`) — find each other over DNS-SD
+/// and keep a database in sync (issue 21). Nothing runs in the root namespace.
+@Suite(.serialized) struct DiscoveryTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let mdnsHost = root.appendingPathComponent("scripts/mdns-host").path
+
+    /// Why these tests cannot run here, or nil.
+    static var unavailable: String? {
+        if getuid() != 0 { return "needs root for network namespaces" }
+        for tool in ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/sbin/ip", "/usr/bin/unshare", "/usr/bin/curl"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (make test installs avahi-daemon, dbus, iproute2, curl)"
+        }
+        return nil
+    }
+
+    /// Runs a command; its status and standard output.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Two namespaces joined by a veth pair; removed by `remove()` (their processes must be gone first).
+    struct Hosts {
+        let a: String, b: String
+        let addressA = "198.18.0.1", addressB = "198.18.0.2"
+
+        init() throws {
+            let tag = String(getpid() % 100_000)
+            a = "settee-a\(tag)"
+            b = "settee-b\(tag)"
+            for command in [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+                            ["ip", "link", "add", "sv\(tag)a", "type", "veth", "peer", "name", "sv\(tag)b"],
+                            ["ip", "link", "set", "sv\(tag)a", "netns", a], ["ip", "link", "set", "sv\(tag)b", "netns", b],
+                            ["ip", "-n", a, "addr", "add", addressA + "/24", "dev", "sv\(tag)a"],
+                            ["ip", "-n", b, "addr", "add", addressB + "/24", "dev", "sv\(tag)b"],
+                            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"],
+                            ["ip", "-n", a, "link", "set", "sv\(tag)a", "up"], ["ip", "-n", b, "link", "set", "sv\(tag)b", "up"]] {
+                let result = try DiscoveryTests.run(command)
+                if result.status != 0 { throw TestSupportError.badResponse("\(command.joined(separator: " ")) failed") }
+            }
+        }
+
+        func remove() {
+            _ = try? DiscoveryTests.run(["ip", "netns", "delete", a])
+            _ = try? DiscoveryTests.run(["ip", "netns", "delete", b])
+        }
+    }
+
+    /// A settee on `netns` with `[discovery]` syncing `shared`, listening on `address:port`.
+    static func settee(_ netns: String, host: String, data: String, ini: String, port: Int) throws -> SetteeProcess {
+        let admin = SetteeProcess.defaultAdmin
+        try """
+            [discovery]
+            enabled = true
+            sync = shared
+            credentials = \(admin.name):\(admin.password)
+            """.write(toFile: ini, atomically: true, encoding: .utf8)
+        let process = try SetteeProcess(
+            arguments: ["--bind", "0.0.0.0", "--port", String(port), "--data-dir", data, "--config", ini],
+            environment: ["SETTEE_ADMIN": "\(admin.name):\(admin.password)", "SETTEE_LOG_LEVEL": "info"],
+            launcher: [mdnsHost, netns, host])
+        _ = try process.waitUntilListening()
+        return process
+    }
+
+    /// `curl` inside `netns` as the admin; the JSON answer.
+    static func call(_ netns: String, _ method: String, _ url: String, _ body: String? = nil) throws -> JSONValue {
+        let admin = SetteeProcess.defaultAdmin
+        var command = ["ip", "netns", "exec", netns, "curl", "-sS", "-m", "30", "-u", "\(admin.name):\(admin.password)",
+                       "-X", method, url]
+        if let body { command += ["-H", "Content-Type: application/json", "-d", body] }
+        return (try? JSONReader.parse(Array(try run(command).output.utf8))) ?? .null
+    }
+
+    /// Waits (a longpoll on the database's feed, not a sleep) until `doc` is readable, up to `seconds`.
+    static func waitForDocument(_ netns: String, _ base: String, _ doc: String, seconds: Double) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var since = "now"
+        while Date() < deadline {
+            if try call(netns, "GET", "\(base)/shared/\(doc)")["_id"] != nil { return true }
+            let feed = try call(netns, "GET", "\(base)/shared/_changes?feed=longpoll&timeout=1000&since=\(since)")
+            since = feed["last_seq"]?.stringValue ?? since
+        }
+        return false
+    }
+
+    @Test(.enabled(if: unavailable == nil, "\(unavailable ?? "")"))
+    func twoServersFindEachOtherSyncAndResumeAfterMovingPort() throws {
+        let hosts = try Hosts()
+        defer { hosts.remove() }
+        let dirA = try TempDirectory(prefix: "discovery-a"), dirB = try TempDirectory(prefix: "discovery-b")
+        var a = try Self.settee(hosts.a, host: "settee-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"), port: 5984)
+        let b = try Self.settee(hosts.b, host: "settee-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"), port: 5984)
+        // SIGTERM: mdns-host then stops its daemons (SIGKILL would leave them running).
+        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
+        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
+        #expect(try Self.call(hosts.a, "PUT", baseA + "/shared")["ok"] == true)
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared")["ok"] == true)
+
+        // B finds A with the TXT profile (the databases followed `shared`'s creation).
+        let listing = try Self.run([Self.mdnsHost, hosts.b, "settee-b-cli", try SetteeProcess.binaryURL().path, "peers",
+                                    "--json", "--seconds", "3"])
+        let peers = (try? JSONReader.parse(Array(listing.output.utf8)))?.arrayValue ?? []
+        let found = peers.first { $0["url"]?.stringValue == baseA }
+        let uuidA = try Self.call(hosts.a, "GET", baseA + "/")["uuid"]?.stringValue
+        #expect(found?["uuid"]?.stringValue == uuidA, "\(listing.output)")
+        #expect(found?["databases"] == ["shared"])
+
+        // Edits on each side arrive on the other.
+        #expect(try Self.call(hosts.a, "PUT", baseA + "/shared/from-a", #"{"side":"a"}"#)["ok"] == true)
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/from-b", #"{"side":"b"}"#)["ok"] == true)
+        #expect(try Self.waitForDocument(hosts.b, baseB, "from-a", seconds: 20))
+        #expect(try Self.waitForDocument(hosts.a, baseA, "from-b", seconds: 20))
+
+        // A's pull from B has checkpointed (so that a restart can resume from it).
+        let pullJob = { (base: String) throws -> JSONValue? in
+            let jobs = try Self.call(hosts.a, "GET", base + "/_scheduler/jobs")["jobs"]?.arrayValue ?? []
+            return jobs.first { $0["id"]?.stringValue?.hasSuffix("+shared+pull") == true }
+        }
+        let seqB = try Self.call(hosts.b, "GET", baseB + "/shared")["update_seq"]
+        let checkpointDeadline = Date().addingTimeInterval(30)
+        while Date() < checkpointDeadline, try pullJob(baseA)?["info"]?["checkpointed_source_seq"] != seqB {
+            _ = try Self.call(hosts.b, "GET", baseB + "/shared/_changes?feed=longpoll&timeout=1000&since=now")
+        }
+        #expect(try pullJob(baseA)?["info"]?["checkpointed_source_seq"] == seqB)
+
+        // A leaves: B notices within 5 s (the goodbye, or the record's expiry).
+        a.kill(SIGTERM)
+        #expect(try a.waitForExit() == 0)
+        let left = Date()
+        var gone = false
+        while Date().timeIntervalSince(left) < 5 {
+            let now = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")
+            if now["peers"]?.arrayValue?.isEmpty == true { gone = true; break }
+            usleep(100_000)
+        }
+        #expect(gone, "B still lists A 5 s after it left")
+
+        // B writes while A is away; A comes back on another port and gets it, resuming.
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/while-away", #"{"side":"b"}"#)["ok"] == true)
+        a = try Self.settee(hosts.a, host: "settee-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"), port: 5985)
+        let movedA = "http://\(hosts.addressA):5985"
+        #expect(try Self.waitForDocument(hosts.a, movedA, "while-away", seconds: 20))
+        // A's new pull resumed from its checkpoint: it looked at the one change made
+        // while it was away, not at B's three.
+        let resumed = try pullJob(movedA)
+        #expect(resumed?["info"]?["revisions_checked"]?.intValue == 1, "\(String(describing: resumed))")
+    }
+}
