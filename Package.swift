@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+        // QR codes for `settee pair` (Debian's libqrencode, as `qrencode -t UTF8` draws them).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         .target(name: "SetteeJSON", swiftSettings: swiftSettings),
         .target(
@@ -87,7 +89,7 @@ let package = Package(
             name: "settee",
             dependencies: [
                 "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeReplicator", "SetteeStore", "SetteeJSON",
-                "SetteeDiscovery",
+                "SetteeDiscovery", "CQREncode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -184,8 +184,10 @@ public struct SetteeConfiguration: Sendable {
                 discovery.databases = entry.value.trimmingCharacters(in: .whitespaces) == "*" ? nil : Self.list(entry.value)
             case ("discovery", "sync"): discovery.sync = Self.list(entry.value)
             case ("discovery", "credentials"):
-                guard entry.value.contains(":") else {
-                    throw .invalidValue(origin: origin, value: "(hidden)", expected: "name:password")
+                // `name:password`, or a pairing URL (`settee pair`) whose userinfo holds them.
+                let isURL = entry.value.contains("://")
+                guard isURL ? URLComponents(string: entry.value)?.user != nil : entry.value.contains(":") else {
+                    throw .invalidValue(origin: origin, value: "(hidden)", expected: "name:password, or a URL with credentials")
                 }
                 discovery.credentials = entry.value
             case ("discovery", "trust_advertised_fingerprint"):

@@ -1,3 +1,4 @@
+import Synchronization
 import SetteeDocuments
 public import Logging
 public import SetteeHTTP
@@ -74,6 +75,7 @@ public final class SetteeNode: Sendable {
     let server: HTTPServer
     let replications: ReplicationManager
     let discovery: NodeDiscovery?
+    let state: NodeState
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
@@ -85,6 +87,7 @@ public final class SetteeNode: Sendable {
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications
         discovery = router.state.discovery
+        state = router.state
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
     }
 
@@ -100,6 +103,7 @@ public final class SetteeNode: Sendable {
     /// Starts listening. - Returns: the bound ports.
     public func start() throws -> [Int] {
         let ports = try server.start()
+        state.boundTLSPort.withLock { $0 = server.tlsPorts.first }
         replications.start()
         discovery?.start(ports: ports, tlsPorts: server.tlsPorts,
                          tlsFingerprint: configuration.http.tls?.context.fingerprint)

@@ -232,6 +232,8 @@ public final class ReplicationManager: Sendable {
     private func runUntilCancelled(_ job: ReplicationJob,
                                    writeBack: (@Sendable (Replication.Outcome) async -> Void)?) async {
         var backoff = Backoff(first: .seconds(5), cap: .seconds(300))
+        // A peer that stays down fails the same way every retry: warn once per reason.
+        var lastReason: String?
         while !Task.isCancelled {
             do {
                 if job.status.id == nil {
@@ -249,7 +251,9 @@ public final class ReplicationManager: Sendable {
                 return
             } catch {
                 let reason = (error as? ReplicationError)?.description ?? "\(error)"
-                logger.warning("replication \(job.docID ?? job.status.id ?? "") crashed: \(reason)")
+                let message: Logger.Message = "replication \(job.docID ?? job.status.id ?? "") crashed: \(reason)"
+                if reason == lastReason { logger.debug(message) } else { logger.warning(message) }
+                lastReason = reason
                 job.update { $0.errorCount += 1 }
                 job.record("crashed", .crashing, reason: reason)
                 do { try await backoff.wait() } catch { return }

@@ -17,9 +17,11 @@ public struct RemoteEndpoint: Sendable {
     public let pinnedFingerprint: String?
 
     /// - Parameter pin: a SHA-256 certificate fingerprint (hex, colons optional) to trust exactly.
+    ///   A URL ending in `#fp=HEX` (what `settee pair` prints) carries its own pin; an explicit
+    ///   `pin` wins over it.
     /// - Throws: `ReplicationError.invalidEndpoint` for anything but an http(s) URL with a database path,
     ///   `.invalidOption` for a malformed pin.
-    public init(url text: String, headers extra: [(String, String)] = [], pin: String? = nil) throws {
+    public init(url text: String, headers extra: [(String, String)] = [], pin explicitPin: String? = nil) throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else {
             throw ReplicationError.invalidEndpoint(Self.redacted(text))
@@ -34,7 +36,7 @@ public struct RemoteEndpoint: Sendable {
         database = root + "/" + last
         self.name = name
         headers = extra
-        if let pin {
+        if let pin = explicitPin ?? (scheme == "https" ? Self.fragmentPin(components.fragment) : nil) {
             guard let normalized = CertificatePin.normalize(pin) else {
                 throw ReplicationError.invalidOption("`tls_fingerprint` must be a SHA-256 fingerprint: 64 hex digits, colons allowed")
             }
@@ -45,6 +47,15 @@ public struct RemoteEndpoint: Sendable {
         credentials = components.user?.removingPercentEncoding.map {
             ($0, components.password?.removingPercentEncoding ?? "")
         }
+    }
+
+    /// The pin in a URL's fragment, `fp=HEX` (never sent to the server), if there is one.
+    static func fragmentPin(_ fragment: String?) -> String? {
+        guard let fragment else { return nil }
+        for pair in fragment.split(separator: "&") where pair.lowercased().hasPrefix("fp=") {
+            return String(pair.dropFirst(3))
+        }
+        return nil
     }
 
     /// `Authorization: Basic …` for the URL's credentials, if it has any.

@@ -25,7 +25,10 @@ struct Authenticator: Sendable {
             }
             if let name = cache.name(forAuthorization: authorization, storedHash: { users.cached($0)?.hash }),
                let known = users.cached(name) {
-                return UserContext(name: name, roles: known.roles)
+                if let grant = known.pairing {
+                    try await users.admitPairing(name: name, grant, from: request.remoteAddress)
+                }
+                return UserContext(name: name, roles: known.roles, pairing: known.pairing)
             }
             if let (name, password) = try Self.basicCredentials(authorization) {
                 let (user, hash) = try await authenticate(name: name, password: password, peer: request.remoteAddress)
@@ -46,7 +49,11 @@ struct Authenticator: Sendable {
         }
         if let known = await users.credentials(name),
            sessions.verify(cookie, now: Self.now(), passwordHash: { _ in known.hash }) != nil {
-            return (UserContext(name: name, roles: known.roles), known.hash)
+            // A pairing that expired or is used up makes its cookies worthless too.
+            if let grant = known.pairing {
+                guard (try? await users.admitPairing(name: name, grant, from: request.remoteAddress)) != nil else { return nil }
+            }
+            return (UserContext(name: name, roles: known.roles, pairing: known.pairing), known.hash)
         }
         return nil
     }
@@ -72,7 +79,7 @@ struct Authenticator: Sendable {
         if let adminHash = admins[name] {
             (user, hash) = (UserContext(name: name, roles: ["_admin"]), adminHash)
         } else if let known = await users.credentials(name) {
-            (user, hash) = (UserContext(name: name, roles: known.roles), known.hash)
+            (user, hash) = (UserContext(name: name, roles: known.roles, pairing: known.pairing), known.hash)
         } else {
             _ = PasswordHash.verify(password: password, against: Self.nobody)
             throw CouchError.unauthorized("Name or password is incorrect.")
@@ -82,6 +89,7 @@ struct Authenticator: Sendable {
             lockout.recordFailure(name: name, peer: peer)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
+        if let grant = user.pairing { try await users.admitPairing(name: name, grant, from: peer) }
         return (user, hash)
     }
 

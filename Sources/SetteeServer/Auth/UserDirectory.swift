@@ -10,10 +10,12 @@ final class UserDirectory: Sendable {
         /// `-pbkdf2:PRF-KEY,SALT,ITERATIONS`, `-pbkdf2-…` (SHA-1) or `-hashed-SHA,SALT`.
         let hash: String
         let roles: [String]
+        /// A `settee pair` user's limits; nil for everyone else.
+        var pairing: PairingGrant? = nil
     }
 
     static let databaseName = "_users"
-    private let directory: DatabaseDirectory
+    let directory: DatabaseDirectory
     /// The `_users` sequence the entries were read at, and what was read (nil: no such user).
     private let cache = Mutex<(sequence: Int64, entries: [String: Credentials?])>((-1, [:]))
 
@@ -44,16 +46,17 @@ final class UserDirectory: Sendable {
         guard !revision.isDeleted, let body = revision.body, let doc = (try? JSONReader.parse(body))?.objectValue,
               doc["type"]?.stringValue == "user" else { return nil }
         let roles = doc["roles"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let pairing = PairingGrant(doc[PairingGrant.member])
         let salt = doc["salt"]?.stringValue ?? ""
         switch doc["password_scheme"]?.stringValue ?? "simple" {
         case "pbkdf2":
             guard let key = doc["derived_key"]?.stringValue, let iterations = doc["iterations"]?.intValue else { return nil }
             // No `pbkdf2_prf`: a document from CouchDB ≤ 3.3, PBKDF2-HMAC-SHA1.
             let scheme = doc["pbkdf2_prf"]?.stringValue.map { "-pbkdf2:\($0)-" } ?? "-pbkdf2-"
-            return Credentials(hash: "\(scheme)\(key),\(salt),\(iterations)", roles: roles)
+            return Credentials(hash: "\(scheme)\(key),\(salt),\(iterations)", roles: roles, pairing: pairing)
         case "simple":
             guard let sha = doc["password_sha"]?.stringValue else { return nil }
-            return Credentials(hash: "-hashed-\(sha),\(salt)", roles: roles)
+            return Credentials(hash: "-hashed-\(sha),\(salt)", roles: roles, pairing: pairing)
         default: return nil
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `[discovery]`: DNS-SD publishing and browsing, and replication with what is found.
 public struct DiscoveryConfiguration: Sendable {
     /// `enabled`: publish `type` on each bound port and browse for peers.
@@ -13,8 +15,9 @@ public struct DiscoveryConfiguration: Sendable {
     /// `sync`: databases kept in continuous two-way replication with every peer that
     /// advertises them.
     public var sync: [String] = []
-    /// `credentials`: `name:password` used with peers (the same admin on each device,
-    /// or a pairing's credentials).
+    /// `credentials`: `name:password` used with peers (the same admin on each device),
+    /// or the URL `settee pair` printed on a peer: its userinfo, and its `#fp=` pin,
+    /// which lets this server sync with that peer's TLS service.
     public var credentials: String?
     /// `trust_advertised_fingerprint`: whether a peer's TLS service may be used with
     /// the fingerprint its TXT record advertises as the pin (trust on first sight:
@@ -22,6 +25,34 @@ public struct DiscoveryConfiguration: Sendable {
     public var trustAdvertisedFingerprint = false
 
     public init() {}
+
+    /// `credentials` as a name and password, whichever form it was given in.
+    var peerCredentials: (name: String, password: String)? {
+        guard let credentials else { return nil }
+        if credentials.contains("://") {
+            guard let url = URLComponents(string: credentials), let name = url.user?.removingPercentEncoding else { return nil }
+            return (name, url.password?.removingPercentEncoding ?? "")
+        }
+        guard let colon = credentials.firstIndex(of: ":") else { return nil }
+        return (String(credentials[..<colon]), String(credentials[credentials.index(after: colon)...]))
+    }
+
+    /// The fingerprint a pairing URL in `credentials` pins (`#fp=HEX`), as lower-case hex without colons.
+    var pairedFingerprint: String? {
+        guard let credentials, credentials.contains("://"), let fragment = URLComponents(string: credentials)?.fragment,
+              let fp = fragment.split(separator: "&").first(where: { $0.lowercased().hasPrefix("fp=") }) else { return nil }
+        return Self.comparable(String(fp.dropFirst(3)))
+    }
+
+    /// Whether this server may sync with a TLS service advertising `fingerprint`:
+    /// trusted on sight when configured so, or the one a pairing URL names.
+    func trusts(advertised fingerprint: String?) -> Bool {
+        if trustAdvertisedFingerprint { return true }
+        guard let fingerprint, let paired = pairedFingerprint else { return false }
+        return Self.comparable(fingerprint) == paired
+    }
+
+    static func comparable(_ fingerprint: String) -> String { fingerprint.filter { $0 != ":" }.lowercased() }
 
     /// The databases to advertise, among `existing`.
     func advertised(among existing: [String]) -> [String] {

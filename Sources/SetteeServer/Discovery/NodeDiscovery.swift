@@ -141,7 +141,7 @@ final class NodeDiscovery: @unchecked Sendable {
     /// Starts (or restarts at once) the two-way replications of every `sync` database the peer advertises.
     private func sync(with peer: DiscoveredPeer, uuid peerUUID: String) {
         guard !configuration.sync.isEmpty, let profile = peer.profile else { return }
-        if profile.usesTLS && !configuration.trustAdvertisedFingerprint { return }
+        if profile.usesTLS && !configuration.trusts(advertised: profile.tlsFingerprint) { return }
         let databases = configuration.sync.filter { profile.databases.contains($0) }
         guard !databases.isEmpty else { return }
         let base = peerURL(peer)
@@ -168,12 +168,9 @@ final class NodeDiscovery: @unchecked Sendable {
     }
 
     private func peerURL(_ peer: DiscoveredPeer) -> String {
-        guard let credentials = configuration.credentials, let colon = credentials.firstIndex(of: ":") else {
-            return peer.baseURL
-        }
-        let encode = { (s: Substring) in s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? String(s) }
-        let userinfo = encode(credentials[..<colon]) + ":" + encode(credentials[credentials.index(after: colon)...]) + "@"
-        return peer.baseURL.replacingOccurrences(of: "://", with: "://" + userinfo)
+        guard let (name, password) = configuration.peerCredentials else { return peer.baseURL }
+        let encode = { (s: String) in s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
+        return peer.baseURL.replacingOccurrences(of: "://", with: "://" + encode(name) + ":" + encode(password) + "@")
     }
 
     /// `GET /_peers`: every peer seen, what it advertises, whether it answers, and its replications.

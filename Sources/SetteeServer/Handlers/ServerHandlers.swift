@@ -1,3 +1,4 @@
+import Synchronization
 import SetteeDocuments
 import Foundation
 import SetteeHTTP
@@ -17,7 +18,9 @@ enum ServerHandlers {
         ]
         // What a peer pins (`settee replicate --pin`), beside the vendor CouchDB clients read.
         if let tls = context.node.configuration.http.tls {
-            body["settee"] = ["tls_fingerprint": .string(tls.context.fingerprint)]
+            var settee: JSONObject = ["tls_fingerprint": .string(tls.context.fingerprint)]
+            if let port = context.node.boundTLSPort.withLock({ $0 }) { settee["tls_port"] = .int(port) }
+            body["settee"] = .object(settee)
         }
         return JSONResponse.ok(.object(body))
     }

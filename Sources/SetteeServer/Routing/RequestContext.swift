@@ -1,3 +1,4 @@
+import Synchronization
 import Logging
 import SetteeHTTP
 import SetteeJSON
@@ -10,6 +11,8 @@ struct UserContext: Sendable, Equatable {
     /// Nil for an anonymous request.
     let name: String?
     let roles: [String]
+    /// A `settee pair` user's limits, checked on every database request.
+    var pairing: PairingGrant? = nil
 
     static let anonymous = UserContext(name: nil, roles: [])
     var isAdmin: Bool { roles.contains("_admin") }
@@ -88,6 +91,8 @@ final class NodeState: Sendable {
     let replications: ReplicationManager
     /// DNS-SD publishing, browsing and `[discovery] sync`, when `[discovery] enabled`.
     let discovery: NodeDiscovery?
+    /// The HTTPS port bound at start (`[ssl] port` may be 0), shown in `GET /` for `settee pair`.
+    let boundTLSPort = Mutex<Int?>(nil)
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator,
          logger: Logger = Logger(label: "settee.replicator")) {
