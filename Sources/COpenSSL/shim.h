@@ -16,4 +16,5 @@ static inline EVP_PKEY *settee_evp_ec_gen(const char *curve) { return EVP_EC_gen
 static inline long settee_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline uint64_t settee_ssl_op_no_renegotiation(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline uint64_t settee_ssl_op_cipher_server_preference(void) { return SSL_OP_CIPHER_SERVER_PREFERENCE; }
+static inline int settee_ssl_verify_peer(int required) { return SSL_VERIFY_PEER | (required ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0); }
 static inline long settee_ssl_mode_partial_write(void) { return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER; }

@@ -66,9 +66,15 @@ public enum NodeSetup {
     static func tlsListener(_ config: SetteeConfiguration, logger: Logger) throws(ConfigError) -> TLSListener {
         let files = try TLSFiles.resolve(config.tls, dataDirectory: config.dataDirectory,
                                          bindAddresses: config.bindAddresses)
+        let settings = config.tls
+        if settings.verifyClientCertificates && settings.clientCAFile == nil {
+            throw .tls("[ssl] verify_ssl_certificates needs cacert_file (the CAs client certificates must chain to)")
+        }
         let context: TLSContext
         do {
-            context = try TLSContext(certificateFile: files.certificate, keyFile: files.key)
+            context = try TLSContext(certificateFile: files.certificate, keyFile: files.key,
+                                     clientCAFile: settings.verifyClientCertificates ? settings.clientCAFile : nil,
+                                     requireClientCertificate: settings.requireClientCertificate)
         } catch {
             throw .tls(error.description)
         }

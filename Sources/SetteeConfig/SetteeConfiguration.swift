@@ -57,7 +57,8 @@ public struct SetteeConfiguration: Sendable {
         "attachments": ["compressible_types"],
         "log": ["level"],
         "settee": ["reader_mmap_size", "plain_http"],
-        "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout"],
+        "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
+                "fail_if_no_peer_cert"],
         "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint"],
     ]
 
@@ -198,6 +199,9 @@ public struct SetteeConfiguration: Sendable {
             case ("ssl", "cert_file"): tls.certificateFile = entry.value.isEmpty ? nil : entry.value
             case ("ssl", "key_file"): tls.keyFile = entry.value.isEmpty ? nil : entry.value
             case ("ssl", "handshake_timeout"): tls.handshakeTimeout = try Self.size(entry.value, origin: origin)
+            case ("ssl", "verify_ssl_certificates"): tls.verifyClientCertificates = try Self.boolean(entry.value, origin: origin)
+            case ("ssl", "cacert_file"): tls.clientCAFile = entry.value.isEmpty ? nil : entry.value
+            case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }

@@ -8,6 +8,12 @@ public struct TLSSettings: Sendable {
     public var keyFile: String?
     /// Seconds a client may take to finish its handshake.
     public var handshakeTimeout = 10
+    /// `verify_ssl_certificates` with `cacert_file`: ask clients for a certificate signed
+    /// by these CAs; a verified one logs in the user its common name names.
+    public var verifyClientCertificates = false
+    public var clientCAFile: String?
+    /// `fail_if_no_peer_cert`: refuse clients without one.
+    public var requireClientCertificate = false
 
     public init() {}
 }

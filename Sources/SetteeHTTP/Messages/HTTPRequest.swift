@@ -12,6 +12,9 @@ public struct HTTPRequest: Sendable {
     public var body: RequestBody
     /// The peer's address as text (`127.0.0.1:53122`, `[::1]:5112`).
     public var remoteAddress: String
+    /// The common name of the client's TLS certificate, when `[ssl]` asks for one and
+    /// the one sent verified: the server may take it as the user's name.
+    public var clientCertificateName: String?
     /// Carries connection and request metadata.
     public var logger: Logger
 

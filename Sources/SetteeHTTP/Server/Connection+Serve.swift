@@ -8,10 +8,11 @@ extension Connection {
         body = BodyState(framing: head.framing, expectsContinue: head.expectsContinue,
                          maxBodyBytes: configuration.limits.maxBodyBytes,
                          maxTrailerBytes: configuration.limits.maxHeaderBytes)
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: head.method, target: head.target, version: head.version, headers: head.headers,
             body: RequestBody(declaredLength: head.framing.declaredLength) { [self] in try await nextBodyPiece() },
             remoteAddress: transport.peer, logger: logger)
+        request.clientCertificateName = transport.clientName
         let response = await responder.respond(to: request)
         let reusable = await settleBody() && head.isKeepAlive && !isServerStopping()
         let responseHead = ResponseHead(response: response, requestMethod: head.method, version: head.version,

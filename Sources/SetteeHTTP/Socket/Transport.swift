@@ -4,6 +4,8 @@
 protocol Transport: AnyObject, Sendable {
     /// The peer's address, for logs and `HTTPRequest.remoteAddress`.
     var peer: String { get }
+    /// The common name of a verified client certificate (TLS only).
+    var clientName: String? { get }
     /// True once the peer shut down its side; lets an idle stream notice a gone client.
     var isPeerClosed: Bool { get }
     /// Runs `action` once when the peer closes; nil clears it.
@@ -22,6 +24,9 @@ protocol Transport: AnyObject, Sendable {
 }
 
 extension Transport {
+    /// The user a verified TLS client certificate names; nil on plain sockets.
+    var clientName: String? { nil }
+
     /// A read of at most 64 KiB, the size a request head or body chunk is read in.
     func read(deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
         try await read(maxBytes: 64 * 1024, deadline: deadline)

@@ -14,9 +14,17 @@ public final class TLSContext: @unchecked Sendable {
     static let tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
         + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
+    /// Whether clients are asked for a certificate (`clientCAFile` given).
+    public let verifiesClients: Bool
+
     /// Loads a PEM certificate (chain) and its private key.
+    /// - Parameters:
+    ///   - clientCAFile: PEM certificates a client certificate must chain to; clients are
+    ///     then asked for one, and a verified one names its user (`TLSTransport.clientName`).
+    ///   - requireClientCertificate: refuse the handshake of a client without one.
     /// - Throws: `TLSError` naming the file and OpenSSL's reason.
-    public init(certificateFile: String, keyFile: String) throws(TLSError) {
+    public init(certificateFile: String, keyFile: String, clientCAFile: String? = nil,
+                requireClientCertificate: Bool = false) throws(TLSError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new") }
         self.context = context
         _ = settee_ssl_ctx_set_min_proto_version(context, TLS1_2_VERSION)
@@ -43,6 +51,19 @@ public final class TLSContext: @unchecked Sendable {
             throw TLSError.file(certificateFile, "no certificate")
         }
         fingerprint = TLSFingerprint.sha256(of: certificate)
+        verifiesClients = clientCAFile != nil
+        if let clientCAFile {
+            guard SSL_CTX_load_verify_locations(context, clientCAFile, nil) == 1,
+                  let names = SSL_load_client_CA_file(clientCAFile) else {
+                SSL_CTX_free(context)
+                throw TLSError.file(clientCAFile, TLSError.lastOpenSSLReason())
+            }
+            SSL_CTX_set_client_CA_list(context, names)
+            SSL_CTX_set_verify(context, settee_ssl_verify_peer(requireClientCertificate ? 1 : 0), nil)
+            // Resumed sessions keep their verified client; OpenSSL needs a context id for that.
+            let id = Array("settee".utf8)
+            _ = SSL_CTX_set_session_id_context(context, id, UInt32(id.count))
+        }
         SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, offered, offeredLength, _ in
             // Only http/1.1 is spoken; a client that offers nothing we speak goes on without ALPN.
             let chosen = TLSContext.alpnProtocols.withUnsafeBufferPointer { ours in

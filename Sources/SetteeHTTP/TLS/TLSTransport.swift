@@ -16,6 +16,8 @@ final class TLSTransport: Transport, @unchecked Sendable {
     private let lock = Mutex(false)  // true once closed: the SSL object is gone
 
     var peer: String { socket.peer }
+    /// The common name of the client's certificate, when it sent one that verified.
+    private(set) var clientName: String?
     var isPeerClosed: Bool { socket.isPeerClosed }
     func onPeerClose(_ action: (@Sendable () -> Void)?) { socket.onPeerClose(action) }
 
@@ -60,7 +62,9 @@ final class TLSTransport: Transport, @unchecked Sendable {
     func handshake(deadline: ContinuousClock.Instant) async throws {
         while true {
             switch step({ SSL_accept($0) }) {
-            case .done: return
+            case .done:
+                clientName = lock.withLock { closed in closed ? nil : Self.verifiedClientName(ssl) }
+                return
             case .wait(let direction):
                 do {
                     try await socket.waitUntilReady(for: direction, deadline: deadline)
@@ -111,6 +115,22 @@ final class TLSTransport: Transport, @unchecked Sendable {
     private func crossWait(_ deadline: ContinuousClock.Instant?) async throws {
         if let deadline, ContinuousClock.now >= deadline { throw HTTPError.timedOut }
         try await Task.sleep(for: .milliseconds(1))
+    }
+
+    /// The subject common name of a client certificate that verified against the
+    /// configured CAs; nil without one (or when clients are not asked).
+    private static func verifiedClientName(_ ssl: OpaquePointer) -> String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard SSL_get_verify_result(ssl) == X509_V_OK, let subject = X509_get_subject_name(certificate) else { return nil }
+        let index = X509_NAME_get_index_by_NID(subject, NID_commonName, -1)
+        guard index >= 0, let entry = X509_NAME_get_entry(subject, index),
+              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+        var utf8: UnsafeMutablePointer<UInt8>?
+        let length = ASN1_STRING_to_UTF8(&utf8, data)
+        guard length > 0, let utf8 else { return nil }
+        defer { CRYPTO_free(utf8, #fileID, #line) }
+        return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
     }
 
     /// Sends close_notify, then ends the TCP write side.

@@ -37,6 +37,18 @@ struct Authenticator: Sendable {
             }
         }
         if let (user, _) = await cookieUser(request) { return user }
+        if let name = request.clientCertificateName { return await certificateUser(name) }
+        return .anonymous
+    }
+
+    /// The user a verified client certificate's common name names (`[ssl] cacert_file`):
+    /// an `[admins]` admin or a `_users` user; anyone else stays anonymous. A pairing user
+    /// never logs in this way (its limits count passwords).
+    private func certificateUser(_ name: String) async -> UserContext {
+        if admins[name] != nil { return UserContext(name: name, roles: ["_admin"]) }
+        if let known = await users.credentials(name), known.pairing == nil {
+            return UserContext(name: name, roles: known.roles)
+        }
         return .anonymous
     }
 
