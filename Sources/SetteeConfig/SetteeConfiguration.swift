@@ -22,7 +22,8 @@
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
  of `[admins]`; it is hashed in memory only, never written anywhere.
 */
-internal import Foundation
+internal import SetteeReplicator
+internal import FoundationEssentials
 public import Logging
 public import SetteeServer
 
@@ -55,7 +56,7 @@ public struct SetteeConfiguration: Sendable {
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types"],
-        "log": ["level"],
+        "log": ["level", "stream"],
         "settee": ["reader_mmap_size", "plain_http"],
         "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
                 "fail_if_no_peer_cert"],
@@ -108,6 +109,8 @@ public struct SetteeConfiguration: Sendable {
     /// The admin from `SETTEE_ADMIN`, if set.
     public var environmentAdmin: (name: String, password: String)?
     public var logLevel: Logger.Level = .info
+    /// `[log] stream`: where log lines go, `stderr` (default) or `stdout` (a container's log).
+    public var logToStandardOutput = false
     /// One line per ignored setting, for the caller to log.
     public var warnings: [String] = []
 
@@ -167,8 +170,9 @@ public struct SetteeConfiguration: Sendable {
             case ("chttpd_auth_lockout", "max_lifetime"):
                 loginLockout.maxLifetime = try Self.size(entry.value, origin: origin)
             case ("attachments", "compressible_types"):
-                compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingBlanks() }
             case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
+            case ("log", "stream"): logToStandardOutput = try Self.stream(entry.value, origin: origin)
             case ("settee", "reader_mmap_size"):
                 guard let bytes = Int(entry.value), bytes >= 0 else {
                     throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: off)")
@@ -182,7 +186,7 @@ public struct SetteeConfiguration: Sendable {
                 }
                 discovery.type = entry.value
             case ("discovery", "databases"):
-                discovery.databases = entry.value.trimmingCharacters(in: .whitespaces) == "*" ? nil : Self.list(entry.value)
+                discovery.databases = entry.value.trimmingBlanks() == "*" ? nil : Self.list(entry.value)
             case ("discovery", "sync"): discovery.sync = Self.list(entry.value)
             case ("discovery", "credentials"):
                 // `name:password`, or a pairing URL (`settee pair`) whose userinfo holds them.
@@ -221,11 +225,24 @@ public struct SetteeConfiguration: Sendable {
         if let value = env["SETTEE_LOG_LEVEL"], !value.isEmpty {
             logLevel = try Self.level(value, origin: "SETTEE_LOG_LEVEL")
         }
-        if let value = env["SETTEE_ADMIN"], !value.isEmpty {
+        if let value = env["SETTEE_LOG_STREAM"], !value.isEmpty {
+            logToStandardOutput = try Self.stream(value, origin: "SETTEE_LOG_STREAM")
+        }
+        // A secret file (a container's /run/secrets/...) holding `name:password`.
+        var admin = env["SETTEE_ADMIN"]
+        var adminOrigin = "SETTEE_ADMIN"
+        if admin?.isEmpty ?? true, let path = env["SETTEE_ADMIN_FILE"], !path.isEmpty {
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw .invalidValue(origin: "SETTEE_ADMIN_FILE", value: path, expected: "a readable file holding name:password")
+            }
+            admin = contents.trimmingBlanks()
+            adminOrigin = "SETTEE_ADMIN_FILE"
+        }
+        if let value = admin, !value.isEmpty {
             // Split at the first ':' (names cannot hold one in CouchDB; passwords may).
             guard let colon = value.firstIndex(of: ":"), colon != value.startIndex,
                   value.index(after: colon) != value.endIndex else {
-                throw .invalidValue(origin: "SETTEE_ADMIN", value: "(hidden)", expected: "name:password")
+                throw .invalidValue(origin: adminOrigin, value: "(hidden)", expected: "name:password")
             }
             environmentAdmin = (String(value[..<colon]), String(value[value.index(after: colon)...]))
         }
@@ -286,7 +303,7 @@ public struct SetteeConfiguration: Sendable {
 
     /// A comma-separated list, entries trimmed, empty ones dropped.
     static func list(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.split(separator: ",").map { $0.trimmingBlanks() }.filter { !$0.isEmpty }
     }
 
     static func addresses(_ text: String, origin: String) throws(ConfigError) -> [String] {
@@ -296,6 +313,15 @@ public struct SetteeConfiguration: Sendable {
     }
 
     /// CouchDB's log levels, mapped onto swift-log's (which has no alert/emergency/none).
+    /// `stderr` or `stdout`.
+    static func stream(_ value: String, origin: String) throws(ConfigError) -> Bool {
+        switch value.lowercased() {
+        case "stdout": return true
+        case "stderr": return false
+        default: throw .invalidValue(origin: origin, value: value, expected: "stderr or stdout")
+        }
+    }
+
     static func level(_ text: String, origin: String) throws(ConfigError) -> Logger.Level {
         switch text.lowercased() {
         case "trace": .trace

@@ -5,7 +5,7 @@
  alternative names) and kept — never regenerated on restart, because peers pin the
  certificate's fingerprint. Both files are mode 0600 in a 0700 directory.
 */
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 public import SetteeHTTP
 
@@ -24,9 +24,9 @@ public enum TLSFiles {
         case (nil, nil): break
         default: throw .tls("[ssl] cert_file and key_file go together: set both, or neither for a generated pair")
         }
-        let directory = (dataDirectory as NSString).appendingPathComponent(directoryName)
-        let certificate = (directory as NSString).appendingPathComponent(certificateName)
-        let key = (directory as NSString).appendingPathComponent(keyName)
+        let directory = joinedPath(dataDirectory, directoryName)
+        let certificate = joinedPath(directory, certificateName)
+        let key = joinedPath(directory, keyName)
         let manager = FileManager.default
         if manager.fileExists(atPath: certificate) && manager.fileExists(atPath: key) { return (certificate, key, false) }
         let host = ProcessInfo.processInfo.hostName
@@ -43,7 +43,7 @@ public enum TLSFiles {
         } catch let error as TLSError {
             throw .tls(error.description)
         } catch {
-            throw .unwritable(path: directory, reason: error.localizedDescription)
+            throw .unwritable(path: directory, reason: systemReason(error))
         }
         return (certificate, key, true)
     }

@@ -1,5 +1,6 @@
+internal import Dispatch
 internal import CDNSSD
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 internal import Synchronization
 
@@ -25,7 +26,6 @@ final class DNSSDLoop: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Wakes the poll when work arrives (an eventfd would do; a pipe is portable).
     private let wake: (read: Int32, write: Int32)
-    private var thread: Thread?
 
     init() {
         var fds: [Int32] = [0, 0]
@@ -35,10 +35,8 @@ final class DNSSDLoop: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "settee-dnssd"
-        self.thread = thread
-        thread.start()
+        // A queue of its own: the loop blocks in poll(2) on a thread it keeps for life.
+        DispatchQueue(label: "settee-dnssd").async { [self] in run() }
     }
 
     /// Runs `block` on the loop thread (soon, not now).

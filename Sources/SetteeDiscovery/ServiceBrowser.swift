@@ -1,5 +1,6 @@
+internal import Dispatch
 internal import CDNSSD
-internal import Foundation
+internal import FoundationEssentials
 public import Logging
 internal import Synchronization
 
@@ -80,7 +81,7 @@ public final class ServiceBrowser: @unchecked Sendable {
         // The daemon is gone: what it told us is stale.
         for resolution in resolving.values { end(resolution) }
         resolving = [:]
-        let delay = min(30.0, pow(2.0, Double(min(failures - 1, 5))))
+        let delay = min(30.0, Double(1 << min(failures - 1, 5)))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in browse() } }
     }
 

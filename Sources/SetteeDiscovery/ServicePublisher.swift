@@ -1,5 +1,6 @@
+internal import Dispatch
 internal import CDNSSD
-internal import Foundation
+internal import FoundationEssentials
 public import Logging
 internal import Synchronization
 
@@ -100,7 +101,7 @@ public final class ServicePublisher: @unchecked Sendable {
             logger.warning("mDNS: cannot publish \(type) on port \(port) (dns_sd error \(status): is avahi-daemon running, with D-Bus?); serving without discovery and retrying")
         }
         failures += 1
-        let delay = min(30.0, pow(2.0, Double(min(failures - 1, 5))))
+        let delay = min(30.0, Double(1 << min(failures - 1, 5)))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in
             if registered == nil { register() }
         } }

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 public import SetteeJSON
 public import SetteeStore
 

@@ -20,6 +20,9 @@ public struct DocumentParser {
 
     public let maxDocumentSize: Int
 
+    /// Makes the id of a document that comes without one (`[uuids] algorithm`).
+    public var newID: @Sendable () -> String = UUIDs.random
+
     public init(maxDocumentSize: Int) { self.maxDocumentSize = maxDocumentSize }
 
     /// What was in the special fields, besides the body.
@@ -49,7 +52,7 @@ public struct DocumentParser {
     /// - Throws: `DocumentError` (400) for bad special members, revs and ids; 413 for size.
     public func parse(_ object: JSONObject, id pathID: String?, newEdits: Bool, raw: RawMembers? = nil) throws -> Parsed {
         let special = try Self.specialMembers(of: object)
-        let id = try pathID ?? special.id.map(Self.idString) ?? UUIDs.random()
+        let id = try pathID ?? special.id.map(Self.idString) ?? newID()
         try Self.validate(id: id)
         let rev = try special.rev.map(Self.revision)
         let isDeleted: Bool

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import Glibc
+internal import FoundationEssentials
 internal import SetteeJSON
 
 /// Reads and writes the `_local/<replication id>` documents on both peers, in
@@ -27,7 +28,7 @@ struct Checkpointer {
         self.source = source
         self.target = target
         self.id = id
-        sessionID = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        sessionID = UUID().uuidString.replacing("-", with: "").lowercased()
         startTime = Self.httpDate(Date())
     }
 
@@ -89,10 +90,12 @@ struct Checkpointer {
 
     /// RFC 1123 dates, as CouchDB writes checkpoint times.
     static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        // The process never calls setlocale: strftime speaks the C locale's English.
+        var text = [CChar](repeating: 0, count: 64)
+        let length = strftime(&text, text.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,5 +1,5 @@
 internal import Crypto
-internal import Foundation
+internal import FoundationEssentials
 internal import SetteeJSON
 
 /// The id a replication's checkpoints are stored under (`_local/<id>`). CouchDB
@@ -21,6 +21,6 @@ public enum ReplicationID {
         if let selector = options.selector { key.append("selector", selector) }
         if let since = options.sinceSeq { key.append("since_seq", .string(since)) }
         let digest = Insecure.MD5.hash(data: JSONWriter.serialize(.object(key)))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return URLText.hex(digest)
     }
 }

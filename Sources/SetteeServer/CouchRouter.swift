@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import SetteeHTTP
 import SetteeStore
@@ -13,10 +13,12 @@ struct CouchRouter: HTTPResponder {
     init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout,
                                      persistent: configuration.allowPersistentCookies)
+        let live = LiveSettings(configuration)
         state = NodeState(configuration: configuration, directory: directory,
-                          authenticator: Authenticator(admins: configuration.admins, sessions: sessions,
+                          authenticator: Authenticator(admins: live.admins, sessions: sessions,
                                                        users: UserDirectory(directory: directory),
-                                                       lockout: LoginLockout(configuration.loginLockout)))
+                                                       lockout: LoginLockout(configuration.loginLockout)),
+                          live: live)
         router = Router(Routes.table)
     }
 
@@ -42,10 +44,11 @@ struct CouchRouter: HTTPResponder {
         var request = original
         if let override = Self.methodOverride(original) { request.method = override }
         guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
-        guard let items = request.queryItems else {
+        guard let items = request.queryItems(plusAsSpace: state.live.decodePlusToSpace.value) else {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
         let user = try await state.authenticator.user(for: request)
+        if user.name == nil { try state.live.admitAnonymous(method: request.method, path: segments) }
         guard let match = router.match(segments) else {
             throw CouchError.notFound("Database does not exist.")
         }

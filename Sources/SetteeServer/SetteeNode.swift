@@ -45,6 +45,15 @@ public struct NodeConfiguration: Sendable {
     public var singleNode = true
     /// `[discovery]`: DNS-SD and replication with the peers it finds.
     public var discovery = DiscoveryConfiguration()
+    /// Admins from the environment (`SETTEE_ADMIN`), also in `admins`: the config API
+    /// neither shows nor removes them.
+    public var environmentAdmins: [String: String] = [:]
+    /// The ini file's settings, shown and changed by `/_node/_local/_config`.
+    public var configSettings: [ConfigSetting] = []
+    /// Where config changes are written; nil: they last until restart.
+    public var configPersistence: (any ConfigPersistence)?
+    /// Sets the log level by CouchDB's name for it (`[log] level` over HTTP); false if unknown.
+    public var setLogLevel: @Sendable (String) -> Bool = { _ in false }
 
     public init(http: ServerConfiguration, store: StoreConfiguration, uuid: String) {
         self.http = http

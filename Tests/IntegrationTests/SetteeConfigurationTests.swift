@@ -31,6 +31,26 @@ import Testing
         #expect(noFlag.port == 7001)
     }
 
+    @Test func aContainerReadsItsAdminFromASecretFileAndLogsToStdout() throws {
+        let dir = try TempDirectory(prefix: "config-secret")
+        let secret = dir.appending("admin")
+        try "keeper:s3cret:with:colons\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let config = try SetteeConfiguration.load(
+            overrides: ConfigOverrides(), environment: ["SETTEE_ADMIN_FILE": secret, "SETTEE_LOG_STREAM": "stdout"])
+        #expect(config.environmentAdmin?.name == "keeper" && config.environmentAdmin?.password == "s3cret:with:colons")
+        #expect(config.logToStandardOutput)
+        // SETTEE_ADMIN wins over the file; an unreadable file or a bad stream is an error.
+        let both = try SetteeConfiguration.load(
+            overrides: ConfigOverrides(), environment: ["SETTEE_ADMIN": "a:b", "SETTEE_ADMIN_FILE": secret])
+        #expect(both.environmentAdmin?.name == "a")
+        #expect(throws: ConfigError.self) {
+            try SetteeConfiguration.load(overrides: ConfigOverrides(), environment: ["SETTEE_ADMIN_FILE": dir.appending("none")])
+        }
+        #expect(throws: ConfigError.self) {
+            try SetteeConfiguration.load(overrides: ConfigOverrides(), environment: ["SETTEE_LOG_STREAM": "syslog"])
+        }
+    }
+
     @Test func warnsOncePerUnknownSetting() throws {
         var config = SetteeConfiguration()
         try config.apply(INIFile(text: "[chttpd]\nport = 1\nfoo = 1\n[nope]\nbar = 2\n", source: "x.ini"))

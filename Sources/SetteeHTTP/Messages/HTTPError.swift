@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Errors of the HTTP layer. The server answers the framing errors itself
 /// (400/413/431/501/505) and closes the connection; handlers see them when reading a body.
 public enum HTTPError: Error, Sendable, Equatable {
@@ -21,4 +23,22 @@ public enum HTTPError: Error, Sendable, Equatable {
     case timedOut
     /// A socket call failed.
     case socket(call: String, errno: Int32)
+}
+
+extension HTTPError: CustomStringConvertible {
+    /// What a person reads when the server cannot start (a port in use) or a request fails.
+    public var description: String {
+        switch self {
+        case .malformedRequest(let why): "malformed request: \(why)"
+        case .unsupportedTransferCoding(let coding): "unsupported transfer coding \(coding)"
+        case .versionNotSupported(let version): "HTTP version \(version) not supported"
+        case .headersTooLarge(let limit): "request head over \(limit) bytes"
+        case .bodyTooLarge(let limit): "request body over \(limit) bytes"
+        case .truncatedBody: "request body ended early"
+        case .malformedChunk(let why): "malformed chunk: \(why)"
+        case .connectionClosed: "connection closed"
+        case .timedOut: "timed out"
+        case .socket(let call, let number): "\(call): \(String(cString: strerror(number))) (errno \(number))"
+        }
+    }
 }

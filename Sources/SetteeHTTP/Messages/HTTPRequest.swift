@@ -67,15 +67,18 @@ public struct HTTPRequest: Sendable {
 
     /// Decoded query parameters in order (`+` decodes to a space, as in HTML forms and CouchDB).
     /// Nil when a name or value is not valid percent-encoded UTF-8.
-    public var queryItems: [(name: String, value: String)]? {
+    public var queryItems: [(name: String, value: String)]? { queryItems(plusAsSpace: true) }
+
+    /// The same, `+` kept as it is unless `plusAsSpace` (CouchDB's `[chttpd] decode_plus_to_space`).
+    public func queryItems(plusAsSpace: Bool) -> [(name: String, value: String)]? {
         guard let rawQuery else { return [] }
         var items: [(name: String, value: String)] = []
         for pair in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = Substring(pair[..<(equals ?? pair.endIndex)])
             let rawValue = equals.map { Substring(pair[pair.index(after: $0)...]) } ?? ""
-            guard let name = PercentDecoding.decode(rawName, plusAsSpace: true),
-                  let value = PercentDecoding.decode(rawValue, plusAsSpace: true)
+            guard let name = PercentDecoding.decode(rawName, plusAsSpace: plusAsSpace),
+                  let value = PercentDecoding.decode(rawValue, plusAsSpace: plusAsSpace)
             else { return nil }
             items.append((name: name, value: value))
         }

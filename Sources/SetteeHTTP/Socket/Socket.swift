@@ -21,7 +21,7 @@ struct Socket: Sendable {
             // One listener per family: "::" must not also claim IPv4, so "0.0.0.0" can bind too.
             if addr.family == AF_INET6 { try socket.setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
             let rc = addr.withSockaddr { Glibc.bind(fd, $0, $1) }
-            guard rc == 0 else { throw HTTPError.socket(call: "bind", errno: errno) }
+            guard rc == 0 else { throw HTTPError.socket(call: "cannot listen on \(address) port \(port): bind", errno: errno) }
             guard Glibc.listen(fd, backlog) == 0 else { throw HTTPError.socket(call: "listen", errno: errno) }
         } catch {
             socket.close()

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 public import Logging
 internal import SetteeJSON
 public import SetteeStore
@@ -275,8 +275,6 @@ public final class ReplicationManager: Sendable {
     }
 
     static func isoDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(.iso8601)
     }
 }

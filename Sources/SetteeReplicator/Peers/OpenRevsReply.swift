@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import SetteeDocuments
 internal import SetteeJSON
 internal import SetteeStore
@@ -72,7 +72,7 @@ enum OpenRevsReply {
 
     /// `filename="x"` of a Content-Disposition value.
     static func fileName(_ disposition: String) -> String? {
-        guard let range = disposition.range(of: "filename=") else { return nil }
+        guard let range = disposition.firstRange(of: "filename=") else { return nil }
         var value = disposition[range.upperBound...].prefix { $0 != ";" }
         if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 { value = value.dropFirst().dropLast() }
         return String(value)

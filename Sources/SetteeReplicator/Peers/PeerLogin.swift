@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Synchronization
 
 /// How a remote peer is authenticated, as CouchDB's replicator does it
@@ -53,7 +53,6 @@ final class PeerLogin: Sendable {
     }
 
     private static func form(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(
-            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+        URLText.percentEncoded(text)
     }
 }

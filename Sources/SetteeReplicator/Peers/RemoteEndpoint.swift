@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// A database URL taken apart: where to send requests, and the credentials to
 /// send with them, which never appear in `displayName` or a log line.
@@ -27,7 +27,7 @@ public struct RemoteEndpoint: Sendable {
             throw ReplicationError.invalidEndpoint(Self.redacted(text))
         }
         let path = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
-        guard let last = path.last, let name = String(last).removingPercentEncoding else {
+        guard let last = path.last, let name = URLText.percentDecoded(last) else {
             throw ReplicationError.invalidEndpoint(Self.redacted(text))
         }
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
@@ -44,8 +44,8 @@ public struct RemoteEndpoint: Sendable {
         } else {
             pinnedFingerprint = nil
         }
-        credentials = components.user?.removingPercentEncoding.map {
-            ($0, components.password?.removingPercentEncoding ?? "")
+        credentials = components.percentEncodedUser.flatMap(URLText.percentDecoded).map {
+            ($0, components.percentEncodedPassword.flatMap(URLText.percentDecoded) ?? "")
         }
     }
 
@@ -68,15 +68,11 @@ public struct RemoteEndpoint: Sendable {
 
     /// `text` with any userinfo cut out, for an error message.
     static func redacted(_ text: String) -> String {
-        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at else {
+        guard let at = text.firstIndex(of: "@"), let scheme = text.firstRange(of: "://"), scheme.upperBound < at else {
             return text
         }
         return String(text[..<scheme.upperBound]) + "…" + String(text[at...])
     }
-
-    /// RFC 3986's unreserved characters, ASCII only (`alphanumerics` would keep `é`).
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A document id in a URL: encoded, but the `_design/` or `_local/` prefix's slash
     /// kept literal (proxies refuse `%2F`; CouchDB reads both).
@@ -94,6 +90,6 @@ public struct RemoteEndpoint: Sendable {
 
     /// A path segment, percent-encoded as CouchDB ids travel: everything but unreserved bytes.
     static func encode(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+        URLText.percentEncoded(segment)
     }
 }

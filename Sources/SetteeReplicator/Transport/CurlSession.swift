@@ -1,5 +1,7 @@
+internal import Glibc
+internal import Dispatch
 internal import CCurl
-internal import Foundation
+internal import FoundationEssentials
 internal import Synchronization
 
 /*
@@ -57,11 +59,10 @@ public final class CurlSession: Sendable {
         guard !wasStarted else { return }
         _ = Self.globalInit
         for index in 0..<maxConnections {
-            let worker = Thread { [queue, verifyTLS, pinnedFingerprint] in
+            // Each worker blocks in curl for its life: a queue of its own gives it a thread.
+            DispatchQueue(label: "settee-curl-\(index)").async { [queue, verifyTLS, pinnedFingerprint] in
                 CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint).run(queue)
             }
-            worker.name = "settee-curl-\(index)"
-            worker.start()
         }
     }
 
@@ -108,8 +109,8 @@ struct CurlJob: Sendable {
 
 /// The exchanges waiting for a curl thread. Closing it ends the threads once idle.
 final class JobQueue: @unchecked Sendable {
-    // NSCondition guards `jobs` and `isClosed`; threads wait on it for work.
-    private let condition = NSCondition()
+    // `condition` guards `jobs` and `isClosed`; threads wait on it for work.
+    private let condition = Condition()
     private var jobs: [CurlJob] = []
     private var isClosed = false
 
@@ -141,4 +142,30 @@ final class JobQueue: @unchecked Sendable {
         condition.unlock()
         for job in waiting { job.finish(.failure(.cancelled)) }
     }
+}
+
+/// A mutex and its condition variable, as Foundation's `NSCondition`.
+final class Condition: @unchecked Sendable {
+    // @unchecked: pthread objects are made to be shared between threads.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let variable = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(variable, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(variable)
+        pthread_mutex_destroy(mutex)
+        variable.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Unlocks, sleeps until signalled, and locks again.
+    func wait() { pthread_cond_wait(variable, mutex) }
+    func signal() { pthread_cond_signal(variable) }
+    func broadcast() { pthread_cond_broadcast(variable) }
 }

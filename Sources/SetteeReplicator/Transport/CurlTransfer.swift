@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Synchronization
 
 /// One exchange in flight on a curl handle: what the callbacks fill in, and the
@@ -46,13 +46,13 @@ final class CurlTransfer: Sendable {
     /// One header line from curl (the status line of each response starts a new set:
     /// redirects and `100 Continue` come before the final one).
     func receivedHeader(_ line: UnsafeBufferPointer<UInt8>) {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = URLText.trimmed(String(decoding: line, as: UTF8.self))
         state.withLock { s in
             if text.hasPrefix("HTTP/") {
                 s.headers = []
             } else if let colon = text.firstIndex(of: ":") {
                 let name = text[..<colon].lowercased()
-                let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                let value = URLText.trimmed(text[text.index(after: colon)...])
                 s.headers.append((name, value))
             }
         }

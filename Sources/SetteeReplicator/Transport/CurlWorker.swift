@@ -1,5 +1,5 @@
 internal import CCurl
-internal import Foundation
+internal import FoundationEssentials
 
 /// One curl thread: an easy handle reused for every exchange it runs, so its
 /// connections stay open between them (curl_easy_reset keeps live connections).

@@ -1,4 +1,5 @@
-import Foundation
+internal import SetteeReplicator
+import FoundationEssentials
 import SetteeHTTP
 
 /// Finds out who sent a request: an `AuthSession` cookie or HTTP Basic, checked
@@ -6,8 +7,8 @@ import SetteeHTTP
 /// Wrong Basic credentials are a 401 even where anyone may read, as in CouchDB;
 /// an expired or foreign cookie just leaves the request anonymous.
 struct Authenticator: Sendable {
-    /// name → CouchDB password hash.
-    let admins: [String: String]
+    /// name → CouchDB password hash (`[admins]`, changeable over the config API).
+    let admins: AdminTable
     let sessions: CookieSession
     let users: UserDirectory
     let lockout: LoginLockout
@@ -113,7 +114,7 @@ struct Authenticator: Sendable {
     static func basicCredentials(_ header: String) throws -> (String, String)? {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic" else { return nil }
-        guard let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard let data = Data(base64Encoded: String(parts[1]).trimmingBlanks()) else {
             throw CouchError.badRequest("Authorization header has invalid base64 value")
         }
         guard let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
@@ -125,8 +126,8 @@ struct Authenticator: Sendable {
         for header in headers.values(for: "Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return parts[1].trimmingCharacters(in: .whitespaces)
+                if parts.count == 2, parts[0].trimmingBlanks() == name {
+                    return parts[1].trimmingBlanks()
                 }
             }
         }

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import SetteeHTTP
 
 /// `AuthSession` cookies as CouchDB makes them (`couch_httpd_auth`): the value
@@ -8,10 +8,20 @@ import SetteeHTTP
 /// password ends that user's sessions. Clients treat the value as opaque.
 struct CookieSession: Sendable {
     let secret: String
-    /// Seconds a cookie stays valid (`[chttpd_auth] timeout`).
-    let timeout: Int
-    /// `[chttpd_auth] allow_persistent_cookies`: cookies carry Expires and Max-Age.
-    var persistent = true
+    /// `[chttpd_auth] timeout` and `allow_persistent_cookies`, changeable while running.
+    let timeoutSetting: LiveValue<Int>
+    let persistentSetting: LiveValue<Bool>
+
+    init(secret: String, timeout: Int, persistent: Bool = true) {
+        self.secret = secret
+        timeoutSetting = LiveValue(timeout)
+        persistentSetting = LiveValue(persistent)
+    }
+
+    /// Seconds a cookie stays valid.
+    var timeout: Int { timeoutSetting.value }
+    /// Whether cookies carry Expires and Max-Age.
+    var persistent: Bool { persistentSetting.value }
 
     /// A cookie value for `name`, issued at `now` (seconds since 1970).
     func issue(name: String, passwordHash: String, now: Int) -> String {
@@ -74,12 +84,12 @@ struct CookieSession: Sendable {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(bytes).base64EncodedString().replacing("+", with: "-")
+            .replacing("/", with: "_").replacing("=", with: "")
     }
 
     static func decodeBase64URL(_ text: String) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var s = text.replacing("-", with: "+").replacing("_", with: "/")
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map(Array.init)
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// CouchDB 3.4's `[chttpd_auth_lockout]`: after `threshold` wrong passwords for one
@@ -11,9 +11,11 @@ final class LoginLockout: Sendable {
 
     static let message = "Account is temporarily locked due to multiple authentication failures"
 
-    let mode: Mode
-    let threshold: Int
-    let lifetime: Duration
+    /// `[chttpd_auth_lockout]`, changeable while running.
+    private let settings: Mutex<(mode: Mode, threshold: Int, lifetime: Duration)>
+    var mode: Mode { settings.withLock { $0.mode } }
+    var threshold: Int { settings.withLock { $0.threshold } }
+    var lifetime: Duration { settings.withLock { $0.lifetime } }
     let maxEntries: Int
     private let failures = Mutex<[Key: Entry]>([:])
 
@@ -26,10 +28,16 @@ final class LoginLockout: Sendable {
     }
 
     init(mode: Mode = .enforce, threshold: Int = 5, lifetime: Duration = .seconds(300), maxEntries: Int = 10_000) {
-        self.mode = mode
-        self.threshold = threshold
-        self.lifetime = lifetime
+        settings = Mutex((mode, threshold, lifetime))
         self.maxEntries = maxEntries
+    }
+
+    func update(mode: Mode? = nil, threshold: Int? = nil, lifetime: Duration? = nil) {
+        settings.withLock { s in
+            if let mode { s.mode = mode }
+            if let threshold { s.threshold = threshold }
+            if let lifetime { s.lifetime = lifetime }
+        }
     }
 
     /// Whether `name` from `peer` (`ADDR:PORT`) is locked out now.

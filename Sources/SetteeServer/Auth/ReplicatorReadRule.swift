@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SetteeJSON
 import SetteeReplicator
 import SetteeStore
@@ -47,7 +47,7 @@ enum ReplicatorReadRule {
     /// `http(s)://user:password@rest` → `http(s)://rest`, as CouchDB's pattern
     /// `http(s)?://(?:[^:]+):[^@]+@(.*)$` does it.
     static func withoutUserinfo(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else { return url }
+        guard let scheme = url.firstRange(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else { return url }
         let userinfo = url[scheme.upperBound..<at]
         guard userinfo.contains(":") else { return url }
         return String(url[..<scheme.upperBound]) + String(url[url.index(after: at)...])

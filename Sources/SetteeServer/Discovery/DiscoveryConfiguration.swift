@@ -1,4 +1,5 @@
-import Foundation
+internal import SetteeReplicator
+import FoundationEssentials
 
 /// `[discovery]`: DNS-SD publishing and browsing, and replication with what is found.
 public struct DiscoveryConfiguration: Sendable {
@@ -30,8 +31,9 @@ public struct DiscoveryConfiguration: Sendable {
     var peerCredentials: (name: String, password: String)? {
         guard let credentials else { return nil }
         if credentials.contains("://") {
-            guard let url = URLComponents(string: credentials), let name = url.user?.removingPercentEncoding else { return nil }
-            return (name, url.password?.removingPercentEncoding ?? "")
+            guard let url = URLComponents(string: credentials),
+                  let name = url.percentEncodedUser.flatMap(URLText.percentDecoded) else { return nil }
+            return (name, url.percentEncodedPassword.flatMap(URLText.percentDecoded) ?? "")
         }
         guard let colon = credentials.firstIndex(of: ":") else { return nil }
         return (String(credentials[..<colon]), String(credentials[credentials.index(after: colon)...]))

@@ -1,4 +1,5 @@
-import Foundation
+internal import Glibc
+import FoundationEssentials
 import Logging
 import SetteeDiscovery
 import SetteeJSON
@@ -147,7 +148,7 @@ final class NodeDiscovery: @unchecked Sendable {
         let base = peerURL(peer)
         var started: [String] = []
         for db in databases {
-            let remote = base + "/" + (db.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? db)
+            let remote = base + "/" + URLText.percentEncoded(db)
             var pin: JSONValue = .null
             if profile.usesTLS, let fp = profile.tlsFingerprint { pin = .string(fp) }
             for (direction, source, target) in [("pull", remote, db), ("push", db, remote)] {
@@ -169,8 +170,8 @@ final class NodeDiscovery: @unchecked Sendable {
 
     private func peerURL(_ peer: DiscoveredPeer) -> String {
         guard let (name, password) = configuration.peerCredentials else { return peer.baseURL }
-        let encode = { (s: String) in s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
-        return peer.baseURL.replacingOccurrences(of: "://", with: "://" + encode(name) + ":" + encode(password) + "@")
+        let userinfo = URLText.percentEncoded(name) + ":" + URLText.percentEncoded(password) + "@"
+        return peer.baseURL.replacing("://", with: "://" + userinfo)
     }
 
     /// `GET /_peers`: every peer seen, what it advertises, whether it answers, and its replications.
@@ -187,7 +188,7 @@ final class NodeDiscovery: @unchecked Sendable {
                 "uuid": profile?.uuid.map { .string($0) } ?? .null,
                 "databases": .array((profile?.databases ?? []).map { .string($0) }),
                 "tls_fingerprint": profile?.tlsFingerprint.map { .string($0) } ?? .null,
-                "seen_since": .string(ISO8601DateFormatter().string(from: entry.since)),
+                "seen_since": .string(entry.since.formatted(.iso8601)),
             ]
             if checkReachability { row.append("reachable", .bool(await Self.answers(peer.baseURL))) }
             let ids = profile?.uuid.flatMap { syncing[$0] } ?? []

@@ -1,5 +1,5 @@
 import SetteeDocuments
-internal import Foundation
+internal import FoundationEssentials
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore

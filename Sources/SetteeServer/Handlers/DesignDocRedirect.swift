@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 import SetteeHTTP
 
 /// `GET /{db}/_design%2F{name}...`: CouchDB answers 301 to the same URL with the
@@ -15,6 +15,7 @@ enum DesignDocRedirect {
     }
 
     private static let marker = "_design%2f"
+    nonisolated(unsafe) private static let caseless = try! Regex(marker).ignoresCase()
 
     /// As CouchDB's `re:split(RawPath, "_design%2F", [caseless])` then
     /// `Head ++ "_design/" ++ Tail`: the first marker becomes `_design/`, any
@@ -22,7 +23,7 @@ enum DesignDocRedirect {
     static func unescaped(_ target: String) -> String {
         var parts: [Substring] = []
         var rest = Substring(target)
-        while let range = rest.range(of: marker, options: .caseInsensitive) {
+        while let range = rest.firstRange(of: caseless) {
             parts.append(rest[..<range.lowerBound])
             rest = rest[range.upperBound...]
         }

@@ -120,7 +120,9 @@ enum DocumentHandlers {
     // MARK: Shared
 
     static func parser(_ context: RequestContext) -> DocumentParser {
-        DocumentParser(maxDocumentSize: context.node.configuration.maxDocumentSize)
+        var parser = DocumentParser(maxDocumentSize: context.node.live.maxDocumentSize.value)
+        parser.newID = context.node.live.uuids.next
+        return parser
     }
 
     /// `?rev=` and `If-Match` stand in for `_rev`. As `chttpd_db:couch_doc_from_req`

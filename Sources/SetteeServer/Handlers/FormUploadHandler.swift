@@ -1,4 +1,5 @@
-internal import Foundation
+internal import SetteeReplicator
+internal import FoundationEssentials
 import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
@@ -19,7 +20,7 @@ enum FormUploadHandler {
         let id = context.parameters.docID ?? ""
         try DocumentParser.validate(id: id)
         let contentType = context.headers["Content-Type"] ?? ""
-        guard contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard contentType.split(separator: ";").first?.trimmingBlanks().lowercased()
                 == "multipart/form-data",
               let boundary = MultipartReader.boundary(fromContentType: contentType) else {
             throw CouchError(415, "bad_content_type", "Content-Type must be multipart/form-data")
@@ -69,7 +70,7 @@ struct FormReader {
 
     static func read(_ context: RequestContext, _ database: Database, boundary: String) async throws -> FormReader {
         var form = FormReader()
-        let maxFieldBytes = context.node.configuration.maxDocumentSize * 2 + 65_536
+        let maxFieldBytes = context.node.live.maxDocumentSize.value * 2 + 65_536
         var reader = MultipartReader(boundary: boundary)
         var field: (name: String, bytes: [UInt8])?
         var file: (name: String, contentType: String, upload: AttachmentUpload)?
@@ -129,8 +130,8 @@ struct FormReader {
             for parameter in header.split(separator: ";").dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2 else { continue }
-                let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-                var value = pair[1].trimmingCharacters(in: .whitespaces)
+                let key = pair[0].trimmingBlanks().lowercased()
+                var value = pair[1].trimmingBlanks()
                 if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                     value = String(value.dropFirst().dropLast())
                 }

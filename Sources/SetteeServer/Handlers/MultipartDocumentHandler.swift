@@ -22,7 +22,7 @@ enum MultipartDocumentHandler {
         }
         let newEdits = try context.query.bool("new_edits", default: true)
         let upload = MultipartDocumentUpload(
-            database: database, maxJSONBytes: context.node.configuration.maxDocumentSize * 2 + 65536
+            database: database, maxJSONBytes: context.node.live.maxDocumentSize.value * 2 + 65536
         ) { bytes in
             var object = try JSONValueBody(bytes: bytes, maxDepth: context.node.configuration.maxJSONDepth)
                 .object(orThrow: "Document must be a JSON object")

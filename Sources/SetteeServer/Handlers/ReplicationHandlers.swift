@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import SetteeHTTP
 internal import SetteeJSON
 internal import SetteeReplicator

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import SetteeHTTP
 internal import SetteeJSON
 internal import SetteeReplicator
@@ -138,8 +138,6 @@ enum SchedulerHandlers {
     private static let node = "settee@" + (ProcessInfo.processInfo.hostName.isEmpty ? "localhost" : "127.0.0.1")
 
     private static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(.iso8601)
     }
 }

@@ -1,6 +1,6 @@
 import Synchronization
 import SetteeDocuments
-import Foundation
+import FoundationEssentials
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -35,7 +35,7 @@ enum ServerHandlers {
         guard count <= 1000 else {
             throw CouchError(400, "bad_request", "count parameter too large")
         }
-        let uuids = (0..<count).map { _ in JSONValue.string(UUIDs.random()) }
+        let uuids = (0..<count).map { _ in JSONValue.string(context.node.live.uuids.next()) }
         return JSONResponse.make(status: 200, ["uuids": .array(uuids)],
                                  headers: ["ETag": "\"\(UUIDs.random())\"", "Cache-Control": "no-cache",
                                            // A date in the past on purpose, as CouchDB's.

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 import SetteeJSON
 
 /// The query string's parameters with CouchDB's parsing rules: booleans are
@@ -58,7 +58,7 @@ struct QueryOptions: Sendable {
     /// A string as Erlang's `~p` prints it in CouchDB's messages: `"text"`, or `[]` when empty.
     static func erlangQuoted(_ text: String) -> String {
         guard !text.isEmpty else { return "[]" }
-        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 
     /// A JSON-valued parameter (`key`, `startkey`, `open_revs`, ...).

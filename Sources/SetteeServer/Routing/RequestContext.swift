@@ -91,14 +91,31 @@ final class NodeState: Sendable {
     let replications: ReplicationManager
     /// DNS-SD publishing, browsing and `[discovery] sync`, when `[discovery] enabled`.
     let discovery: NodeDiscovery?
+    /// Settings the config API changes while running.
+    let live: LiveSettings
+    /// `/_node/_local/_config`.
+    let config: NodeConfig
     /// The HTTPS port bound at start (`[ssl] port` may be 0), shown in `GET /` for `settee pair`.
     let boundTLSPort = Mutex<Int?>(nil)
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator,
-         logger: Logger = Logger(label: "settee.replicator")) {
+         live: LiveSettings, logger: Logger = Logger(label: "settee.replicator")) {
         self.configuration = configuration
         self.directory = directory
         self.authenticator = authenticator
+        self.live = live
+        // A deleted key goes back to CouchDB's default, as CouchDB's code defaults do.
+        let effects = ConfigEffects(live: live, lockout: authenticator.lockout, sessions: authenticator.sessions,
+                                    setLogLevel: configuration.setLogLevel, defaults: ConfigEffects.Defaults(),
+                                    passwordIterations: configuration.passwordIterations)
+        // What the file says takes effect now too ([uuids], [chttpd] require_valid_user...).
+        for setting in configuration.configSettings where setting.section != "admins" {
+            if (try? effects.validate(section: setting.section, key: setting.key, value: setting.value)) != nil {
+                effects.apply(section: setting.section, key: setting.key, value: setting.value)
+            }
+        }
+        config = NodeConfig(settings: configuration.configSettings, persistence: configuration.configPersistence,
+                            effects: effects)
         replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
                                           maxDocumentSize: configuration.maxDocumentSize, logger: logger)
         discovery = configuration.discovery.enabled

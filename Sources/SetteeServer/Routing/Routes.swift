@@ -21,6 +21,13 @@ enum Routes {
         ("/_scheduler/docs/{db}/{docid}", [.GET: SchedulerHandlers.doc]),
         ("/_peers", [.GET: serverAdmin(PeersHandlers.get)]),
         ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
+        ("/_membership", [.GET: NodeHandlers.membership]),
+        ("/_node/{node}", [.GET: NodeHandlers.node]),
+        ("/_node/{node}/_config", [.GET: NodeHandlers.allConfig]),
+        ("/_node/{node}/_config/_reload", [.POST: NodeHandlers.reload]),
+        ("/_node/{node}/_config/{section}", [.GET: NodeHandlers.section]),
+        ("/_node/{node}/_config/{section}/{key}", [.GET: NodeHandlers.value, .PUT: NodeHandlers.put,
+                                                   .DELETE: NodeHandlers.delete]),
 
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,
                    .DELETE: DatabaseHandlers.delete, .POST: db(DocumentHandlers.post)]),

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// The MD5 of an attachment's stored bytes: both its blob-store key and the
 /// `digest` CouchDB shows in stubs (`"md5-<base64 of MD5>"`).

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Synchronization
 
 /// One CouchDB database: documents with revision trees, `_local` documents,
@@ -131,7 +131,7 @@ public final class Database: Sendable {
 /// Whether a compaction runs; read by `info()` from any thread.
 final class CompactionState: @unchecked Sendable {
     // @unchecked: `running` only under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var running = false
 
     var isRunning: Bool { lock.withLock { running } }

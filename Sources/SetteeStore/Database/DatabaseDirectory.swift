@@ -1,5 +1,6 @@
 public import Logging
-internal import Foundation
+internal import Glibc
+internal import FoundationEssentials
 
 /// Where databases live: one SQLite file per database (and its blobs) under
 /// `path`. Opens each database once and hands out the same `Database`.
@@ -110,7 +111,7 @@ public final class DatabaseDirectory: Sendable {
 /// so two requests never open the same file twice).
 private final class OpenDatabases: @unchecked Sendable {
     // @unchecked: `databases` only under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var databases: [String: Database] = [:]
 
     func withLock<T>(_ body: (inout [String: Database]) throws -> T) rethrows -> T {

@@ -1,5 +1,5 @@
 internal import Dispatch
-internal import Foundation
+internal import FoundationEssentials
 internal import Synchronization
 
 /// A few reader connections, each on its own serial queue.

@@ -1,5 +1,5 @@
 internal import Dispatch
-internal import Foundation
+internal import FoundationEssentials
 
 /// The one writer connection of a database, on its own serial queue.
 ///
@@ -18,7 +18,7 @@ final class Writer: @unchecked Sendable {
     // `isDraining` only under `lock`.
     private let queue: DispatchQueue
     private let connection: Connection
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pending: [WriteJob] = []
     private var isDraining = false
     private let commits: CommitCounter

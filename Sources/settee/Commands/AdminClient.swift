@@ -1,5 +1,5 @@
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 internal import SetteeReplicator
 
@@ -23,7 +23,9 @@ struct AdminClient {
         self.host = host
         port = components.port ?? (scheme == "https" ? 443 : 80)
         base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        let credentials = components.user.map { ($0.removingPercentEncoding ?? $0, components.password?.removingPercentEncoding ?? "") }
+        let credentials = components.percentEncodedUser.flatMap(URLText.percentDecoded).map {
+            ($0, components.percentEncodedPassword.flatMap(URLText.percentDecoded) ?? "")
+        }
             ?? environment["SETTEE_ADMIN"].flatMap { value in
                 value.firstIndex(of: ":").map { (String(value[..<$0]), String(value[value.index(after: $0)...])) }
             }
@@ -50,7 +52,7 @@ struct AdminClient {
 
     /// Prints `settee pair: message` and gives the error that exits non-zero.
     func fail(_ message: String) -> any Error {
-        FileHandle.standardError.write(Data("settee pair: \(message)\n".utf8))
+        StandardStreams.error("settee pair: \(message)\n")
         return ExitCode.failure
     }
 
@@ -79,8 +81,5 @@ struct AdminClient {
     }
 
     /// A path segment, percent-encoded (RFC 3986 unreserved characters kept).
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(
-            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
-    }
+    static func encode(_ text: String) -> String { URLText.percentEncoded(text) }
 }

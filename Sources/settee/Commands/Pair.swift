@@ -8,7 +8,7 @@
  URL as it is. `--list` shows the pairings, `--revoke NAME` deletes one.
 */
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
 internal import SetteeJSON
 internal import SetteeReplicator
 
@@ -55,7 +55,7 @@ struct Pair: AsyncParsableCommand {
     /// `90s`, `10m`, `2h`, `7d` or bare seconds; nil for anything else, zero, or over a year.
     static func seconds(_ text: String) -> Int? {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        var digits = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
+        var digits = Substring(text.trimmingBlanks().lowercased())
         var unit = 1
         if let last = digits.last, let factor = units[last] { unit = factor; digits = digits.dropLast() }
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let count = Int(digits), count > 0,
@@ -90,7 +90,7 @@ struct Pair: AsyncParsableCommand {
         }
         let welcome = (try? JSONReader.parse(try await client.request("GET", "/").body)) ?? .null
         let url = pairingURL(name: name, password: password, welcome: welcome, client: client)
-        let expiry = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(expires)))
+        let expiry = Date(timeIntervalSince1970: TimeInterval(expires)).formatted(.iso8601)
         if json {
             let out: JSONValue = ["name": .string(name), "url": .string(url), "db": .string(db), "expires": .string(expiry),
                                   "uses": .int(uses), "write_only": .bool(writeOnly)]
@@ -100,7 +100,7 @@ struct Pair: AsyncParsableCommand {
         let access = writeOnly ? "write-only" : "read and write"
         print("Pairing \(name) for database \(db): \(access), \(uses) client\(uses == 1 ? "" : "s"), until \(expiry).")
         if !url.hasPrefix("https://") {
-            FileHandle.standardError.write(Data("settee pair: this server has no TLS ([ssl] enable): the password crosses the network in clear\n".utf8))
+            StandardStreams.error("settee pair: this server has no TLS ([ssl] enable): the password crosses the network in clear\n")
         }
         print(url)
         print()
@@ -135,7 +135,7 @@ struct Pair: AsyncParsableCommand {
             let expires = grant["expires"]?.intValue ?? 0
             let clients = grant["clients"]?.arrayValue ?? []
             out.append(["name": .string(name), "db": grant["db"] ?? .null,
-                        "expires": .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(expires)))),
+                        "expires": .string(Date(timeIntervalSince1970: TimeInterval(expires)).formatted(.iso8601)),
                         "expired": .bool(expires <= now), "uses": grant["uses"] ?? .null, "clients": .array(clients),
                         "write_only": grant["write_only"] ?? .null])
         }

@@ -4,8 +4,9 @@
  what answered, or with `--watch` prints arrivals (`+`) and departures (`-`) as
  they happen until interrupted.
 */
+internal import SetteeReplicator
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
 internal import Logging
 internal import SetteeDiscovery
 internal import SetteeJSON
@@ -71,7 +72,7 @@ struct Peers: AsyncParsableCommand {
         let profile = peer.profile
         return [peer.instance, peer.baseURL, (profile?.databases ?? []).joined(separator: ","),
                 profile?.uuid ?? "-", profile?.tlsFingerprint.map { "fp " + $0 } ?? ""]
-            .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            .joined(separator: "  ").trimmingBlanks()
     }
 
     static func object(_ peer: DiscoveredPeer) -> JSONObject {
@@ -89,5 +90,5 @@ struct Peers: AsyncParsableCommand {
         return String(decoding: JSONWriter.serialize(.object(object)), as: UTF8.self)
     }
 
-    static func print(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    static func print(_ line: String) { StandardStreams.output((line + "\n")) }
 }

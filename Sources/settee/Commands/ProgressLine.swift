@@ -1,4 +1,5 @@
-internal import Foundation
+internal import Glibc
+internal import FoundationEssentials
 internal import SetteeReplicator
 
 /// `settee replicate`'s output: on a terminal a line redrawn in place twice a
@@ -27,7 +28,7 @@ struct ProgressLine: Sendable {
             + Double((ContinuousClock.now - started).components.seconds))
         let rate = Int(Double(stats.docsWritten) / seconds)
         return "\(stats.docsRead) read, \(stats.docsWritten) written, \(stats.docWriteFailures) failed, "
-            + "\(rate) docs/s in \(String(format: "%.1f", seconds)) s"
+            + "\(rate) docs/s in \((seconds * 10).rounded() / 10) s"
     }
 
     func finish(_ summary: String) {
@@ -37,5 +38,5 @@ struct ProgressLine: Sendable {
 
     func clear() { if isTerminal { write("\r\u{1B}[K") } }
 
-    private func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    private func write(_ text: String) { StandardStreams.output(text) }
 }

@@ -8,8 +8,9 @@
  line is redrawn as it goes; otherwise one summary line is printed at the end.
  A failure prints its cause and exits with status 1.
 */
+internal import Glibc
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
 internal import Logging
 internal import SetteeConfig
 internal import SetteeJSON
@@ -139,7 +140,7 @@ struct Replicate: AsyncParsableCommand {
 
     static func failure(_ error: any Error) -> any Error {
         let message = (error as? ReplicationError)?.description ?? String(describing: error)
-        FileHandle.standardError.write(Data("settee replicate: \(message)\n".utf8))
+        StandardStreams.error("settee replicate: \(message)\n")
         return ExitCode.failure
     }
 

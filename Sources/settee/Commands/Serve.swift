@@ -7,8 +7,10 @@
  pipe, read by a thread): a handler may only call async-signal-safe functions, while
  shutting down awaits in-flight writes.
 */
+internal import Glibc
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
+internal import Synchronization
 internal import Logging
 internal import SetteeConfig
 internal import SetteeHTTP
@@ -43,12 +45,14 @@ struct Serve: AsyncParsableCommand {
         let flags = ConfigOverrides(configPath: config, port: port, bindAddress: bind,
                                     dataDirectory: dataDir, logLevel: logLevel)
         var settings = try SetteeConfiguration.load(overrides: flags, environment: ProcessInfo.processInfo.environment)
+        if settings.logToStandardOutput { LogSink.shared.descriptor.store(1, ordering: .relaxed) }
         let logger = Self.makeLogger(level: settings.logLevel)
         for warning in settings.warnings { logger.warning("\(warning)") }
         // Before anything binds: an admin-less server on a public address is an open door.
         try settings.checkBindSafety()
         try settings.checkListeners()
-        let nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        var nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        nodeConfiguration.setLogLevel = { LineLogHandler.setLevel(couchName: $0) }
         if nodeConfiguration.admins.isEmpty {
             // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
             // creating a database needs an admin, so say how to add one.
@@ -61,7 +65,7 @@ struct Serve: AsyncParsableCommand {
         Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
         if let tls = nodeConfiguration.http.tls {
             Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: node.tlsPorts, scheme: "https")
-            FileHandle.standardOutput.write(Data("TLS certificate SHA-256 fingerprint: \(tls.context.fingerprint)\n".utf8))
+            StandardStreams.output("TLS certificate SHA-256 fingerprint: \(tls.context.fingerprint)\n")
         }
         await node.run()
         logger.info("stopped")
@@ -82,7 +86,7 @@ struct Serve: AsyncParsableCommand {
             // RFC 3986 §3.2.2: an IPv6 literal in a URL goes in brackets.
             let host = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
             let line = "Settee listening on \(scheme)://\(host):\(port)/\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            StandardStreams.output(line)
         }
     }
 

@@ -3,8 +3,9 @@
  its own with its own checkpoints, one-shot or --continuous. Two laptops that both
  edited end with the same documents and the same winners.
 */
+internal import Glibc
 internal import ArgumentParser
-internal import Foundation
+internal import FoundationEssentials
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

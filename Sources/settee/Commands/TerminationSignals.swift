@@ -1,4 +1,5 @@
-internal import Foundation
+internal import Dispatch
+internal import FoundationEssentials
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -24,15 +25,14 @@ enum TerminationSignals {
         guard pipe(&ends) == 0 else { preconditionFailure("pipe() failed: errno \(errno)") }
         let readEnd = ends[0]
         pipeWriteEnd = ends[1]
-        let reader = Thread {
+        // Blocks in read(2) for the process's life: a queue of its own gives it a thread.
+        DispatchQueue(label: "settee-signals").async {
             var number: Int32 = 0
             while true {
                 let count = withUnsafeMutableBytes(of: &number) { read(readEnd, $0.baseAddress, $0.count) }
                 if count == MemoryLayout<Int32>.size { onSignal(number) } else if count < 0 && errno == EINTR { continue } else { return }
             }
         }
-        reader.name = "settee-signals"
-        reader.start()
         for number in signals {
             signal(number) { received in
                 var number = received

@@ -1,4 +1,6 @@
-internal import Foundation
+internal import Dispatch
+internal import Glibc
+internal import FoundationEssentials
 internal import Logging
 internal import Synchronization
 
@@ -13,7 +15,24 @@ internal import Synchronization
 /// problem is on screen before anything else can go wrong.
 struct LineLogHandler: LogHandler {
     let label: String
-    var logLevel: Logger.Level = .info
+    /// One level for the whole process, `[log] level`, changeable while it runs.
+    var logLevel: Logger.Level {
+        get { Logger.Level.allCases[Self.level.load(ordering: .relaxed)] }
+        set { Self.level.store(Logger.Level.allCases.firstIndex(of: newValue) ?? 2, ordering: .relaxed) }
+    }
+    static let level = Atomic<Int>(Logger.Level.allCases.firstIndex(of: .info) ?? 2)
+
+    /// Sets the level by CouchDB's name for it (`couch_log_util:level_to_atom`); false if unknown.
+    static func setLevel(couchName: String) -> Bool {
+        let levels: [String: Logger.Level] = [
+            "debug": .debug, "info": .info, "notice": .notice, "warning": .warning, "warn": .warning,
+            "error": .error, "err": .error, "critical": .critical, "crit": .critical, "alert": .critical,
+            "emergency": .critical, "none": .critical,
+        ]
+        guard let level = levels[couchName.lowercased()] else { return false }
+        Self.level.store(Logger.Level.allCases.firstIndex(of: level) ?? 2, ordering: .relaxed)
+        return true
+    }
     var metadata: Logger.Metadata = [:] {
         didSet { renderedMetadata = Self.render(metadata) }
     }
@@ -59,9 +78,11 @@ struct LineLogHandler: LogHandler {
     }
 }
 
-/// The process's buffered stderr.
+/// The process's buffered log stream: stderr, or stdout (`[log] stream`).
 final class LogSink: Sendable {
     static let shared = LogSink()
+    /// The file descriptor lines go to.
+    let descriptor = Atomic<Int32>(2)
 
     private struct State {
         var pending: [UInt8] = []
@@ -71,14 +92,12 @@ final class LogSink: Sendable {
     private let state = Mutex(State())
 
     private init() {
-        let thread = Thread { [self] in
+        DispatchQueue(label: "settee.log").async { [self] in
             while true {
-                Thread.sleep(forTimeInterval: 0.05)
+                usleep(50_000)
                 flush()
             }
         }
-        thread.name = "settee.log"
-        thread.start()
     }
 
     /// UTC to the second, formatted once per second.
@@ -89,12 +108,18 @@ final class LogSink: Sendable {
                 var parts = tm()
                 var seconds = now
                 gmtime_r(&seconds, &parts)
-                s.stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                                 parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+                s.stamp = Self.digits(Int(parts.tm_year) + 1900, 4) + "-" + Self.digits(Int(parts.tm_mon) + 1) + "-" + Self.digits(Int(parts.tm_mday))
+                    + "T" + Self.digits(Int(parts.tm_hour)) + ":" + Self.digits(Int(parts.tm_min)) + ":" + Self.digits(Int(parts.tm_sec)) + "Z"
                 s.second = now
             }
             return s.stamp
         }
+    }
+
+    /// `value` in decimal, zero-padded to `width`.
+    static func digits(_ value: Int, _ width: Int = 2) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     func append(_ line: [UInt8], immediately: Bool) {
@@ -110,7 +135,8 @@ final class LogSink: Sendable {
         }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            let fd = descriptor.load(ordering: .relaxed)
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return }
             offset += n
         }

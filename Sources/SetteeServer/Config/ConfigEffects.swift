@@ -1,0 +1,125 @@
+internal import SetteeReplicator
+/// What a `/_node/_local/_config` change does to the running server: which sections
+/// and keys may be written at all, what a value must look like, and the settings
+/// applied at once — as CouchDB applies them — rather than at the next start.
+struct ConfigEffects: Sendable {
+    let live: LiveSettings
+    let lockout: LoginLockout
+    let sessions: CookieSession
+    /// Sets the process's log level (the executable owns logging); false for a name it does not know.
+    let setLogLevel: @Sendable (String) -> Bool
+    /// What each live setting returns to when its key is deleted.
+    let defaults: Defaults
+    let passwordIterations: Int
+
+    struct Defaults: Sendable {
+        var maxDocumentSize = 8_000_000
+        var sessionTimeout = 600
+        var logLevel = "info"
+        var lockout = LoginLockoutConfiguration()
+    }
+
+    /// CouchDB's `couch_util:check_config_blacklist`.
+    static let blacklistedSections: Set<String> = [
+        "daemons", "external", "httpd_design_handlers", "httpd_db_handlers", "httpd_global_handlers",
+        "native_query_servers", "os_daemons", "query_servers", "feature_flags",
+    ]
+
+    /// Settings Settee reads once, when it starts (nil: the whole section): listeners,
+    /// the data directory, identity and TLS cannot change under running connections.
+    static let startOnly: [String: Set<String>?] = [
+        "chttpd": ["port", "bind_address"], "httpd": ["port", "bind_address"],
+        "couchdb": ["database_dir", "uuid", "single_node"], "chttpd_auth": ["secret"],
+        "ssl": nil, "discovery": nil, "settee": nil,
+    ]
+
+    static func checkWritable(section: String, key: String) throws {
+        if blacklistedSections.contains(section) {
+            throw CouchError(403, "forbidden", "Config section blacklisted for modification over HTTP API.")
+        }
+        if let keys = startOnly[section], keys?.contains(key) ?? true {
+            throw CouchError(403, "forbidden",
+                             "[\(section)] \(key) is read when Settee starts: change it in the ini file and restart.")
+        }
+    }
+
+    /// The value as it is kept: trimmed, as CouchDB does, and an admin's password hashed.
+    func stored(section: String, key: String, value: String) throws -> String {
+        let trimmed = value.trimmingBlanks()
+        guard section == "admins" else { return trimmed }
+        guard !trimmed.isEmpty else { throw CouchError.badRequest("An admin's password cannot be empty.") }
+        return PasswordHash.isHashed(trimmed) ? trimmed : PasswordHash.hash(password: trimmed, iterations: passwordIterations)
+    }
+
+    /// - Throws: 400 `bad_request` naming what the setting takes.
+    func validate(section: String, key: String, value: String) throws {
+        func fail(_ expected: String) -> CouchError {
+            CouchError.badRequest("[\(section)] \(key) must be \(expected), not \"\(value)\".")
+        }
+        switch (section, key) {
+        case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
+             ("chttpd_auth_lockout", "threshold"):
+            guard let number = Int(value), number > 0 else { throw fail("a positive integer") }
+        case ("chttpd_auth_lockout", "max_lifetime"):
+            guard let number = Int(value), number >= 0 else { throw fail("a number of milliseconds") }
+        case ("chttpd_auth_lockout", "mode"):
+            guard LoginLockout.Mode(rawValue: value) != nil else { throw fail("off, warn or enforce") }
+        case ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
+             ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
+            guard Self.boolean(value) != nil else { throw fail("true or false") }
+        case ("uuids", "algorithm"):
+            guard UUIDGenerator.Algorithm(rawValue: value) != nil else {
+                throw fail("one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        case ("log", "level"):
+            guard Self.logLevels.contains(value.lowercased()) else { throw fail("a log level such as debug, info or warning") }
+        default: break
+        }
+    }
+
+    /// CouchDB's level names (`couch_log_util:level_to_atom`); the executable maps them.
+    static let logLevels: Set<String> = ["debug", "info", "notice", "warning", "warn", "error", "err", "critical", "crit",
+                                          "alert", "emergency", "none"]
+
+    static func boolean(_ value: String) -> Bool? {
+        switch value.lowercased() {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+    }
+
+    /// Makes a validated `value` (nil: deleted, back to the default) take effect.
+    func apply(section: String, key: String, value: String?) {
+        switch (section, key) {
+        case ("admins", let name):
+            live.admins.set(name, hash: value)
+        case ("couchdb", "max_document_size"):
+            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? defaults.maxDocumentSize)
+        case ("uuids", "algorithm"):
+            live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
+        case ("uuids", "utc_id_suffix"):
+            live.uuids.configure(utcIDSuffix: value ?? "")
+        case ("chttpd", "decode_plus_to_space"):
+            live.decodePlusToSpace.set(value.flatMap(Self.boolean) ?? true)
+        case ("chttpd", "require_valid_user"):
+            live.requireValidUser.set(value.flatMap(Self.boolean) ?? false)
+        case ("chttpd", "require_valid_user_except_for_up"):
+            live.requireValidUserExceptForUp.set(value.flatMap(Self.boolean) ?? false)
+        case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
+            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? defaults.sessionTimeout)
+        case ("chttpd_auth", "allow_persistent_cookies"):
+            sessions.persistentSetting.set(value.flatMap(Self.boolean) ?? true)
+        case ("chttpd_auth_lockout", "mode"):
+            lockout.update(mode: LoginLockout.Mode(rawValue: value ?? defaults.lockout.mode) ?? .enforce)
+        case ("chttpd_auth_lockout", "threshold"):
+            lockout.update(threshold: value.flatMap { Int($0) } ?? defaults.lockout.threshold)
+        case ("chttpd_auth_lockout", "max_lifetime"):
+            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? defaults.lockout.maxLifetime))
+        case ("log", "level"):
+            _ = setLogLevel(value ?? defaults.logLevel)
+        default:
+            break  // kept and shown, as CouchDB keeps any setting; read at the next start
+        }
+    }
+}

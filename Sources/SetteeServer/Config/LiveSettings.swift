@@ -1,0 +1,69 @@
+import Synchronization
+
+/// A value the config API changes while requests read it.
+final class LiveValue<Value: Sendable>: Sendable {
+    private let current: Mutex<Value>
+    init(_ value: Value) { current = Mutex(value) }
+    var value: Value { current.withLock { $0 } }
+    func set(_ value: Value) { current.withLock { $0 = value } }
+}
+
+/// `[admins]`: name → password hash. The admins of the ini file change over the config
+/// API; the one from `SETTEE_ADMIN` stays whatever the file says.
+final class AdminTable: Sendable {
+    private let table: Mutex<(file: [String: String], environment: [String: String])>
+
+    init(file: [String: String], environment: [String: String] = [:]) {
+        table = Mutex((file, environment))
+    }
+
+    subscript(name: String) -> String? {
+        table.withLock { $0.environment[name] ?? $0.file[name] }
+    }
+
+    var isEmpty: Bool { table.withLock { $0.file.isEmpty && $0.environment.isEmpty } }
+
+    func set(_ name: String, hash: String?) { table.withLock { $0.file[name] = hash } }
+    func replaceFileAdmins(_ admins: [String: String]) { table.withLock { $0.file = admins } }
+}
+
+/// The settings CouchDB applies the moment `/_node/_local/_config` changes them, read
+/// by requests from here rather than from the start-up `NodeConfiguration`.
+final class LiveSettings: Sendable {
+    /// `[couchdb] max_document_size`.
+    let maxDocumentSize: LiveValue<Int>
+    /// `[chttpd] require_valid_user`: anonymous requests get 401; and
+    /// `require_valid_user_except_for_up`, the same but for `GET /_up`.
+    let requireValidUser = LiveValue(false)
+    let requireValidUserExceptForUp = LiveValue(false)
+    /// `[chttpd] decode_plus_to_space`: `+` in a query string is a space.
+    let decodePlusToSpace = LiveValue(true)
+    /// `[uuids]`.
+    let uuids = UUIDGenerator()
+    let admins: AdminTable
+
+    init(_ configuration: NodeConfiguration) {
+        maxDocumentSize = LiveValue(configuration.maxDocumentSize)
+        admins = AdminTable(file: configuration.admins.filter { configuration.environmentAdmins[$0.key] == nil },
+                            environment: configuration.environmentAdmins)
+    }
+
+    /// As CouchDB's `chttpd_auth:party_mode_handler`: an anonymous request is refused
+    /// under `require_valid_user`, but a login (`POST /_session`) never is, and `/_up`
+    /// only when `require_valid_user_except_for_up` is not what asked.
+    /// - Throws: 401 "Authentication required." with a Basic challenge.
+    func admitAnonymous(method: String, path: [String]) throws {
+        let required: Bool
+        if method == "POST" && path == ["_session"] {
+            required = false
+        } else if path == ["_up"] {
+            required = requireValidUser.value && !requireValidUserExceptForUp.value
+        } else {
+            required = requireValidUser.value || requireValidUserExceptForUp.value
+        }
+        if required {
+            throw CouchError(401, "unauthorized", "Authentication required.",
+                             headers: [("WWW-Authenticate", "Basic realm=\"server\"")])
+        }
+    }
+}

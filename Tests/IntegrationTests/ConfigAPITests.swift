@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import SetteeJSON
+import SetteeTestSupport
+import Testing
+
+/// `/_node/_local/_config` against the real binary and its ini file (issue 27): writes
+/// land in the file with its comments kept and survive a restart, admin passwords are
+/// hashed there, `X-Couch-Persist: false` stays out of it, a file that cannot be written
+/// leaves everything as it was, and `[log] level` changes what is logged at once.
+@Suite(.serialized) struct ConfigAPITests {
+    static let auth = ("Authorization", "Basic " + Data("admin:test-password".utf8).base64EncodedString())
+
+    static func call(_ settee: SetteeProcess, _ method: String, _ path: String, _ body: String? = nil,
+                     headers: [(String, String)] = []) throws -> TestResponse {
+        try TestHTTPClient.request(method, URL(string: path, relativeTo: settee.baseURL)!.absoluteURL,
+                                   headers: [auth] + headers, body: Array((body ?? "").utf8))
+    }
+
+    static func start(_ dir: TempDirectory, ini: String) throws -> (SetteeProcess, String) {
+        let path = dir.appending("settee.ini")
+        try ini.write(toFile: path, atomically: true, encoding: .utf8)
+        return (try SetteeProcess.start(dataDirectory: dir.appending("data"), extraArguments: ["--config", path]), path)
+    }
+
+    @Test func writesLandInTheIniFileWithItsCommentsAndSurviveARestart() throws {
+        let dir = try TempDirectory(prefix: "config-api")
+        let original = "; the operator's note\n[couchdb]\n; why this size\nmax_document_size = 4000000\n"
+        var (settee, path) = try Self.start(dir, ini: original)
+        defer { settee.kill(SIGKILL) }
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/couchdb/max_document_size", "\"300\"").json == "4000000")
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/uuids/algorithm", "\"utc_random\"").status == 200)
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/admins/ops", "\"ops-password\"").status == 200)
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/scratch/temp", "\"x\"",
+                              headers: [("X-Couch-Persist", "false")]).status == 200)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("; the operator's note\n[couchdb]\n; why this size\nmax_document_size = 300\n"), "\(text)")
+        #expect(text.contains("algorithm = utc_random"))
+        #expect(text.contains("ops = -pbkdf2:sha256-") && !text.contains("ops-password"))
+        #expect(!text.contains("scratch") && !text.contains("temp"))
+        // The new admin works at once; the small limit too.
+        let ops = ("Authorization", "Basic " + Data("ops:ops-password".utf8).base64EncodedString())
+        #expect(try TestHTTPClient.request("PUT", settee.baseURL.appendingPathComponent("db"), headers: [ops]).status == 201)
+        #expect(try Self.call(settee, "PUT", "/db/big", "{\"text\":\"" + String(repeating: "x", count: 400) + "\"}",
+                              headers: [("Content-Type", "application/json")]).status == 413)
+
+        settee.kill(SIGTERM)
+        #expect(try settee.waitForExit() == 0)
+        settee = try SetteeProcess.start(dataDirectory: dir.appending("data"), extraArguments: ["--config", path])
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/couchdb/max_document_size").json == "300")
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/scratch/temp").status == 404)
+        let ids = try Self.call(settee, "GET", "/_uuids?count=2").json?["uuids"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(ids.count == 2 && ids.allSatisfy { $0.count == 32 } && ids[0] < ids[1], "utc_random ids rise: \(ids)")
+        // Deleting a key takes it out of the file and the limit back to its default.
+        #expect(try Self.call(settee, "DELETE", "/_node/_local/_config/couchdb/max_document_size").json == "300")
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("max_document_size ="))
+        #expect(try Self.call(settee, "PUT", "/db/big", "{\"text\":\"" + String(repeating: "x", count: 400) + "\"}",
+                              headers: [("Content-Type", "application/json")]).status == 201)
+    }
+
+    @Test func aFileThatCannotBeWrittenChangesNothing() throws {
+        let dir = try TempDirectory(prefix: "config-readonly")
+        let (settee, path) = try Self.start(dir, ini: "[couchdb]\nmax_document_size = 4000000\n")
+        defer { settee.kill(SIGKILL) }
+        // The temporary file the write goes through cannot be made (a directory holds its
+        // name: refused even to root, unlike a read-only mode).
+        try FileManager.default.createDirectory(atPath: path + ".settee-tmp", withIntermediateDirectories: false)
+        let refused = try Self.call(settee, "PUT", "/_node/_local/_config/couchdb/max_document_size", "\"300\"")
+        #expect(refused.status == 400 && refused.json?["error"] == "bad_request", "\(refused.text)")
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/couchdb/max_document_size").json == "4000000")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "[couchdb]\nmax_document_size = 4000000\n")
+    }
+
+    @Test func theLogLevelChangesWhileRunning() throws {
+        let dir = try TempDirectory(prefix: "config-log")
+        let (settee, _) = try Self.start(dir, ini: "[log]\nlevel = warning\n")
+        defer { settee.kill(SIGKILL) }
+        // At warning, requests are not logged (the access log is info).
+        _ = try Self.call(settee, "GET", "/marker-before")
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/log/level", "\"info\"").json == "warning")
+        _ = try Self.call(settee, "GET", "/marker-after")
+        #expect(settee.waitForOutput(containing: "/marker-after", timeout: 10))
+        #expect(!settee.output.contains("/marker-before"))
+        let bad = try Self.call(settee, "PUT", "/_node/_local/_config/log/level", "\"loud\"")
+        #expect(bad.status == 400 && bad.json?["error"] == "bad_request")
+    }
+}
