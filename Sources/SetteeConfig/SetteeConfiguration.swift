@@ -50,7 +50,9 @@ public struct SetteeConfiguration: Sendable {
     /// The embedded default data directory, relative to the working directory.
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
-        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs"],
+        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
+                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space"],
+        "uuids": ["algorithm", "utc_id_suffix"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
@@ -207,6 +209,15 @@ public struct SetteeConfiguration: Sendable {
             case ("ssl", "cacert_file"): tls.clientCAFile = entry.value.isEmpty ? nil : entry.value
             case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
+            // Applied by the server from the file's settings (its config API's live ones); checked here.
+            case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
+                 ("chttpd", "decode_plus_to_space"):
+                _ = try Self.boolean(entry.value, origin: origin)
+            case ("uuids", "algorithm"):
+                guard ["sequential", "random", "utc_random", "utc_id"].contains(entry.value) else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "sequential, random, utc_random or utc_id")
+                }
+            case ("uuids", "utc_id_suffix"): break
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }
         }

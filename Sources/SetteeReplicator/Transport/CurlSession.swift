@@ -1,5 +1,4 @@
 internal import Glibc
-internal import Dispatch
 internal import CCurl
 internal import FoundationEssentials
 internal import Synchronization
@@ -58,9 +57,8 @@ public final class CurlSession: Sendable {
         }
         guard !wasStarted else { return }
         _ = Self.globalInit
-        for index in 0..<maxConnections {
-            // Each worker blocks in curl for its life: a queue of its own gives it a thread.
-            DispatchQueue(label: "settee-curl-\(index)").async { [queue, verifyTLS, pinnedFingerprint] in
+        for _ in 0..<maxConnections {
+            WorkerThread.start { [queue, verifyTLS, pinnedFingerprint] in
                 CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint).run(queue)
             }
         }
