@@ -51,8 +51,9 @@ public struct SetteeConfiguration: Sendable {
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
-                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space"],
+                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors"],
         "uuids": ["algorithm", "utc_id_suffix"],
+        "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
@@ -211,13 +212,16 @@ public struct SetteeConfiguration: Sendable {
             case ("admins", let name): fileAdmins[name] = entry.value
             // Applied by the server from the file's settings (its config API's live ones); checked here.
             case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
-                 ("chttpd", "decode_plus_to_space"):
+                 ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"):
                 _ = try Self.boolean(entry.value, origin: origin)
             case ("uuids", "algorithm"):
                 guard ["sequential", "random", "utc_random", "utc_id"].contains(entry.value) else {
                     throw .invalidValue(origin: origin, value: entry.value, expected: "sequential, random, utc_random or utc_id")
                 }
-            case ("uuids", "utc_id_suffix"): break
+            case ("uuids", "utc_id_suffix"), ("cors", "origins"), ("cors", "methods"), ("cors", "headers"),
+                 ("cors", "exposed_headers"):
+                break
+            case ("cors", "max_age"): _ = try Self.size(entry.value, origin: origin)
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }
         }

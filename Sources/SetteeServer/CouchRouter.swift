@@ -24,8 +24,16 @@ struct CouchRouter: HTTPResponder {
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
+        let cors = state.live.cors.value
+        var isPreflight = false
         do {
-            response = try await dispatch(request)
+            // A CORS preflight is answered before authentication, as CouchDB does.
+            if let preflight = cors.preflight(request) {
+                response = preflight
+                isPreflight = true
+            } else {
+                response = try await dispatch(request)
+            }
         } catch {
             let couchError = CouchError(mapping: error)
             if couchError.isServerFault {
@@ -37,6 +45,8 @@ struct CouchRouter: HTTPResponder {
         response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())
+        // A preflight's answer has its own headers (CouchDB's `send_response_no_cors`).
+        if cors.enabled, !isPreflight, let origin = request.headers["Origin"] { cors.decorate(&response, origin: origin) }
         return response
     }
 

@@ -64,7 +64,10 @@ struct ConfigEffects: Sendable {
             guard let number = Int(value), number >= 0 else { throw fail("a number of milliseconds") }
         case ("chttpd_auth_lockout", "mode"):
             guard LoginLockout.Mode(rawValue: value) != nil else { throw fail("off, warn or enforce") }
-        case ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
+        case ("cors", "max_age"):
+            guard let number = Int(value), number >= 0 else { throw fail("a number of seconds") }
+        case ("chttpd", "enable_cors"), ("cors", "credentials"),
+             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
              ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
             guard Self.boolean(value) != nil else { throw fail("true or false") }
         case ("uuids", "algorithm"):
@@ -118,8 +121,28 @@ struct ConfigEffects: Sendable {
             lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? defaults.lockout.maxLifetime))
         case ("log", "level"):
             _ = setLogLevel(value ?? defaults.logLevel)
+        case ("chttpd", "enable_cors"):
+            updateCORS { $0.enabled = value.flatMap(Self.boolean) ?? false }
+        case ("cors", "origins"):
+            updateCORS { $0.origins = value.map(CORSPolicy.list) ?? [] }
+        case ("cors", "credentials"):
+            updateCORS { $0.credentials = value.flatMap(Self.boolean) ?? false }
+        case ("cors", "methods"):
+            updateCORS { $0.methods = value.map(CORSPolicy.list) ?? CORSPolicy.supportedMethods }
+        case ("cors", "headers"):
+            updateCORS { $0.headers = value.map { CORSPolicy.list($0).map { $0.lowercased() } } ?? CORSPolicy.supportedHeaders }
+        case ("cors", "exposed_headers"):
+            updateCORS { $0.exposedHeaders = value.map { CORSPolicy.list($0).map { $0.lowercased() } } ?? CORSPolicy.couchHeaders }
+        case ("cors", "max_age"):
+            updateCORS { $0.maxAge = value ?? "600" }
         default:
             break  // kept and shown, as CouchDB keeps any setting; read at the next start
         }
+    }
+
+    private func updateCORS(_ change: (inout CORSPolicy) -> Void) {
+        var policy = live.cors.value
+        change(&policy)
+        live.cors.set(policy)
     }
 }

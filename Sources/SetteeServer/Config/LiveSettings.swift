@@ -40,6 +40,8 @@ final class LiveSettings: Sendable {
     let decodePlusToSpace = LiveValue(true)
     /// `[uuids]`.
     let uuids = UUIDGenerator()
+    /// `[chttpd] enable_cors` and `[cors]`.
+    let cors = LiveValue(CORSPolicy())
     let admins: AdminTable
 
     init(_ configuration: NodeConfiguration) {
