@@ -9,10 +9,11 @@ import SetteeStore
 enum DocumentHandlers {
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        var object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
+        let body = try await context.jsonBody()
+        var object = try body.object(orThrow: "Document must be a JSON object")
         try mergeRevParameters(context, into: &object)
         let newEdits = try context.query.bool("new_edits", default: true)
-        let parsed = try parser(context).parse(object, id: id, newEdits: newEdits)
+        let parsed = try parser(context).parse(object, id: id, newEdits: newEdits, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: newEdits) }
         let rev = try await write(parsed, to: database, newEdits: newEdits)
         var response = created(context, id: id, rev: rev)
@@ -23,7 +24,8 @@ enum DocumentHandlers {
 
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try MaintenanceHandlers.requireJSONContentType(context)
-        let object = try await context.jsonBody().object(orThrow: "Document must be a JSON object")
+        let body = try await context.jsonBody()
+        let object = try body.object(orThrow: "Document must be a JSON object")
         if let id = object["_id"]?.stringValue, id.hasPrefix("_local/") {
             var response = try await LocalDocHandlers.write(context, database, id: String(id.dropFirst(7)),
                                                             object: object)
@@ -31,7 +33,7 @@ enum DocumentHandlers {
                 "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode(id)))
             return response
         }
-        let parsed = try parser(context).parse(object, id: nil, newEdits: true)
+        let parsed = try parser(context).parse(object, id: nil, newEdits: true, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: true) }
         let rev = try await write(parsed, to: database, newEdits: true)
         return created(context, id: parsed.update.id, rev: rev, withETag: false)
@@ -118,6 +120,14 @@ enum DocumentHandlers {
     }
 
     // MARK: Shared
+
+    /// Where a one-document body's members are in its text, so that the stored body is
+    /// copied from it rather than serialized again (as `_bulk_docs` does). The parser
+    /// falls back to serializing when the object changed since (`?rev=` merged in).
+    static func rawMembers(_ bytes: [UInt8]) -> DocumentParser.RawMembers? {
+        bytes.withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0) }
+            .map { DocumentParser.RawMembers(text: bytes, spans: $0) }
+    }
 
     static func parser(_ context: RequestContext) -> DocumentParser {
         var parser = DocumentParser(maxDocumentSize: context.node.live.maxDocumentSize.value)

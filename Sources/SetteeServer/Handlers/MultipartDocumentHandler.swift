@@ -27,7 +27,8 @@ enum MultipartDocumentHandler {
             var object = try JSONValueBody(bytes: bytes, maxDepth: context.node.configuration.maxJSONDepth)
                 .object(orThrow: "Document must be a JSON object")
             try DocumentHandlers.mergeRevParameters(context, into: &object)
-            return try DocumentHandlers.parser(context).parse(object, id: id, newEdits: newEdits)
+            return try DocumentHandlers.parser(context).parse(object, id: id, newEdits: newEdits,
+                                                             raw: DocumentHandlers.rawMembers(bytes))
         }
         var reader = MultipartReader(boundary: boundary)
         do {
