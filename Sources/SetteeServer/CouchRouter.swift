@@ -23,6 +23,7 @@ struct CouchRouter: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
         var response: HTTPResponse
         let cors = state.live.cors.value
         var isPreflight = false
@@ -45,6 +46,9 @@ struct CouchRouter: HTTPResponder {
         response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())
+        let elapsed = ContinuousClock.now - started
+        state.stats.record(method: request.method, status: response.status,
+                           milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         // A preflight's answer has its own headers (CouchDB's `send_response_no_cors`).
         if cors.enabled, !isPreflight, let origin = request.headers["Origin"] { cors.decorate(&response, origin: origin) }
         return response

@@ -42,6 +42,8 @@ enum BulkHandlers {
             updates.append(update)
         }
         let results = try await database.update(updates, newEdits: newEdits)
+        context.node.stats.recordWrite(documents: updates.count,
+                                       inserted: newEdits ? updates.filter { $0.baseRevision == nil }.count : 0)
         return JSONResponse.make(status: 201, bytes: resultRows(parsed, results, newEdits: newEdits))
     }
 
@@ -152,6 +154,7 @@ enum BulkHandlers {
     static func bulkGet(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let body = try await context.jsonBody().object()
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("Missing JSON list of 'docs'.") }
+        context.node.stats.recordReads(docs.count)
         var options = DocumentOptions(query: context.query)
         options.revs = try context.query.bool("revs")
         let latest = try context.query.bool("latest")

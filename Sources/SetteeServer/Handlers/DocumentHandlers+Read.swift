@@ -12,6 +12,7 @@ extension DocumentHandlers {
         if let redirect = DesignDocRedirect.response(context) { return redirect }
         try DocumentParser.validate(id: id)
         try await UsersDatabaseReadRule.requireRead(id, context, database)
+        context.node.stats.recordReads(1)
         // `open_revs=[]` is CouchDB's default (no open revs asked for): a plain read.
         if let openRevs = context.query["open_revs"], openRevs != "[]" {
             return try await OpenRevsHandler.get(context, database, id: id)

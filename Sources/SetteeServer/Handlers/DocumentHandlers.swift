@@ -16,6 +16,7 @@ enum DocumentHandlers {
         let parsed = try parser(context).parse(object, id: id, newEdits: newEdits, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: newEdits) }
         let rev = try await write(parsed, to: database, newEdits: newEdits)
+        context.node.stats.recordWrite(documents: 1, inserted: parsed.update.baseRevision == nil ? 1 : 0)
         var response = created(context, id: id, rev: rev)
         // CouchDB answers a deletion by PUT as it answers DELETE: 200 (chttpd_db update_doc).
         if parsed.update.isDeleted { response.status = 200 }
@@ -36,6 +37,7 @@ enum DocumentHandlers {
         let parsed = try parser(context).parse(object, id: nil, newEdits: true, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: true) }
         let rev = try await write(parsed, to: database, newEdits: true)
+        context.node.stats.recordWrite(documents: 1, inserted: 1)
         return created(context, id: parsed.update.id, rev: rev, withETag: false)
     }
 

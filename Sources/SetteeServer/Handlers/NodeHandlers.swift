@@ -66,7 +66,7 @@ enum NodeHandlers {
     }
 
     /// Server admins only; `_local` or this node's name, else 404 as CouchDB's `call_node`.
-    private static func checkedNode(_ context: RequestContext) throws {
+    static func checkedNode(_ context: RequestContext) throws {
         try context.requireAdmin()
         let node = context.parameters[.node] ?? ""
         guard node == "_local" || node == nodeName else { throw CouchError(404, "not_found", "no such node: \(node)") }

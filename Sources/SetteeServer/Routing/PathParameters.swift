@@ -2,7 +2,7 @@
 struct PathParameters: Sendable {
     /// Every name a route pattern may use; `{attachment...}` takes the rest of the path.
     enum Name: String, Sendable, CaseIterable {
-        case db, docid, ddoc, localid, attachment, node, section, key, view
+        case db, docid, ddoc, localid, attachment, node, section, key, view, path
     }
 
     /// Few per request (at most three today), so a list beats a dictionary.

@@ -95,6 +95,8 @@ final class NodeState: Sendable {
     let live: LiveSettings
     /// `/_node/_local/_config`.
     let config: NodeConfig
+    /// `/_node/_local/_stats` and `_prometheus`.
+    let stats = NodeStats()
     /// The HTTPS port bound at start (`[ssl] port` may be 0), shown in `GET /` for `settee pair`.
     let boundTLSPort = Mutex<Int?>(nil)
 

@@ -89,6 +89,9 @@ public final class DatabaseDirectory: Sendable {
     /// to a file checkpoints its WAL into it and removes `-wal` and `-shm`
     /// (https://sqlite.org/wal.html), so a stopped server leaves one file per database.
     /// A database asked for afterwards is opened again.
+    /// How many databases are open now (`_stats` `couchdb.open_databases`).
+    public var openCount: Int { open.withLock { $0.count } }
+
     public func closeAll() {
         open.withLock { databases in
             for database in databases.values { database.close() }
