@@ -70,6 +70,7 @@ public enum NodeSetup {
             node.configPersistence = INIConfigPersistence(file)
         }
         node.configSettings.append(ConfigSetting(section: "couchdb", key: "uuid", value: uuid))
+        if config.metrics.enabled { node.metricsListener = (config.metrics.address, config.metrics.port) }
         return node
     }
 

@@ -54,6 +54,7 @@ public struct SetteeConfiguration: Sendable {
                    "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors"],
         "uuids": ["algorithm", "utc_id_suffix"],
         "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
+        "prometheus": ["additional_port", "bind_address", "port"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
@@ -105,6 +106,9 @@ public struct SetteeConfiguration: Sendable {
     public var tls = TLSSettings()
     /// `[discovery]`: DNS-SD publishing, browsing and sync with peers.
     public var discovery = DiscoveryConfiguration()
+    /// `[prometheus] additional_port, bind_address, port` (CouchDB's defaults: off,
+    /// 127.0.0.1, 17986): metrics without credentials on a listener of their own.
+    public var metrics: (enabled: Bool, address: String, port: Int) = (false, "127.0.0.1", 17986)
     /// `[settee] plain_http`: whether plain HTTP is served at all.
     public var plainHTTP = true
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.
@@ -222,6 +226,9 @@ public struct SetteeConfiguration: Sendable {
                  ("cors", "exposed_headers"):
                 break
             case ("cors", "max_age"): _ = try Self.size(entry.value, origin: origin)
+            case ("prometheus", "additional_port"): metrics.enabled = try Self.boolean(entry.value, origin: origin)
+            case ("prometheus", "bind_address"): metrics.address = entry.value
+            case ("prometheus", "port"): metrics.port = try Self.port(entry.value, origin: origin)
             default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
             }
         }

@@ -27,13 +27,14 @@ struct CouchRouter: HTTPResponder {
         var response: HTTPResponse
         let cors = state.live.cors.value
         var isPreflight = false
+        var userName: String?
         do {
             // A CORS preflight is answered before authentication, as CouchDB does.
             if let preflight = cors.preflight(request) {
                 response = preflight
                 isPreflight = true
             } else {
-                response = try await dispatch(request)
+                response = try await dispatch(request, userName: &userName)
             }
         } catch {
             let couchError = CouchError(mapping: error)
@@ -42,7 +43,9 @@ struct CouchRouter: HTTPResponder {
             }
             response = couchError.response
         }
-        response.headers.add("X-Couch-Request-ID", RequestID.forRequest(header: request.headers["X-Couch-Request-ID"]))
+        let requestID = RequestID.forRequest(header: request.headers["X-Couch-Request-ID"])
+        response.headers.add("X-Couch-Request-ID", requestID)
+        response.logNote = "user=\(userName.map(Self.loggable) ?? "-") id=\(Self.loggable(requestID))"
         response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())
@@ -54,7 +57,8 @@ struct CouchRouter: HTTPResponder {
         return response
     }
 
-    private func dispatch(_ original: HTTPRequest) async throws -> HTTPResponse {
+    /// - Parameter userName: set to who sent the request once that is known, for the log.
+    private func dispatch(_ original: HTTPRequest, userName: inout String?) async throws -> HTTPResponse {
         var request = original
         if let override = Self.methodOverride(original) { request.method = override }
         guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
@@ -62,6 +66,7 @@ struct CouchRouter: HTTPResponder {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
         let user = try await state.authenticator.user(for: request)
+        userName = user.name
         if user.name == nil { try state.live.admitAnonymous(method: request.method, path: segments) }
         guard let match = router.match(segments) else {
             throw CouchError.notFound("Database does not exist.")
@@ -85,6 +90,12 @@ extension CouchRouter {
     /// Methods `X-HTTP-Method-Override` may name; it counts on a POST only, as in
     /// `chttpd:handle_request_int` (for clients that cannot send PUT or DELETE).
     static let overridableMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "CONNECT", "COPY"]
+
+    /// `text` for a log line: printable ASCII kept, anything else (a newline in a user
+    /// name could forge a line) as `?`, and at most 64 characters.
+    static func loggable(_ text: String) -> String {
+        String(text.unicodeScalars.prefix(64).map { $0.value >= 0x21 && $0.value < 0x7f ? Character($0) : "?" })
+    }
 
     static func methodOverride(_ request: HTTPRequest) -> String? {
         guard request.method == "POST", let override = request.headers["X-HTTP-Method-Override"],

@@ -45,6 +45,9 @@ public struct NodeConfiguration: Sendable {
     public var singleNode = true
     /// `[discovery]`: DNS-SD and replication with the peers it finds.
     public var discovery = DiscoveryConfiguration()
+    /// `[prometheus] additional_port`, `bind_address`, `port`: metrics without credentials
+    /// on a listener of their own (nil: none).
+    public var metricsListener: (address: String, port: Int)?
     /// Admins from the environment (`SETTEE_ADMIN`), also in `admins`: the config API
     /// neither shows nor removes them.
     public var environmentAdmins: [String: String] = [:]
@@ -85,6 +88,9 @@ public final class SetteeNode: Sendable {
     let replications: ReplicationManager
     let discovery: NodeDiscovery?
     let state: NodeState
+    /// `[prometheus] additional_port`'s listener, and its port once bound.
+    let metricsServer: HTTPServer?
+    private let boundMetricsPort = Mutex<Int?>(nil)
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
@@ -98,6 +104,14 @@ public final class SetteeNode: Sendable {
         discovery = router.state.discovery
         state = router.state
         server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+        if let listener = configuration.metricsListener {
+            var http = ServerConfiguration()
+            http.bindAddresses = [listener.address]
+            http.port = listener.port
+            metricsServer = HTTPServer(configuration: http, responder: MetricsResponder(node: router.state), logger: logger)
+        } else {
+            metricsServer = nil
+        }
     }
 
     /// Creates the system databases a single node keeps (`_users`, `_replicator`,
@@ -111,6 +125,10 @@ public final class SetteeNode: Sendable {
 
     /// Starts listening. - Returns: the bound ports.
     public func start() throws -> [Int] {
+        if let metricsServer {
+            let port = try metricsServer.start().first
+            boundMetricsPort.withLock { $0 = port }
+        }
         let ports = try server.start()
         state.boundTLSPort.withLock { $0 = server.tlsPorts.first }
         replications.start()
@@ -118,6 +136,9 @@ public final class SetteeNode: Sendable {
                          tlsFingerprint: configuration.http.tls?.context.fingerprint)
         return ports
     }
+
+    /// The `[prometheus] additional_port` listener's bound port after `start()`, if any.
+    public var metricsPort: Int? { boundMetricsPort.withLock { $0 } }
 
     /// The bound HTTPS ports after `start()`, one per bind address; empty without `[ssl]`.
     public var tlsPorts: [Int] { server.tlsPorts }
@@ -131,6 +152,7 @@ public final class SetteeNode: Sendable {
         discovery?.stop()
         await replications.stop()
         await server.shutdown()
+        await metricsServer?.shutdown()
         directory.closeAll()
     }
 }

@@ -84,4 +84,37 @@ import Testing
         let bad = try Self.call(settee, "PUT", "/_node/_local/_config/log/level", "\"loud\"")
         #expect(bad.status == 400 && bad.json?["error"] == "bad_request")
     }
+
+    @Test func accessLogLinesNameTheUserAndTheRequestIDButNoCredentials() throws {
+        let dir = try TempDirectory(prefix: "access-log")
+        let (settee, _) = try Self.start(dir, ini: "[log]\nlevel = info\n")
+        defer { settee.kill(SIGKILL) }
+        let answer = try Self.call(settee, "GET", "/_all_dbs?marker=log")
+        let id = try #require(answer.header("X-Couch-Request-ID"))
+        let line = "GET /_all_dbs 200"
+        #expect(settee.waitForOutput(containing: "id=\(id)", timeout: 10))
+        let logged = settee.output.split(separator: "\n").first { $0.contains(line) && $0.contains("id=\(id)") }
+        #expect(logged?.contains("user=admin") == true, "\(settee.output)")
+        #expect(logged?.contains(" \(answer.body.count) B") == true, "\(String(describing: logged))")
+        _ = try TestHTTPClient.request("GET", settee.baseURL.appendingPathComponent("_session"))
+        #expect(settee.waitForOutput(containing: "user=- id=", timeout: 10))
+        #expect(!settee.output.contains("test-password"))
+    }
+
+    @Test func prometheusAdditionalPortServesMetricsWithoutCredentials() throws {
+        let dir = try TempDirectory(prefix: "metrics-port")
+        let port = try FreePort.find()
+        let (settee, _) = try Self.start(dir, ini: "[prometheus]\nadditional_port = true\nport = \(port)\n")
+        defer { settee.kill(SIGKILL) }
+        #expect(settee.waitForOutput(containing: "Settee metrics on http://127.0.0.1:\(port)/_node/_local/_prometheus"))
+        _ = try Self.call(settee, "GET", "/")
+        let metrics = try TestHTTPClient.request("GET", URL(string: "http://127.0.0.1:\(port)/_node/_local/_prometheus")!)
+        #expect(metrics.status == 200 && metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+        let total = metrics.text.split(separator: "\n").first { $0.hasPrefix("couchdb_httpd_requests_total ") }
+        #expect((total?.split(separator: " ").last.flatMap { Int($0) } ?? 0) >= 1, "\(metrics.text)")
+        // Only metrics there: the API is not.
+        #expect(try TestHTTPClient.request("GET", URL(string: "http://127.0.0.1:\(port)/_all_dbs")!).status == 404)
+        // On the main port, metrics still need an admin.
+        #expect(try TestHTTPClient.request("GET", settee.baseURL.appendingPathComponent("_node/_local/_prometheus")).status == 401)
+    }
 }

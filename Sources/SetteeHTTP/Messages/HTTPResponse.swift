@@ -3,6 +3,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: ResponseBody
+    /// Appended to the server's access-log line for this request (who asked, the request
+    /// id); the responder's business, and never credentials.
+    public var logNote: String?
 
     public init(status: Int, headers: HTTPHeaders = [:], body: ResponseBody = .empty) {
         self.status = status

@@ -19,7 +19,16 @@ extension Connection {
                                         closing: !reusable)
         let sent = await send(response, head: responseHead)
         let millis = (ContinuousClock.now - started).milliseconds
-        logger.info("\(head.method) \(request.rawPath) \(response.status) \(millis) ms")
+        // One line a request: method, path, status, time, body bytes (- when streamed), and
+        // what the responder adds (the user, the request id).
+        let size: String
+        switch response.body {
+        case .empty: size = "0"
+        case .bytes(let bytes): size = String(bytes.count)
+        case .stream: size = "-"
+        }
+        let note = response.logNote.map { " " + $0 } ?? ""
+        logger.info("\(head.method) \(request.rawPath) \(response.status) \(millis) ms \(size) B\(note)")
         guard sent, !responseHead.closing else {
             if sent { await lingeringClose() }
             return false

@@ -30,7 +30,7 @@ struct ConfigEffects: Sendable {
     static let startOnly: [String: Set<String>?] = [
         "chttpd": ["port", "bind_address"], "httpd": ["port", "bind_address"],
         "couchdb": ["database_dir", "uuid", "single_node"], "chttpd_auth": ["secret"],
-        "ssl": nil, "discovery": nil, "settee": nil,
+        "ssl": nil, "discovery": nil, "settee": nil, "prometheus": nil,
     ]
 
     static func checkWritable(section: String, key: String) throws {

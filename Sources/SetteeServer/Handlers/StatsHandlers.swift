@@ -30,7 +30,12 @@ enum StatsHandlers {
 
     static func prometheus(_ context: RequestContext) async throws -> HTTPResponse {
         try NodeHandlers.checkedNode(context)
-        let c = context.node.stats.snapshot
+        return prometheus(context.node)
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of `node`'s figures.
+    static func prometheus(_ node: NodeState) -> HTTPResponse {
+        let c = node.stats.snapshot
         var text = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
             text += "# HELP couchdb_\(name) \(help)\n# TYPE couchdb_\(name) \(type)\n"
@@ -46,16 +51,16 @@ enum StatsHandlers {
         metric("database_writes_total", "counter", "number of times a database was changed", [("", Double(c.databaseWrites))])
         metric("document_writes_total", "counter", "number of document write operations", [("", Double(c.documentWrites))])
         metric("document_inserts_total", "counter", "number of documents inserted", [("", Double(c.documentInserts))])
-        metric("open_databases", "gauge", "number of open databases", [("", Double(context.node.directory.openCount))])
+        metric("open_databases", "gauge", "number of open databases", [("", Double(node.directory.openCount))])
         let times = c.times.sorted()
         metric("request_time_seconds", "summary", "length of a request inside Settee",
                [0.5, 0.75, 0.9, 0.95, 0.99, 0.999].map { ("{quantile=\"\(number($0))\"}", percentile(times, $0) / 1000) }
                    + [("_sum", times.reduce(0, +) / 1000), ("_count", Double(times.count))])
-        let jobs = jobCounts(context)
+        let jobs = jobCounts(node)
         for (state, count) in jobs {
             metric("couch_replicator_jobs_\(state)", "gauge", "replicator scheduler \(state) jobs", [("", Double(count))])
         }
-        metric("uptime_seconds", "counter", "settee uptime", [("", Double(context.node.stats.uptimeSeconds))])
+        metric("uptime_seconds", "counter", "settee uptime", [("", Double(node.stats.uptimeSeconds))])
         metric("memory_bytes", "gauge", "resident memory of the settee process",
                [("", Double(processStatus("VmRSS") * 1024))])
         return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
@@ -85,7 +90,7 @@ enum StatsHandlers {
                       })],
             "type": "histogram", "desc": "length of a request inside Settee, in milliseconds (the last 1,024)",
         ]
-        let jobs = jobCounts(context)
+        let jobs = jobCounts(context.node)
         return [
             "couchdb": [
                 "httpd": ["requests": counter(c.requests, "number of HTTP requests")],
@@ -107,8 +112,8 @@ enum StatsHandlers {
     }
 
     /// Replication jobs by state, as CouchDB's scheduler gauges them.
-    static func jobCounts(_ context: RequestContext) -> [(String, Int)] {
-        let jobs = context.node.replications.jobs.map(\.status.state)
+    static func jobCounts(_ node: NodeState) -> [(String, Int)] {
+        let jobs = node.replications.jobs.map(\.status.state)
         return [("running", jobs.filter { $0 == .running }.count),
                 ("pending", jobs.filter { $0 == .pending || $0 == .initializing }.count),
                 ("crashed", jobs.filter { $0 == .crashing }.count),

@@ -63,6 +63,10 @@ struct Serve: AsyncParsableCommand {
         Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
         Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: ports)
+        if let port = node.metricsPort, let metrics = nodeConfiguration.metricsListener {
+            let host = metrics.address.contains(":") ? "[\(metrics.address)]" : metrics.address
+            StandardStreams.output("Settee metrics on http://\(host):\(port)/_node/_local/_prometheus\n")
+        }
         if let tls = nodeConfiguration.http.tls {
             Self.announce(addresses: nodeConfiguration.http.bindAddresses, ports: node.tlsPorts, scheme: "https")
             StandardStreams.output("TLS certificate SHA-256 fingerprint: \(tls.context.fingerprint)\n")
