@@ -24,11 +24,15 @@ import Testing
         }
     }
 
+    /// A TLS server asking for client certificates from the CA made for `cn`'s (plus `extra` `[ssl]` lines).
+    static func start(_ dir: TempDirectory, cn: String, extra: String = "") throws -> (SetteeProcess, plain: Int, tls: Int) {
+        try makeCertificates(in: dir, cn: cn)
+        return try TLSServeTests.start(dir, extra: "verify_ssl_certificates = true\ncacert_file = \(dir.appending("ca.pem"))\n" + extra)
+    }
+
     @Test func aVerifiedClientCertificateLogsInTheUserItNames() throws {
         let dir = try TempDirectory(prefix: "tls-client")
-        try Self.makeCertificates(in: dir, cn: "alice")
-        let (settee, plain, tlsPort) = try TLSServeTests.start(
-            dir, extra: "verify_ssl_certificates = true\ncacert_file = \(dir.appending("ca.pem"))")
+        let (settee, plain, tlsPort) = try Self.start(dir, cn: "alice")
         defer { settee.kill(SIGKILL) }
         let admin = SetteeProcess.defaultAdmin
         let created = try TLSServeTests.run("curl", [
@@ -61,9 +65,7 @@ import Testing
 
     @Test func failIfNoPeerCertRefusesClientsWithoutOne() throws {
         let dir = try TempDirectory(prefix: "tls-client-required")
-        try Self.makeCertificates(in: dir, cn: "bob")
-        let (settee, _, tlsPort) = try TLSServeTests.start(
-            dir, extra: "verify_ssl_certificates = true\nfail_if_no_peer_cert = true\ncacert_file = \(dir.appending("ca.pem"))")
+        let (settee, _, tlsPort) = try Self.start(dir, cn: "bob", extra: "fail_if_no_peer_cert = true")
         defer { settee.kill(SIGKILL) }
         let url = "https://127.0.0.1:\(tlsPort)/_up"
         #expect(try TLSServeTests.run("curl", ["-sS", "-k", url]).status != 0)
