@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "SetteeConfig",
             dependencies: [
-                "SetteeServer", "SetteeHTTP", "SetteeStore",
+                "SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeReplicator",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
