@@ -44,9 +44,12 @@ def test_welcome_head(client):
 
 
 def test_up(client):
-    """API Reference › Server › GET /_up: 200 {"status":"ok"}."""
+    """API Reference › Server › GET /_up: 200 {"status":"ok"}; CouchDB 3.4.3 also sends
+    `seeds` (its `[cluster] seedlist` state, an empty object on a single node)."""
     r = assert_status(client.get(client.url("_up")), 200)
-    assert body_of(r)["status"] == "ok"
+    body = body_of(r)
+    assert body["status"] == "ok"
+    assert isinstance(body["seeds"], dict)
 
 
 def test_uuids_default_one(client):

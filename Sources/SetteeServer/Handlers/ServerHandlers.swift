@@ -25,8 +25,10 @@ enum ServerHandlers {
         return JSONResponse.ok(.object(body))
     }
 
+    /// `GET /_up`: what CouchDB 3.4.3 answers on a single node, `seeds` included
+    /// (its documentation shows only `status`).
     static func up(_ context: RequestContext) async throws -> HTTPResponse {
-        JSONResponse.ok(["status": "ok"])
+        JSONResponse.ok(["status": "ok", "seeds": [:]])
     }
 
     /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000).
