@@ -14,6 +14,7 @@ enum AttachmentHandlers {
         let (id, name) = try target(context)
         try await UsersDatabaseReadRule.requireRead(id, context, database)
         let read = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        context.node.stats.recordReads(1)
         guard let attachment = read.revision.attachments.first(where: { $0.name == name }) else {
             throw CouchError.notFound("Document is missing attachment")
         }
@@ -78,7 +79,7 @@ enum AttachmentHandlers {
         let (body, kept) = try await contents(database, id: id, rev: base, without: name)
         let stored = try await receive(context, database, name: name, contentType: contentType)
         let update = DocumentUpdate(id: id, body: body, baseRevision: base, attachments: [.new(stored)] + kept)
-        let rev = try await DocumentHandlers.single(update, database, newEdits: true)
+        let rev = try await DocumentHandlers.single(update, database, newEdits: true, stats: context.node.stats)
         return DocumentHandlers.created(context, id: id, rev: rev, attachment: name)
     }
 
@@ -90,7 +91,7 @@ enum AttachmentHandlers {
             .attachments.contains(where: { $0.name == name }) == true
         else { throw CouchError.notFound("Document is missing attachment") }
         let update = DocumentUpdate(id: id, body: body, baseRevision: rev, attachments: kept)
-        let newRev = try await DocumentHandlers.single(update, database, newEdits: true)
+        let newRev = try await DocumentHandlers.single(update, database, newEdits: true, stats: context.node.stats)
         // CouchDB sends no ETag here, unlike a document's DELETE.
         return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
     }

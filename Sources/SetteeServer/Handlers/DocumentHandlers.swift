@@ -15,8 +15,7 @@ enum DocumentHandlers {
         let newEdits = try context.query.bool("new_edits", default: true)
         let parsed = try parser(context).parse(object, id: id, newEdits: newEdits, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: newEdits) }
-        let rev = try await write(parsed, to: database, newEdits: newEdits)
-        context.node.stats.recordWrite(documents: 1, inserted: parsed.update.baseRevision == nil ? 1 : 0)
+        let rev = try await write(parsed, to: database, newEdits: newEdits, stats: context.node.stats)
         var response = created(context, id: id, rev: rev)
         // CouchDB answers a deletion by PUT as it answers DELETE: 200 (chttpd_db update_doc).
         if parsed.update.isDeleted { response.status = 200 }
@@ -36,8 +35,7 @@ enum DocumentHandlers {
         }
         let parsed = try parser(context).parse(object, id: nil, newEdits: true, raw: rawMembers(body.bytes))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: true) }
-        let rev = try await write(parsed, to: database, newEdits: true)
-        context.node.stats.recordWrite(documents: 1, inserted: 1)
+        let rev = try await write(parsed, to: database, newEdits: true, stats: context.node.stats)
         return created(context, id: parsed.update.id, rev: rev, withETag: false)
     }
 
@@ -51,7 +49,7 @@ enum DocumentHandlers {
         let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: rev)
         let newRev: RevisionID
         do {
-            newRev = try await single(update, database, newEdits: true)
+            newRev = try await single(update, database, newEdits: true, stats: context.node.stats)
         } catch StoreError.conflict {
             // CouchDB: deleting a document that never existed is 404, a stale rev 409.
             let exists = try await database.document(id: id, revisions: .none) != nil
@@ -88,7 +86,7 @@ enum DocumentHandlers {
         let update = DocumentUpdate(id: targetID, body: body, baseRevision: try targetRev.map {
             try DocumentParser.revision(.string($0))
         }, attachments: attachments)
-        let rev = try await single(update, database, newEdits: true)
+        let rev = try await single(update, database, newEdits: true, stats: context.node.stats)
         return created(context, id: targetID, rev: rev)
     }
 
@@ -114,7 +112,7 @@ enum DocumentHandlers {
     static func batched(_ context: RequestContext, _ parsed: DocumentParser.Parsed, _ database: Database,
                         newEdits: Bool) async -> HTTPResponse {
         do {
-            _ = try await write(parsed, to: database, newEdits: newEdits)
+            _ = try await write(parsed, to: database, newEdits: newEdits, stats: context.node.stats)
         } catch {
             context.logger.debug("Batch doc error (\(parsed.update.id)): \(error)")
         }
@@ -155,19 +153,25 @@ enum DocumentHandlers {
     }
 
     /// Stores inline attachments first, then the revision naming them.
-    static func write(_ parsed: DocumentParser.Parsed, to database: Database, newEdits: Bool) async throws -> RevisionID {
+    static func write(_ parsed: DocumentParser.Parsed, to database: Database, newEdits: Bool,
+                      stats: NodeStats) async throws -> RevisionID {
         var update = parsed.update
         update.attachments = try await AttachmentParser.updates(AttachmentParser.entries(parsed.attachments),
                                                                 database, newEdits: newEdits)
-        return try await single(update, database, newEdits: newEdits)
+        return try await single(update, database, newEdits: newEdits, stats: stats)
     }
 
-    static func single(_ update: DocumentUpdate, _ database: Database, newEdits: Bool) async throws -> RevisionID {
+    /// Writes one document; counted in `_stats` (`database_writes`, `document_writes`,
+    /// and `document_inserts` for a new one).
+    static func single(_ update: DocumentUpdate, _ database: Database, newEdits: Bool,
+                       stats: NodeStats) async throws -> RevisionID {
         guard let result = try await database.update([update], newEdits: newEdits).first else {
             throw CouchError(500, "internal_server_error", "The store returned no result")
         }
         switch result {
-        case .success(let rev): return rev
+        case .success(let rev):
+            stats.recordWrite(documents: 1, inserted: newEdits && update.baseRevision == nil ? 1 : 0)
+            return rev
         case .failure(let error): throw error
         }
     }

@@ -46,7 +46,7 @@ enum FormUploadHandler {
             kept = base.revision.attachments.map { .stub(name: $0.name, digest: $0.digest) }
         }
         update.attachments = form.files.map { .new($0) } + kept.filter { !uploaded.contains($0.name) }
-        let rev = try await DocumentHandlers.single(update, database, newEdits: true)
+        let rev = try await DocumentHandlers.single(update, database, newEdits: true, stats: context.node.stats)
         return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
                                  headers: ["ETag": "\"\(rev)\""])
     }

@@ -49,7 +49,7 @@ enum MultipartDocumentHandler {
         var update = parsed.update
         update.attachments = try await AttachmentParser.updates(upload.entries, database, newEdits: newEdits,
                                                                 followed: upload.stored)
-        let rev = try await DocumentHandlers.single(update, database, newEdits: newEdits)
+        let rev = try await DocumentHandlers.single(update, database, newEdits: newEdits, stats: context.node.stats)
         return DocumentHandlers.created(context, id: id, rev: rev)
     }
 
