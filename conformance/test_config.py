@@ -146,3 +146,11 @@ def test_require_valid_user_applies_at_once(client, anon, restore):
     assert_status(client.delete(config_url(client, "chttpd", "require_valid_user")), 200)
     restore.clear()
     assert_status(anon.get(client.url()), 200)
+
+
+def test_uuids_max_count_applies_at_once(client, restore):
+    """[uuids] max_count caps GET /_uuids?count= (400 "count parameter too large" past it)."""
+    restore.append(("uuids", "max_count"))
+    assert_status(client.put(config_url(client, "uuids", "max_count"), data='"5"'), 200)
+    assert len(body_of(assert_status(client.get(client.url("_uuids"), params={"count": 5}), 200))["uuids"]) == 5
+    assert_error(client.get(client.url("_uuids"), params={"count": 6}), 400, "bad_request", "count parameter too large")

@@ -52,7 +52,7 @@ public struct SetteeConfiguration: Sendable {
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
                    "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors"],
-        "uuids": ["algorithm", "utc_id_suffix"],
+        "uuids": ["algorithm", "utc_id_suffix", "max_count"],
         "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
         "prometheus": ["additional_port", "bind_address", "port"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
@@ -225,7 +225,7 @@ public struct SetteeConfiguration: Sendable {
             case ("uuids", "utc_id_suffix"), ("cors", "origins"), ("cors", "methods"), ("cors", "headers"),
                  ("cors", "exposed_headers"):
                 break
-            case ("cors", "max_age"): _ = try Self.size(entry.value, origin: origin)
+            case ("cors", "max_age"), ("uuids", "max_count"): _ = try Self.size(entry.value, origin: origin)
             case ("prometheus", "additional_port"): metrics.enabled = try Self.boolean(entry.value, origin: origin)
             case ("prometheus", "bind_address"): metrics.address = entry.value
             case ("prometheus", "port"): metrics.port = try Self.port(entry.value, origin: origin)

@@ -58,7 +58,7 @@ struct ConfigEffects: Sendable {
         }
         switch (section, key) {
         case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
-             ("chttpd_auth_lockout", "threshold"):
+             ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"):
             guard let number = Int(value), number > 0 else { throw fail("a positive integer") }
         case ("chttpd_auth_lockout", "max_lifetime"):
             guard let number = Int(value), number >= 0 else { throw fail("a number of milliseconds") }
@@ -103,6 +103,8 @@ struct ConfigEffects: Sendable {
             live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
         case ("uuids", "utc_id_suffix"):
             live.uuids.configure(utcIDSuffix: value ?? "")
+        case ("uuids", "max_count"):
+            live.uuidsMaxCount.set(value.flatMap { Int($0) } ?? 1000)
         case ("chttpd", "decode_plus_to_space"):
             live.decodePlusToSpace.set(value.flatMap(Self.boolean) ?? true)
         case ("chttpd", "require_valid_user"):

@@ -38,8 +38,9 @@ final class LiveSettings: Sendable {
     let requireValidUserExceptForUp = LiveValue(false)
     /// `[chttpd] decode_plus_to_space`: `+` in a query string is a space.
     let decodePlusToSpace = LiveValue(true)
-    /// `[uuids]`.
+    /// `[uuids]`, and `max_count`: the most ids one `GET /_uuids` may ask for.
     let uuids = UUIDGenerator()
+    let uuidsMaxCount = LiveValue(1000)
     /// `[chttpd] enable_cors` and `[cors]`.
     let cors = LiveValue(CORSPolicy())
     let admins: AdminTable

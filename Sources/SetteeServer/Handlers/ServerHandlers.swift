@@ -31,10 +31,10 @@ enum ServerHandlers {
         JSONResponse.ok(["status": "ok", "seeds": [:]])
     }
 
-    /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000).
+    /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000 by default).
     static func uuids(_ context: RequestContext) async throws -> HTTPResponse {
         let count = try context.query.nonNegativeInt("count") ?? 1
-        guard count <= 1000 else {
+        guard count <= context.node.live.uuidsMaxCount.value else {
             throw CouchError(400, "bad_request", "count parameter too large")
         }
         let uuids = (0..<count).map { _ in JSONValue.string(context.node.live.uuids.next()) }
