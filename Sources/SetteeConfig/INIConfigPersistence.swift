@@ -1,5 +1,4 @@
 internal import FoundationEssentials
-internal import Glibc
 public import SetteeServer
 import Synchronization
 
@@ -24,7 +23,7 @@ public final class INIConfigPersistence: ConfigPersistence {
             } else {
                 updated.remove(key, in: section)
             }
-            try Self.replace(updated.source, with: updated.text)
+            try updated.save()
             current = updated
         }
     }
@@ -41,34 +40,5 @@ public final class INIConfigPersistence: ConfigPersistence {
         file.sectionNames.flatMap { section in
             file.settings(in: section).map { ConfigSetting(section: section, key: $0.key, value: $0.value) }
         }
-    }
-
-    /// Writes `text` to a temporary file beside `path` with `path`'s mode, syncs it, and
-    /// renames it over `path`; then syncs the directory so the rename lasts.
-    static func replace(_ path: String, with text: String) throws(ConfigError) {
-        let temporary = path + ".settee-tmp"
-        var status = stat()
-        let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        var failure: String?
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { failure = String(cString: strerror(errno)); break }
-            offset += n
-        }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        close(fd)
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw .unwritable(path: path, reason: failure)
-        }
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let dirFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 }

@@ -127,6 +127,37 @@ public struct INIFile: Sendable {
         }
     }
 
+    /// Writes `text` over the file it came from, whole or not at all: to a temporary
+    /// file beside it with its mode (an ini holding admins is often 0600 on purpose),
+    /// synced, renamed over it; then the directory synced so the rename lasts.
+    public func save() throws(ConfigError) {
+        let path = source
+        let temporary = path + ".settee-tmp"
+        var status = stat()
+        let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        var failure: String?
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { failure = String(cString: strerror(errno)); break }
+            offset += n
+        }
+        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw .unwritable(path: path, reason: failure)
+        }
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let dirFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
+    }
+
     /// The file's text, including any rewrites.
     public var text: String { lines.joined(separator: "\n") }
 

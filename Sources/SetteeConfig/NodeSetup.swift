@@ -157,10 +157,7 @@ public enum NodeSetup {
         config.iniFile = file
         config.fileAdmins = admins
         do {
-            // Keep the file's mode: an ini holding admins is often 0600 on purpose.
-            let mode = try? FileManager.default.attributesOfItem(atPath: file.source)[.posixPermissions]
-            try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.source), options: .atomic)
-            if let mode { try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.source) }
+            try file.save()
             logger.notice("hashed plain-text admin passwords in config file",
                           metadata: ["file": "\(file.source)", "admins": "\(rewritten.sorted())"])
         } catch {

@@ -216,16 +216,12 @@ public struct SetteeConfiguration: Sendable {
             case ("admins", let name): fileAdmins[name] = entry.value
             // Applied by the server from the file's settings (its config API's live ones); checked here.
             case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
-                 ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"):
-                _ = try Self.boolean(entry.value, origin: origin)
-            case ("uuids", "algorithm"):
-                guard ["sequential", "random", "utc_random", "utc_id"].contains(entry.value) else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "sequential, random, utc_random or utc_id")
+                 ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"),
+                 ("uuids", "algorithm"), ("uuids", "utc_id_suffix"), ("uuids", "max_count"), ("cors", "origins"),
+                 ("cors", "methods"), ("cors", "headers"), ("cors", "exposed_headers"), ("cors", "max_age"):
+                if let expected = NodeConfiguration.expectation(section: entry.section, key: entry.key, value: entry.value) {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: expected)
                 }
-            case ("uuids", "utc_id_suffix"), ("cors", "origins"), ("cors", "methods"), ("cors", "headers"),
-                 ("cors", "exposed_headers"):
-                break
-            case ("cors", "max_age"), ("uuids", "max_count"): _ = try Self.size(entry.value, origin: origin)
             case ("prometheus", "additional_port"): metrics.enabled = try Self.boolean(entry.value, origin: origin)
             case ("prometheus", "bind_address"): metrics.address = entry.value
             case ("prometheus", "port"): metrics.port = try Self.port(entry.value, origin: origin)

@@ -65,6 +65,15 @@ public struct NodeConfiguration: Sendable {
     }
 }
 
+extension NodeConfiguration {
+    /// What an ini value of a setting the server applies live (`[uuids]`, `[cors]`,
+    /// `[chttpd] require_valid_user`...) must be, when it is not that; nil when fine.
+    /// The same rule the config API answers 400 with.
+    public static func expectation(section: String, key: String, value: String) -> String? {
+        ConfigEffects.expectation(section: section, key: key, value: value)
+    }
+}
+
 /// `[chttpd_auth_lockout] mode, threshold, max_lifetime` (CouchDB 3.4's defaults).
 public struct LoginLockoutConfiguration: Sendable {
     /// `off`, `warn` (count, refuse nothing) or `enforce`.

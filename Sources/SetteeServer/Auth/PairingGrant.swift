@@ -43,13 +43,4 @@ struct PairingGrant: Sendable, Equatable {
     }
 
     func isExpired(now: Int) -> Bool { now >= expires }
-
-    /// `127.0.0.1:53122` → `127.0.0.1`, `[::1]:5112` → `::1`: a client is its address.
-    static func clientHost(_ remoteAddress: String) -> String {
-        if remoteAddress.hasPrefix("["), let end = remoteAddress.firstIndex(of: "]") {
-            return String(remoteAddress[remoteAddress.index(after: remoteAddress.startIndex)..<end])
-        }
-        guard let colon = remoteAddress.lastIndex(of: ":") else { return remoteAddress }
-        return String(remoteAddress[..<colon])
-    }
 }

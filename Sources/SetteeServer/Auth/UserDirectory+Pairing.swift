@@ -12,7 +12,8 @@ extension UserDirectory {
         if grant.isExpired(now: Authenticator.now()) {
             throw CouchError.unauthorized("This pairing has expired.")
         }
-        let host = PairingGrant.clientHost(remoteAddress)
+        // A client is its address, as the lockout counts clients.
+        let host = LoginLockout.address(remoteAddress)
         if grant.clients.contains(host) { return }
         guard grant.clients.count < grant.uses else { throw Self.usedUp(grant) }
         guard let database = try directory.database(named: Self.databaseName) else {

@@ -53,31 +53,37 @@ struct ConfigEffects: Sendable {
 
     /// - Throws: 400 `bad_request` naming what the setting takes.
     func validate(section: String, key: String, value: String) throws {
-        func fail(_ expected: String) -> CouchError {
-            CouchError.badRequest("[\(section)] \(key) must be \(expected), not \"\(value)\".")
+        if let expected = Self.expectation(section: section, key: key, value: value) {
+            throw CouchError.badRequest("[\(section)] \(key) must be \(expected), not \"\(value)\".")
         }
+    }
+
+    /// What a setting the server applies must be, when `value` is not that; nil when it
+    /// is fine (or the key is none of those). The one rule for the config API and the ini.
+    static func expectation(section: String, key: String, value: String) -> String? {
         switch (section, key) {
         case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
              ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"):
-            guard let number = Int(value), number > 0 else { throw fail("a positive integer") }
+            guard let number = Int(value), number > 0 else { return "a positive integer" }
         case ("chttpd_auth_lockout", "max_lifetime"):
-            guard let number = Int(value), number >= 0 else { throw fail("a number of milliseconds") }
+            guard let number = Int(value), number >= 0 else { return "a number of milliseconds" }
         case ("chttpd_auth_lockout", "mode"):
-            guard LoginLockout.Mode(rawValue: value) != nil else { throw fail("off, warn or enforce") }
+            guard LoginLockout.Mode(rawValue: value) != nil else { return "off, warn or enforce" }
         case ("cors", "max_age"):
-            guard let number = Int(value), number >= 0 else { throw fail("a number of seconds") }
+            guard let number = Int(value), number >= 0 else { return "a number of seconds" }
         case ("chttpd", "enable_cors"), ("cors", "credentials"),
              ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
              ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
-            guard Self.boolean(value) != nil else { throw fail("true or false") }
+            guard Self.boolean(value) != nil else { return "true or false" }
         case ("uuids", "algorithm"):
             guard UUIDGenerator.Algorithm(rawValue: value) != nil else {
-                throw fail("one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
+                return "one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", ")
             }
         case ("log", "level"):
-            guard Self.logLevels.contains(value.lowercased()) else { throw fail("a log level such as debug, info or warning") }
+            guard Self.logLevels.contains(value.lowercased()) else { return "a log level such as debug, info or warning" }
         default: break
         }
+        return nil
     }
 
     /// CouchDB's level names (`couch_log_util:level_to_atom`); the executable maps them.

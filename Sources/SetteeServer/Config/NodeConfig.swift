@@ -53,11 +53,11 @@ final class NodeConfig: Sendable {
 
     func value(_ key: String, in section: String) -> String? { values.withLock { $0[section]?[key] } }
 
+    /// The caller has checked `ConfigEffects.checkWritable` (the HTTP API's rule).
     /// - Returns: the value it replaced, or "" (CouchDB's answer).
-    /// - Throws: 403 for a blacklisted section or a key read only at start, 400 for a value
-    ///   the setting cannot take, 500 when the file cannot be written (nothing changes then).
+    /// - Throws: 400 for a value the setting cannot take, or when the file cannot be
+    ///   written (nothing changes then).
     func set(_ key: String, in section: String, to raw: String, persist: Bool) throws -> String {
-        try ConfigEffects.checkWritable(section: section, key: key)
         let value = try effects.stored(section: section, key: key, value: raw)
         try effects.validate(section: section, key: key, value: value)
         if persist, let persistence { try write { try persistence.save(section: section, key: key, value: value) } }
@@ -71,7 +71,6 @@ final class NodeConfig: Sendable {
 
     /// - Returns: the value removed. - Throws: 404 `unknown_config_value` when unset.
     func delete(_ key: String, in section: String, persist: Bool) throws -> String {
-        try ConfigEffects.checkWritable(section: section, key: key)
         guard let old = value(key, in: section) else { throw CouchError(404, "not_found", "unknown_config_value") }
         if persist, let persistence { try write { try persistence.save(section: section, key: key, value: nil) } }
         values.withLock { all in

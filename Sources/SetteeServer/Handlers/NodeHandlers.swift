@@ -56,6 +56,7 @@ enum NodeHandlers {
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
         try checkedNode(context)
         let (section, key) = (context.parameters[.section] ?? "", context.parameters[.key] ?? "")
+        try ConfigEffects.checkWritable(section: section, key: key)
         return JSONResponse.ok(.string(try context.node.config.delete(key, in: section, persist: persists(context))))
     }
 

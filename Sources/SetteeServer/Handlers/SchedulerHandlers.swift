@@ -135,7 +135,7 @@ enum SchedulerHandlers {
     }
 
     /// Settee is one node; CouchDB names its node `couchdb@host`.
-    private static let node = "settee@" + (ProcessInfo.processInfo.hostName.isEmpty ? "localhost" : "127.0.0.1")
+    private static let node = NodeHandlers.nodeName
 
     private static func iso(_ date: Date) -> String {
         date.formatted(.iso8601)
