@@ -14,6 +14,8 @@ extension CouchError {
         case let http as HTTPError: self = CouchError(http: http)
         case let document as DocumentError: self = CouchError(document: document)
         case let replication as ReplicationError: self = CouchError(replication: replication)
+        case let mango as MangoError: self = CouchError(mango.status, mango.error, mango.reason)
+        case let selector as SelectorError: self = CouchError(400, selector.error, selector.reason)
         case is JSONError: self = .invalidJSON
         default: self = CouchError(500, "unknown_error", "\(type(of: error))")
         }

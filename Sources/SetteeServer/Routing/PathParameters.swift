@@ -2,10 +2,10 @@
 struct PathParameters: Sendable {
     /// Every name a route pattern may use; `{attachment...}` takes the rest of the path.
     enum Name: String, Sendable, CaseIterable {
-        case db, docid, ddoc, localid, attachment, node, section, key, view, path
+        case db, docid, ddoc, localid, attachment, node, section, key, view, path, type, name
     }
 
-    /// Few per request (at most three today), so a list beats a dictionary.
+    /// Few per request (at most four), so a list beats a dictionary.
     private var values: [(Name, String)] = []
 
     subscript(name: Name) -> String? {

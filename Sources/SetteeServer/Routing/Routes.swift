@@ -50,6 +50,12 @@ enum Routes {
         ("/{db}/_purged_infos_limit", [.GET: serverAdmin(db(PurgeHandlers.getLimit)),
                                        .PUT: serverAdmin(db(PurgeHandlers.putLimit))]),
         ("/{db}/_ensure_full_commit", [.POST: db(MaintenanceHandlers.ensureFullCommit)]),
+        ("/{db}/_find", [.POST: db(FindHandlers.find)]),
+        ("/{db}/_explain", [.POST: db(FindHandlers.explain)]),
+        ("/{db}/_index", [.GET: db(IndexHandlers.list), .POST: db(IndexHandlers.create)]),
+        ("/{db}/_index/_bulk_delete", [.POST: db(IndexHandlers.bulkDelete)]),
+        ("/{db}/_index/{ddoc}/{type}/{name}", [.DELETE: db(IndexHandlers.delete)]),
+        ("/{db}/_index/_design/{ddoc}/{type}/{name}", [.DELETE: db(IndexHandlers.delete)]),
         ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
 
         ("/{db}/{docid}", document),

@@ -84,6 +84,11 @@ enum Schema {
         """
         CREATE TABLE IF NOT EXISTS purges (purge_seq INTEGER PRIMARY KEY, docid TEXT NOT NULL, revs TEXT NOT NULL);
         """,
+        // 7 → 8: key indexes (Mango's `json` indexes): the update sequence each
+        // `key_index_<signature>` table has caught up to (KeyIndexRecords).
+        """
+        CREATE TABLE IF NOT EXISTS key_indexes (signature TEXT PRIMARY KEY, seq INTEGER NOT NULL DEFAULT 0);
+        """,
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.

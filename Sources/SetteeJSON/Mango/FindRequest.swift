@@ -1,0 +1,132 @@
+/// The body of `POST /{db}/_find` and `_explain`, validated as mango_opts:validate_find/1
+/// does: known keys in its order, then anything else is `invalid_key`.
+public struct FindRequest: Sendable {
+    public let selectorJSON: JSONValue
+    public let selector: Selector
+    /// `[]`, `[ddoc]` or `[ddoc, name]`.
+    public var useIndex: [String] = []
+    /// Where a previous page ended; nil for the first page.
+    public var bookmark: String?
+    public var limit = 25
+    public var skip = 0
+    public var sort = MangoSort.none
+    /// The fields to return; nil: the whole document.
+    public var fields: [String]?
+    public var r = 1
+    public var conflicts = false
+    public var update = true
+    public var stable = false
+    public var stale = false
+    public var executionStats = false
+    public var allowFallback = true
+
+    static let knownKeys: Set<String> = [
+        "selector", "use_index", "bookmark", "limit", "skip", "sort", "fields", "partition", "r", "conflicts",
+        "stale", "update", "stable", "execution_stats", "allow_fallback",
+    ]
+
+    public init(parsing body: JSONValue) throws(MangoError) {
+        guard case .object(let object) = body else {
+            throw MangoError(400, "bad_request", "Request body must be a JSON object")
+        }
+        guard let selectorJSON = object["selector"] else { throw .missingKey("selector") }
+        self.selectorJSON = selectorJSON
+        do { selector = try Selector(selectorJSON) } catch { throw MangoError(error) }
+        if let value = object["use_index"] { useIndex = try Self.indexName(value) }
+        if let value = object["bookmark"] {
+            switch value {
+            case .null: bookmark = nil
+            case .string(let text): bookmark = text.isEmpty || text == "nil" ? nil : text
+            default: throw .invalidBookmark(JSONWriter.string(value))
+            }
+        }
+        if let value = object["limit"] { limit = try Self.nonNegative(value) }
+        if let value = object["skip"] { skip = try Self.nonNegative(value) }
+        if let value = object["sort"] { sort = try MangoSort(parsing: value) }
+        if let value = object["fields"] {
+            let list = try Self.fieldList(value)
+            fields = list.isEmpty ? nil : list  // [] is the default: every field
+        }
+        if let value = object["partition"] {
+            guard case .string(let partition) = value else {
+                throw MangoError(400, "invalid_partition", "Invalid partition: \(ErlangTerm.format(value))")
+            }
+            // Settee has no partitioned databases, so every database answers as a global one.
+            guard partition.isEmpty else {
+                throw MangoError(400, "bad_request", "partition specified on non-partitioned db")
+            }
+        }
+        if let value = object["r"] {
+            guard let r = value.intValue, r > 0, value.numberValue?.int != nil else {
+                throw MangoError(400, "invalid_pos_integer", "\(ErlangTerm.format(value)) is not an integer greater than zero")
+            }
+            self.r = r
+        }
+        if let value = object["conflicts"] { conflicts = try Self.boolean(value) }
+        if let value = object["stale"] {
+            switch value {
+            case .string("ok"): stale = true
+            case .bool(false): stale = false
+            default: throw MangoError(400, "invalid_ok_or_false_value", "Invalid value for stale: \(ErlangTerm.format(value))")
+            }
+        }
+        if let value = object["update"] { update = try Self.boolean(value) }
+        if let value = object["stable"] { stable = try Self.boolean(value) }
+        if let value = object["execution_stats"] { executionStats = try Self.boolean(value) }
+        if let value = object["allow_fallback"] { allowFallback = try Self.boolean(value) }
+        if let unknown = object.first(where: { !Self.knownKeys.contains($0.key) }) { throw .invalidKey(unknown.key) }
+    }
+
+    /// The options as `_explain` echoes them under `opts`.
+    public var optionsJSON: JSONValue {
+        [
+            "use_index": .array(useIndex.map { .string($0) }), "bookmark": .string(bookmark ?? "nil"),
+            "limit": .int(limit), "skip": .int(skip),
+            "sort": .object(JSONObject(sort.fields.map { ($0, .string(sort.isDescending ? "desc" : "asc")) })),
+            "fields": fields.map { .array($0.map { .string($0) }) } ?? "all_fields", "partition": "", "r": .int(r),
+            "conflicts": .bool(conflicts), "stale": .bool(stale), "update": .bool(update), "stable": .bool(stable),
+            "execution_stats": .bool(executionStats), "allow_fallback": .bool(allowFallback),
+        ]
+    }
+
+    private static func nonNegative(_ value: JSONValue) throws(MangoError) -> Int {
+        guard value.numberValue?.int != nil, let n = value.intValue, n >= 0 else {
+            throw MangoError(400, "invalid_non_neg_integer",
+                             "\(ErlangTerm.format(value)) is not an integer greater than or equal to zero")
+        }
+        return n
+    }
+
+    private static func boolean(_ value: JSONValue) throws(MangoError) -> Bool {
+        guard case .bool(let b) = value else {
+            throw MangoError(400, "invalid_boolean", "Invalid boolean value: \(ErlangTerm.format(value))")
+        }
+        return b
+    }
+
+    private static func indexName(_ value: JSONValue) throws(MangoError) -> [String] {
+        switch value {
+        case .string(let name): return [name]
+        case .array(let names) where names.count <= 2:
+            let strings = names.compactMap(\.stringValue)
+            if strings.count == names.count { return strings }
+        default: break
+        }
+        throw MangoError(400, "invalid_index_name", "Invalid index name: \(ErlangTerm.format(value))")
+    }
+
+    private static func fieldList(_ value: JSONValue) throws(MangoError) -> [String] {
+        guard case .array(let elements) = value else {
+            throw MangoError(400, "invalid_fields", "Fields must be an array of strings, not: \(ErlangTerm.format(value))")
+        }
+        var fields: [String] = []
+        for element in elements {
+            guard case .string(let field) = element else {
+                throw MangoError(400, "invalid_field", "Invalid JSON for field spec: \(ErlangTerm.format(element))")
+            }
+            do { _ = try FieldPath(parsing: field) } catch { throw MangoError(error) }
+            fields.append(field)
+        }
+        return fields
+    }
+}

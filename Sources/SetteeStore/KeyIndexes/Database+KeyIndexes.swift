@@ -1,0 +1,45 @@
+public import SetteeJSON
+
+/// Key indexes (`KeyIndex`) of one database: brought up to date on demand, read
+/// a page at a time, dropped when no definition names them any more.
+extension Database {
+    /// Documents indexed per write job while catching up: other writes run between
+    /// jobs, so building a large index does not hold them up for its whole length.
+    static let indexCatchUpBatch = 2_000
+
+    /// Brings `index` up to the database's current update sequence.
+    /// - Throws: `StoreError.invalidDocument` for a signature that cannot name a table.
+    public func refreshIndex(_ index: KeyIndex) async throws {
+        try Self.check(index)
+        let target = changesNotifier.sequence
+        let batch = Self.indexCatchUpBatch
+        while try await !writer.write({ db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }) {}
+    }
+
+    /// Up to `limit` documents of `index` (nil: every live document that is not a
+    /// design document, by id) in key order within `range`, strictly after `after`.
+    public func indexPage(_ index: KeyIndex?, range: KeyRange, descending: Bool, after: [UInt8]?,
+                          limit: Int) async throws -> [KeyIndexRow] {
+        if let index { try Self.check(index) }
+        let limit = max(1, limit)
+        return try await readers.read(.scan) { db in
+            guard let index else {
+                return try KeyIndexRecords.allDocumentsPage(db, range: range, descending: descending,
+                                                            after: after, limit: limit)
+            }
+            return try KeyIndexRecords.page(db, index, range: range, descending: descending, after: after, limit: limit)
+        }
+    }
+
+    /// Drops the stored tables of indexes whose signatures are not in `keeping`
+    /// (`_index` DELETE, `_view_cleanup`).
+    public func dropIndexes(keeping: Set<String>) async throws {
+        try await writer.write { db in try KeyIndexRecords.drop(db, keeping: keeping) }
+    }
+
+    private static func check(_ index: KeyIndex) throws {
+        guard KeyIndex.isValidSignature(index.signature) else {
+            throw StoreError.invalidDocument("invalid index signature \(index.signature)")
+        }
+    }
+}

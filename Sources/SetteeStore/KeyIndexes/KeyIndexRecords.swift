@@ -1,0 +1,127 @@
+import SetteeJSON
+
+/// The SQL of key indexes. Each index is a table `key_index_<signature>`:
+/// `(doc_id INTEGER PRIMARY KEY, key BLOB UNIQUE)`, one row per indexed document,
+/// its UNIQUE key b-tree being the index scans walk. `key_indexes` records, per
+/// signature, the update sequence its table has caught up to.
+enum KeyIndexRecords {
+    static func create(_ db: Connection, _ index: KeyIndex) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS \(index.table) (doc_id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE)")
+        try db.run("INSERT OR IGNORE INTO key_indexes(signature, seq) VALUES (?, 0)", [.text(index.signature)])
+    }
+
+    /// Indexes up to `batch` documents changed since the table's sequence; returns
+    /// whether it has now caught up with `target`.
+    static func catchUp(_ db: Connection, _ index: KeyIndex, to target: Int64, batch: Int) throws -> Bool {
+        try create(db, index)
+        let since = try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0
+        guard since < target else { return true }
+        var changed: [(rowID: Int64, seq: Int64, document: KeyIndexDocument?)] = []
+        try db.query("""
+            SELECT d.doc_id, d.seq, d.docid, d.deleted, d.winner, r.json
+            FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
+            WHERE d.seq > ? ORDER BY d.seq LIMIT ?
+            """, [.integer(since), .integer(Int64(batch))]) { row in
+            var document: KeyIndexDocument?
+            if row.int64(3) == 0, let rev = row.revisionID(4), let body = row.blob(5) {
+                document = KeyIndexDocument(id: row.text(2) ?? "", rev: rev, body: body)
+            } else if row.int64(3) == 0, let rev = row.revisionID(4) {
+                // An unlinked winner (`DocumentRecords.WinnerRead.unlinked`): read below.
+                document = KeyIndexDocument(id: row.text(2) ?? "", rev: rev, body: [])
+            }
+            changed.append((row.int64(0), row.int64(1), document))
+        }
+        for var change in changed {
+            try db.run("DELETE FROM \(index.table) WHERE doc_id = ?", [.integer(change.rowID)])
+            if let document = change.document, document.body.isEmpty,
+               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: change.rowID) {
+                change.document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
+            }
+            guard let document = change.document, let key = index.key(document) else { continue }
+            // REPLACE: a purged document's stale row may hold the same key (same id).
+            try db.run("INSERT OR REPLACE INTO \(index.table)(doc_id, key) VALUES (?, ?)",
+                       [.integer(change.rowID), .blob(key)])
+        }
+        let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
+        try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?", [.integer(reached), .text(index.signature)])
+        return reached >= target
+    }
+
+    /// Drops the tables of every index whose signature is not in `keeping`.
+    static func drop(_ db: Connection, keeping: Set<String>) throws {
+        var unused: [String] = []
+        try db.query("SELECT signature FROM key_indexes") { row in
+            if let signature = row.text(0), !keeping.contains(signature) { unused.append(signature) }
+        }
+        for signature in unused where KeyIndex.isValidSignature(signature) {
+            try db.execute("DROP TABLE IF EXISTS key_index_\(signature)")
+            try db.run("DELETE FROM key_indexes WHERE signature = ?", [.text(signature)])
+        }
+    }
+
+    /// Up to `limit` rows of `index` in key order within `range`, after `after`.
+    static func page(_ db: Connection, _ index: KeyIndex, range: KeyRange, descending: Bool,
+                     after: [UInt8]?, limit: Int) throws -> [KeyIndexRow] {
+        let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                    [.text(index.table)]) ?? 0
+        guard exists > 0 else { return [] }
+        var conditions = ["k.key >= ?"]
+        var arguments: [SQLiteValue] = [.blob(range.lower)]
+        if let upper = range.upper {
+            conditions.append("k.key < ?")
+            arguments.append(.blob(upper))
+        }
+        if let after {
+            conditions.append(descending ? "k.key < ?" : "k.key > ?")
+            arguments.append(.blob(after))
+        }
+        arguments.append(.integer(Int64(limit)))
+        let sql = """
+            SELECT k.key, d.docid, d.winner, r.json, d.doc_id FROM \(index.table) k
+            JOIN docs d ON d.doc_id = k.doc_id
+            LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
+            WHERE d.deleted = 0 AND \(conditions.joined(separator: " AND "))
+            ORDER BY k.key \(descending ? "DESC" : "ASC") LIMIT ?
+            """
+        return try rows(db, sql, arguments)
+    }
+
+    /// Up to `limit` live documents that are not design documents, in id order
+    /// within `range` (bounds compared as the ids' UTF-8 bytes), after `after`.
+    static func allDocumentsPage(_ db: Connection, range: KeyRange, descending: Bool,
+                                 after: [UInt8]?, limit: Int) throws -> [KeyIndexRow] {
+        // CAST(blob AS TEXT) keeps the bytes as they are: a bound may end in 0xFF,
+        // which no String holds; BINARY collation compares them with memcmp.
+        var conditions = ["d.docid >= CAST(? AS TEXT)", "NOT (d.docid >= '_design/' AND d.docid < '_design0')"]
+        var arguments: [SQLiteValue] = [.blob(range.lower)]
+        if let upper = range.upper {
+            conditions.append("d.docid < CAST(? AS TEXT)")
+            arguments.append(.blob(upper))
+        }
+        if let after {
+            conditions.append(descending ? "d.docid < CAST(? AS TEXT)" : "d.docid > CAST(? AS TEXT)")
+            arguments.append(.blob(after))
+        }
+        arguments.append(.integer(Int64(limit)))
+        let sql = """
+            SELECT CAST(d.docid AS BLOB), d.docid, d.winner, r.json, d.doc_id FROM docs d
+            LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
+            WHERE d.deleted = 0 AND \(conditions.joined(separator: " AND "))
+            ORDER BY d.docid \(descending ? "DESC" : "ASC") LIMIT ?
+            """
+        return try rows(db, sql, arguments)
+    }
+
+    /// Reads `key, docid, winner, json, doc_id` rows; an unlinked winner's body is read by its tree.
+    private static func rows(_ db: Connection, _ sql: String, _ arguments: [SQLiteValue]) throws -> [KeyIndexRow] {
+        var found: [(key: [UInt8], id: String, rev: RevisionID, body: [UInt8]?, rowID: Int64)] = []
+        try db.query(sql, arguments) { row in
+            guard let rev = row.revisionID(2) else { return }
+            found.append((row.blob(0) ?? [], row.text(1) ?? "", rev, row.blob(3), row.int64(4)))
+        }
+        return try found.compactMap { row in
+            guard let body = try row.body ?? DocumentRecords.winnerBodyFromTree(db, rowID: row.rowID) else { return nil }
+            return KeyIndexRow(key: row.key, id: row.id, rev: row.rev, body: body)
+        }
+    }
+}
