@@ -5,14 +5,14 @@ public import SetteeJSON
 extension Database {
     /// Documents indexed per write job while catching up: other writes run between
     /// jobs, so building a large index does not hold them up for its whole length.
-    static let indexCatchUpBatch = 2_000
+    public static let indexCatchUpBatch = 2_000
 
     /// Brings `index` up to the database's current update sequence.
     /// - Throws: `StoreError.invalidDocument` for a signature that cannot name a table.
-    public func refreshIndex(_ index: KeyIndex) async throws {
+    public func refreshIndex(_ index: KeyIndex, batch: Int = indexCatchUpBatch) async throws {
         try Self.check(index)
         let target = changesNotifier.sequence
-        let batch = Self.indexCatchUpBatch
+        let batch = max(1, batch)
         while try await !writer.write({ db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }) {}
     }
 

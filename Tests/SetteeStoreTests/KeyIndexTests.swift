@@ -1,0 +1,102 @@
+import SetteeJSON
+import Testing
+@testable import SetteeStore
+
+/// Key indexes: caught up on demand, in batches, following edits, deletions,
+/// purges and conflicts; read in key order a page at a time.
+@Suite struct KeyIndexTests {
+    /// Keys documents by their `n` member's bytes (documents without `n` are left out).
+    static let byN = KeyIndex(signature: "0a1b") { document in
+        guard let value = try? JSONReader.parse(document.body)["n"] else { return nil }
+        var key = IndexKeyEncoding.encode(value)
+        IndexKeyEncoding.append(.string(document.id), to: &key)
+        return key
+    }
+
+    func ids(_ db: Database, _ range: KeyRange = .all, descending: Bool = false, after: [UInt8]? = nil,
+             limit: Int = 100) async throws -> [String] {
+        try await db.indexPage(Self.byN, range: range, descending: descending, after: after, limit: limit).map(\.id)
+    }
+
+    @Test func followsWritesInBatches() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<25 { _ = try await db.put("d\(i)", #"{"n":\#((i * 7) % 25)}"#).get() }
+        _ = try await db.put("none", #"{"m":1}"#).get()
+        #expect(try await ids(db).isEmpty)  // nothing until refreshed
+        try await db.refreshIndex(Self.byN, batch: 4)
+        let ordered = try await ids(db)
+        #expect(ordered.count == 25)
+        #expect(ordered.first == "d0" && ordered.last == "d7")  // n = 0 (d0) ... 24 (d7: 49 % 25)
+        #expect(try await ids(db, descending: true).first == "d7")
+
+        // Edits move a document; deletions remove it.
+        let rev = try #require(try await db.winner(id: "d0")?.rev)
+        _ = try await db.put("d0", #"{"n":100}"#, base: rev).get()
+        let rev1 = try #require(try await db.winner(id: "d1")?.rev)
+        _ = try await db.put("d1", "{}", base: rev1, deleted: true).get()
+        try await db.refreshIndex(Self.byN, batch: 1)
+        let after = try await ids(db)
+        #expect(after.count == 24 && after.last == "d0" && !after.contains("d1"))
+    }
+
+    @Test func pagesResumeAfterAKeyWithinARange() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<10 { _ = try await db.put("d\(i)", #"{"n":\#(i)}"#).get() }
+        try await db.refreshIndex(Self.byN)
+        let range = KeyRange(lower: IndexKeyEncoding.encode(3), upper: IndexKeyEncoding.encode(8))
+        let first = try await db.indexPage(Self.byN, range: range, descending: false, after: nil, limit: 2)
+        #expect(first.map(\.id) == ["d3", "d4"])
+        let next = try await ids(db, range, after: first.last?.key, limit: 10)
+        #expect(next == ["d5", "d6", "d7"])
+    }
+
+    @Test func conflictsIndexTheWinnerAndPurgesDropDocuments() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.force("c", ["1-aa"], #"{"n":1}"#).get()
+        _ = try await db.force("c", ["1-bb"], #"{"n":2}"#).get()  // the winner: higher rev id
+        _ = try await db.force("p", ["1-aa"], #"{"n":3}"#).get()
+        try await db.refreshIndex(Self.byN)
+        let rows = try await db.indexPage(Self.byN, range: .all, descending: false, after: nil, limit: 10)
+        #expect(rows.map(\.id) == ["c", "p"])
+        #expect(rows.first?.body == bytes(#"{"n":2}"#))
+        _ = try await db.purge([(id: "p", revisions: [rev("1-aa")])])
+        try await db.refreshIndex(Self.byN)
+        #expect(try await ids(db) == ["c"])
+        // A new document with the purged id indexes again.
+        _ = try await db.put("p", #"{"n":0}"#).get()
+        try await db.refreshIndex(Self.byN)
+        #expect(try await ids(db) == ["p", "c"])
+    }
+
+    @Test func allDocumentsPagesSkipDesignDocumentsAndDeletions() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for id in ["a", "b", "_design/x", "c"] { _ = try await db.put(id).get() }
+        let rev = try #require(try await db.winner(id: "b")?.rev)
+        _ = try await db.put("b", "{}", base: rev, deleted: true).get()
+        let all = try await db.indexPage(nil, range: .all, descending: false, after: nil, limit: 10)
+        #expect(all.map(\.id) == ["a", "c"])
+        let bounded = try await db.indexPage(nil, range: KeyRange(lower: bytes("b"), upper: bytes("c") + [0]),
+                                             descending: true, after: nil, limit: 10)
+        #expect(bounded.map(\.id) == ["c"])
+    }
+
+    @Test func droppingUnusedIndexes() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a", #"{"n":1}"#).get()
+        try await db.refreshIndex(Self.byN)
+        try await db.dropIndexes(keeping: [])
+        #expect(try await ids(db).isEmpty)
+        try await db.refreshIndex(Self.byN)  // rebuilt from the start
+        #expect(try await ids(db) == ["a"])
+    }
+}
