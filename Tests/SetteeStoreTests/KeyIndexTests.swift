@@ -99,4 +99,28 @@ import Testing
         try await db.refreshIndex(Self.byN)  // rebuilt from the start
         #expect(try await ids(db) == ["a"])
     }
+
+    /// Sixty thousand compound Mango keys in batches of 2,000: the catch-up once failed
+    /// with SQLITE_FULL past 50,000 rows when it wrote with INSERT OR REPLACE.
+    @Test func tensOfThousandsOfDocuments() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for start in stride(from: 0, to: 60_000, by: 1_000) {
+            let updates = (start..<start + 1_000).map {
+                DocumentUpdate(id: "p\($0)", body: bytes(#"{"type":"t\#($0 % 10)","age":\#($0 % 97)}"#))
+            }
+            _ = try await db.update(updates, newEdits: true)
+        }
+        let index = try MangoIndex(ddoc: "_design/x", name: "x",
+                                   fields: MangoSort(fields: ["type", "age"], isDescending: false), partialFilter: nil)
+        let keyIndex = KeyIndex(signature: index.signature) { document in
+            guard let body = try? JSONReader.parse(document.body) else { return nil }
+            return index.key(id: document.id, rev: document.rev.description, body: body)
+        }
+        try await db.refreshIndex(keyIndex, batch: 2_000)
+        let range = KeyRange(lower: IndexKeyEncoding.encode("t3"), upper: IndexKeyEncoding.upperBound(IndexKeyEncoding.encode("t3")))
+        let rows = try await db.indexPage(keyIndex, range: range, descending: false, after: nil, limit: 10_000)
+        #expect(rows.count == 6_000)
+    }
 }

@@ -38,9 +38,11 @@ enum KeyIndexRecords {
                 change.document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
             }
             guard let document = change.document, let key = index.key(document) else { continue }
-            // REPLACE: a purged document's stale row may hold the same key (same id).
-            try db.run("INSERT OR REPLACE INTO \(index.table)(doc_id, key) VALUES (?, ?)",
-                       [.integer(change.rowID), .blob(key)])
+            // A purged document's stale row may hold the same key (same id): removed
+            // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
+            // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
+            try db.run("DELETE FROM \(index.table) WHERE key = ?", [.blob(key)])
+            try db.run("INSERT INTO \(index.table)(doc_id, key) VALUES (?, ?)", [.integer(change.rowID), .blob(key)])
         }
         let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
         try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?", [.integer(reached), .text(index.signature)])
