@@ -1,4 +1,5 @@
 public import SetteeJSON
+internal import Synchronization
 
 /// Key indexes (`KeyIndex`) of one database: brought up to date on demand, read
 /// a page at a time, dropped when no definition names them any more.
@@ -13,7 +14,9 @@ extension Database {
         try Self.check(index)
         let target = changesNotifier.sequence
         let batch = max(1, batch)
+        if let reached = indexSequences.withLock({ $0[index.signature] }), reached >= target { return }
         while try await !writer.write({ db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }) {}
+        indexSequences.withLock { $0[index.signature] = max($0[index.signature] ?? 0, target) }
     }
 
     /// Up to `limit` documents of `index` (nil: every live document that is not a
@@ -34,6 +37,7 @@ extension Database {
     /// Drops the stored tables of indexes whose signatures are not in `keeping`
     /// (`_index` DELETE, `_view_cleanup`).
     public func dropIndexes(keeping: Set<String>) async throws {
+        indexSequences.withLock { $0 = $0.filter { keeping.contains($0.key) } }
         try await writer.write { db in try KeyIndexRecords.drop(db, keeping: keeping) }
     }
 
