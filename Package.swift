@@ -35,7 +35,8 @@ let package = Package(
         // QR codes for `settee pair` (Debian's libqrencode, as `qrencode -t UTF8` draws them).
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
-        .target(name: "SetteeJSON", swiftSettings: swiftSettings),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        .target(name: "SetteeJSON", dependencies: ["CPCRE2"], swiftSettings: swiftSettings),
         .target(
             name: "SetteeStore",
             dependencies: [

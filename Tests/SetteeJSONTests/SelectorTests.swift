@@ -115,11 +115,33 @@ import Testing
         #expect(try matches(["imdb": ["$keyMapMatch": ["$eq": "votes"]]]))
     }
 
+    /// A pattern that backtracks exponentially stops at PCRE2's match limit and does
+    /// not match (Erlang's `re` answers `{error, match_limit}`, which CouchDB treats as
+    /// no match) instead of running for hours.
+    @Test func catastrophicRegexIsBounded() throws {
+        let subject: JSONValue = ["s": .string(String(repeating: "a", count: 64) + "!")]
+        #expect(try !matches(["s": ["$regex": "(a+)+$"]], subject))
+        #expect(try matches(["s": ["$regex": "(a+)+!$"]], subject))
+    }
+
+    /// Many `$in` operands are hashed (`ValueSet`): equality stays collation equality.
+    @Test func largeInLists() throws {
+        let many: [JSONValue] = (0..<1_000).map { .int($0 * 2) } + ["Action", ["k": 1], .number(JSONNumber(text: "9007199254740993"))]
+        #expect(try matches(["year": ["$in": .array(many + [1999.0])]]))
+        #expect(try !matches(["year": ["$in": .array(many)]]))
+        #expect(try matches(["genre": ["$in": .array(many)]]))  // an element of the array
+        #expect(try matches(["x": ["$in": .array(many)]], ["x": ["k": 1]]))
+        #expect(try !matches(["x": ["$in": .array(many)]], ["x": .number(JSONNumber(text: "9007199254740992"))]))
+        #expect(try matches(["x": ["$nin": .array(many)]], ["x": 3]))
+    }
+
     @Test func regexAndBeginsWith() throws {
         #expect(try matches(["title": ["$regex": "^The"]]))
         #expect(try matches(["title": ["$regex": "Mat"]]))  // unanchored, like re:run
         #expect(try matches(["title": ["$regex": "(?i)matrix$"]]))
         #expect(try !matches(["year": ["$regex": "1999"]]))
+        #expect(try matches(["title": ["$regex": #"^\w+\s\w+$"#]]))  // PCRE classes, as Erlang's re
+
         #expect(try matches(["title": ["$beginsWith": "The M"]]))
     }
 

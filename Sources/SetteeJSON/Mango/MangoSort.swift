@@ -20,10 +20,10 @@ public struct MangoSort: Sendable, Hashable {
         var directions: [Bool] = []
         for spec in specs {
             switch spec {
-            case .string(let field):
+            case .string(let field) where !field.isEmpty:
                 fields.append(field)
                 directions.append(false)
-            case .object(let object) where object.count == 1:
+            case .object(let object) where object.count == 1 && !object[0].key.isEmpty:
                 guard case .string(let direction) = object[0].value, direction == "asc" || direction == "desc" else {
                     throw .invalidSortField(spec)
                 }

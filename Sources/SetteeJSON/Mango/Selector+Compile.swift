@@ -85,7 +85,7 @@ extension Selector {
             case "$gte": return .compare(.gte, operand)
             case "$in", "$nin", "$all":
                 guard case .array(let operands) = operand else { throw .badArgument(op, operand) }
-                return op == "$in" ? .isIn(operands) : op == "$nin" ? .notIn(operands) : .containsAll(operands)
+                return op == "$in" ? .isIn(ValueSet(operands)) : op == "$nin" ? .notIn(ValueSet(operands)) : .containsAll(operands)
             case "$exists":
                 guard case .bool(let shouldExist) = operand else { throw .badArgument(op, operand) }
                 return .exists(shouldExist)

@@ -55,8 +55,8 @@ extension Selector {
     /// A terminal operator with its validated operand.
     indirect enum Test: Sendable {
         case compare(Comparison, JSONValue)
-        case isIn([JSONValue])
-        case notIn([JSONValue])
+        case isIn(ValueSet)
+        case notIn(ValueSet)
         case exists(Bool)
         case type(String)
         case mod(divisor: Int64, remainder: Int64)
@@ -120,9 +120,8 @@ extension Selector.Test {
     }
 
     /// `$in`: an array field matches when any element equals any operand.
-    private static func isIn(_ value: JSONValue, _ operands: [JSONValue]) -> Bool {
-        let candidates = value.arrayValue ?? [value]
-        return operands.contains { operand in candidates.contains { JSONCollation.isEqual($0, operand) } }
+    private static func isIn(_ value: JSONValue, _ operands: ValueSet) -> Bool {
+        (value.arrayValue ?? [value]).contains(where: operands.contains)
     }
 
     /// `$all`: every operand is an element of the array, or the single operand is
