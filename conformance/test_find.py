@@ -327,9 +327,22 @@ def test_find_methods_and_content_type(movies):
                  400, "bad_request")
 
 
+def test_partition_endpoints_on_a_global_database(db):
+    """/{db}/_partition/... on a database created without ?partitioned=true: 400
+    "database is not partitioned" (chttpd_db:partition_db_req)."""
+    r = db.client.post(db.url("_partition", "p", "_find"), json={"selector": {}})
+    assert_error(r, 400, "bad_request", "database is not partitioned")
+    assert_error(db.client.get(db.url("_partition", "p")), 400, "bad_request", "database is not partitioned")
+
+
+def test_invalid_partitioned_parameter(client):
+    """PUT /{db}?partitioned= other than true or false: 400 (chttpd_db:parse_partitioned_opt/1)."""
+    r = client.put(client.url("t_partitioned_bad"), params={"partitioned": "yes"})
+    assert_error(r, 400, "bad_request", "Invalid `partitioned` parameter")
+
+
 def test_find_missing_database(client):
     """404 for a database that does not exist."""
-    r = client.post(client.url("no_such_db_for_find"), json={"selector": {}})
     r = client.post(client.url("no_such_db_for_find", "_find"), json={"selector": {}})
     assert_error(r, 404, "not_found")
 

@@ -35,6 +35,7 @@ enum DatabaseHandlers {
         let name = context.parameters.db ?? ""
         let q = try shardOption("q", context)
         _ = try shardOption("n", context)
+        try partitionedOption(context)
         let database = try await create(name, directory: context.node.directory,
                                         configuration: context.node.configuration)
         if let q { try await database.setShardCount(q) }
@@ -49,6 +50,16 @@ enum DatabaseHandlers {
             throw CouchError.badRequest("The `\(name)` value should be a positive integer.")
         }
         return value
+    }
+
+    /// `?partitioned=`: Settee has no partitioned databases, and answers `true` as a
+    /// CouchDB without the feature does (chttpd_db:parse_partitioned_opt/1).
+    private static func partitionedOption(_ context: RequestContext) throws {
+        switch context.query["partitioned"] {
+        case nil, "false": return
+        case "true": throw CouchError.badRequest("Partitioned feature is not enabled.")
+        default: throw CouchError.badRequest("Invalid `partitioned` parameter")
+        }
     }
 
     /// A new database with CouchDB's default `_security` (`[couchdb] default_security`).

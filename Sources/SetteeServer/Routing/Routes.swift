@@ -56,6 +56,10 @@ enum Routes {
         ("/{db}/_index/_bulk_delete", [.POST: db(IndexHandlers.bulkDelete)]),
         ("/{db}/_index/{ddoc}/{type}/{name}", [.DELETE: db(IndexHandlers.delete)]),
         ("/{db}/_index/_design/{ddoc}/{type}/{name}", [.DELETE: db(IndexHandlers.delete)]),
+        // No database is partitioned (DatabaseHandlers.partitionedOption).
+        ("/{db}/_partition/{path...}", everyMethod(db { _, _ in
+            throw CouchError.badRequest("database is not partitioned")
+        })),
         ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
 
         ("/{db}/{docid}", document),
