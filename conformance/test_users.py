@@ -124,3 +124,12 @@ def test_session_cookies_are_persistent(client, base_url, user):
     header = login.headers["Set-Cookie"]
     assert header.startswith("AuthSession=") and "Max-Age=" in header and "Expires=" in header
     assert "Path=/" in header and "HttpOnly" in header
+
+
+def test_find_in_replicator_needs_a_server_admin(base_url, client, user):
+    """POST /_replicator/_find by a user: 403 "You are not allowed to access this db."
+    (CouchDB 3.4.3; its documents may carry others' credentials), where an admin queries."""
+    put_user(client, user)
+    r = requests.post(base_url + "/_replicator/_find", json={"selector": {}}, auth=(user, "pw-" + user))
+    assert_error(r, 403, "forbidden", "You are not allowed to access this db.")
+    assert_status(client.post(client.url("_replicator", "_find"), json={"selector": {"_id": "none"}}), 200)

@@ -6,14 +6,14 @@ import SetteeStore
 /// Databases › /{db}/_find, /{db}/_explain; mango_httpd.erl).
 enum FindHandlers {
     static func find(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let request = try await parse(context)
+        let request = try await parse(context, database)
         let plan = try QueryPlanner.plan(request, indexes: try await MangoIndexes.all(database))
         let result = try await MangoFind(request: request, plan: plan, database: database).run()
         return JSONResponse.make(status: 200, bytes: body(result, request))
     }
 
     static func explain(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let request = try await parse(context)
+        let request = try await parse(context, database)
         let plan = try QueryPlanner.plan(request, indexes: try await MangoIndexes.all(database))
         let candidates: [JSONValue] = plan.candidates.filter { $0.index.name != plan.index.name
             || $0.index.ddoc != plan.index.ddoc }.map { candidate in
@@ -77,7 +77,14 @@ enum FindHandlers {
         return .bool(Set(fields).isSubset(of: Set(["_id"] + index.columns)))
     }
 
-    private static func parse(_ context: RequestContext) async throws -> FindRequest {
+    /// The body, once the requester may query `database`: in `_users` and `_replicator`,
+    /// whose documents others may not all read, only server admins (CouchDB 3.4.3 answers
+    /// anyone else 403, where `_all_docs` answers 401).
+    private static func parse(_ context: RequestContext, _ database: Database) async throws -> FindRequest {
+        if !context.user.isAdmin,
+           UsersDatabaseReadRule.isUsersDatabase(database) || ReplicatorReadRule.isReplicatorDatabase(database) {
+            throw CouchError(403, "forbidden", "You are not allowed to access this db.")
+        }
         let body = try await context.jsonBody().value
         return try FindRequest(parsing: body)
     }
