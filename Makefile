@@ -2,14 +2,14 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 
-DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 libqrencode-dev libpcre2-dev zbar-tools podman runc debootstrap binutils
+DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 libqrencode-dev libpcre2-dev zbar-tools podman runc debootstrap binutils chromium
 CONFIG   ?= config/settee.ini
 # Empty: the data dir comes from $(CONFIG), else the built-in ./data.
 DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release conformance fuzz fuzz-smoke container-test clean
+.PHONY: serve test deps build build-release conformance browser-test fuzz fuzz-smoke container-test clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -40,6 +40,7 @@ test: build
 	# together they could starve the two-thread cooperative pool in-process servers use.
 	swift test -j $(SWIFT_JOBS) --skip-build --filter IntegrationTests --no-parallel
 	$(MAKE) --no-print-directory conformance
+	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory container-test
 
@@ -71,6 +72,11 @@ container-test: deps
 
 conformance:
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run --no-skip
+
+# The web admin (/_utils) in headless Chromium (Debian's), screenshots of each page
+# in .build-artifacts/web-admin/.
+browser-test:
+	scripts/with-settee "$$(swift build --show-bin-path)/settee" browser/run
 
 clean:
 	swift package clean

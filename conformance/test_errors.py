@@ -158,3 +158,15 @@ def test_unknown_doc_method(client, db):
     """chttpd_db db_doc_req: an unsupported method on a document -> 405."""
     put_doc(db, "d", {})
     assert_error(client.request("PATCH", db.url("d"), json={}), 405, "method_not_allowed")
+
+
+def test_unauthorized_sends_no_basic_challenge(anon):
+    """401 answers carry no WWW-Authenticate by default, so a browser shows no password
+    dialog over the page that asked (chttpd:error_headers/4: only with
+    require_valid_user, [chttpd] WWW-Authenticate or X-CouchDB-WWW-Authenticate)."""
+    r = anon.put(anon.url("t_never_created_by_anonymous"))
+    assert_error(r, 401, "unauthorized")
+    assert "WWW-Authenticate" not in r.headers
+    r = anon.post(anon.url("_session"), json={"name": "nobody", "password": "wrong"})
+    assert_error(r, 401, "unauthorized")
+    assert "WWW-Authenticate" not in r.headers

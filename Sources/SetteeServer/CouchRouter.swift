@@ -42,6 +42,10 @@ struct CouchRouter: HTTPResponder {
                 request.logger.error("\(request.method) \(request.rawPath) failed: \(String(describing: error))")
             }
             response = couchError.response
+            if couchError.status == 401, let challenge = request.headers["X-CouchDB-WWW-Authenticate"],
+               !response.headers.contains("WWW-Authenticate") {
+                response.headers.add("WWW-Authenticate", challenge)
+            }
         }
         let requestID = RequestID.forRequest(header: request.headers["X-Couch-Request-ID"])
         response.headers.add("X-Couch-Request-ID", requestID)

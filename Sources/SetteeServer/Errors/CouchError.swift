@@ -33,9 +33,11 @@ struct CouchError: Error, Sendable, Equatable {
     static let conflict = CouchError(409, "conflict", "Document update conflict.")
     static let databaseNotFound = CouchError(404, "not_found", "Database does not exist.")
     static let invalidJSON = CouchError(400, "bad_request", "invalid UTF-8 JSON")
-    static func unauthorized(_ reason: String) -> CouchError {
-        CouchError(401, "unauthorized", reason, headers: [("WWW-Authenticate", "Basic realm=\"settee\"")])
-    }
+    /// No `WWW-Authenticate`, as CouchDB sends none by default: a browser would answer
+    /// one with its own password dialog over the page (or PouchDB app) that asked.
+    /// `require_valid_user` adds it (LiveSettings); so does a client's
+    /// `X-CouchDB-WWW-Authenticate` (CouchRouter), as CouchDB's chttpd:error_headers/4.
+    static func unauthorized(_ reason: String) -> CouchError { CouchError(401, "unauthorized", reason) }
     static let notImplemented = CouchError(
         501, "not_implemented", "Settee stores design documents but does not run JavaScript (views, shows, lists, updates).")
 }

@@ -21,6 +21,8 @@ enum Routes {
         ("/_scheduler/docs/{db}/{docid}", [.GET: SchedulerHandlers.doc]),
         ("/_peers", [.GET: serverAdmin(PeersHandlers.get)]),
         ("/_session", [.GET: SessionHandlers.get, .POST: SessionHandlers.post, .DELETE: SessionHandlers.delete]),
+        ("/_utils", [.GET: WebAdminHandlers.index]),
+        ("/_utils/{path...}", [.GET: WebAdminHandlers.asset]),
         ("/_membership", [.GET: NodeHandlers.membership]),
         ("/_node/{node}", [.GET: NodeHandlers.node]),
         ("/_node/{node}/_config", [.GET: NodeHandlers.allConfig]),

@@ -1,0 +1,190 @@
+"""The web admin at /_utils (issue 27), driven in headless Chromium: log in, list
+databases with sizes, create and delete one, write and edit documents, see revisions
+and conflicts, watch _changes live, start a replication and see it complete, log out.
+Screenshots of each page go to $ARTIFACTS (default .build-artifacts/web-admin)."""
+
+import json
+import os
+import uuid
+from urllib.parse import quote, urlsplit, urlunsplit, unquote
+
+import pytest
+import requests
+
+from cdp import Browser, chromium_path
+
+RAW_URL = os.environ.get("SETTEE_URL", "")
+ARTIFACTS = os.environ.get("ARTIFACTS", os.path.join(os.path.dirname(__file__), "..", ".build-artifacts", "web-admin"))
+
+
+def split(raw):
+    parts = urlsplit(raw)
+    netloc = parts.hostname + (":%d" % parts.port if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, "", "", "")), (unquote(parts.username or ""), unquote(parts.password or ""))
+
+
+BASE, (ADMIN, PASSWORD) = split(RAW_URL) if RAW_URL else ("", ("", ""))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not RAW_URL:
+        pytest.fail("SETTEE_URL (with admin credentials) is not set")
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium on this machine")
+    browser = Browser(executable)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def admin():
+    session = requests.Session()
+    session.auth = (ADMIN, PASSWORD)
+    return session
+
+
+@pytest.fixture(scope="module")
+def names(admin):
+    tag = uuid.uuid4().hex[:8]
+    made = {"db": "webadmin_" + tag, "copy": "webadmin_copy_" + tag}
+    yield made
+    for name in made.values():
+        admin.delete(f"{BASE}/{name}")
+
+
+def shot(browser, name):
+    return browser.screenshot(os.path.join(ARTIFACTS, name + ".png"))
+
+
+def text_of(selector):
+    return f"(document.querySelector({json.dumps(selector)}) || {{}}).textContent || ''"
+
+
+def click(browser, selector):
+    browser.wait_for(f"!!document.querySelector({json.dumps(selector)})")
+    browser.evaluate(f"document.querySelector({json.dumps(selector)}).click()")
+
+
+def fill(browser, selector, value):
+    browser.wait_for(f"!!document.querySelector({json.dumps(selector)})")
+    browser.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+                     f"e.value = {json.dumps(value)}; e.dispatchEvent(new Event('input')); }})()")
+
+
+def test_1_login(browser):
+    """/_utils redirects to /_utils/, which asks for a login, then shows the databases."""
+    response = requests.get(BASE + "/_utils", allow_redirects=False)
+    assert response.status_code == 301 and response.headers["Location"] == "/_utils/"
+    browser.goto(BASE + "/_utils/")
+    browser.wait_for("!!document.querySelector('#login-form')")
+    shot(browser, "1-login")
+    fill(browser, "#login-name", ADMIN)
+    fill(browser, "#login-password", "wrong")
+    click(browser, "#login-submit")
+    browser.wait_for("!document.getElementById('toast').hidden")
+    assert "Name or password is incorrect" in browser.evaluate(text_of("#toast"))
+    fill(browser, "#login-password", PASSWORD)
+    click(browser, "#login-submit")
+    browser.wait_for("!!document.querySelector('#databases')")
+    assert ADMIN in browser.evaluate(text_of("#who"))
+
+
+def test_2_databases(browser, admin, names):
+    """The list shows each database with its document count and size; the form
+    creates one, the Delete button removes one."""
+    fill(browser, "#new-db", names["db"])
+    click(browser, "#create-db")
+    row = f"#databases tr[data-db={json.dumps(names['db'])}]"
+    browser.wait_for(f"!!document.querySelector({json.dumps(row)})")
+    assert admin.get(f"{BASE}/{names['db']}").status_code == 200
+    cells = browser.evaluate(f"[...document.querySelectorAll({json.dumps(row + ' td')})].map(c => c.textContent)")
+    assert cells[1] == "0" and cells[3].endswith("B")
+    assert browser.evaluate("!!document.querySelector('#databases tr[data-db=\"_users\"]')")
+    shot(browser, "2-databases")
+    # A second database, deleted from the page.
+    doomed = names["db"] + "_doomed"
+    assert admin.put(f"{BASE}/{doomed}").status_code == 201
+    browser.evaluate("location.hash = '#/x'; location.hash = '#/'")
+    doomed_row = f"#databases tr[data-db={json.dumps(doomed)}]"
+    browser.wait_for(f"!!document.querySelector({json.dumps(doomed_row)})")
+    browser.evaluate("window.confirm = () => true")
+    click(browser, doomed_row + " button.delete-db")
+    browser.wait_for(f"!document.querySelector({json.dumps(doomed_row)})")
+    assert admin.get(f"{BASE}/{doomed}").status_code == 404
+
+
+def test_3_documents_and_live_changes(browser, admin, names):
+    """New document, edit it (a second revision), and a change made elsewhere
+    appears in the page's live _changes list."""
+    db = names["db"]
+    browser.goto(f"{BASE}/_utils/#/db/{quote(db)}")
+    click(browser, "#new-doc")
+    browser.wait_for("document.querySelector('#doc-editor') && document.querySelector('#doc-editor').value.includes('_id')")
+    fill(browser, "#doc-editor", json.dumps({"_id": "doc1", "n": 1}))
+    click(browser, "#save-doc")
+    browser.wait_for("document.querySelector('#doc-editor') && document.querySelector('#doc-editor').value.includes('_rev')")
+    assert admin.get(f"{BASE}/{db}/doc1").json()["n"] == 1
+    edited = json.loads(browser.evaluate("document.querySelector('#doc-editor').value"))
+    edited["n"] = 2
+    fill(browser, "#doc-editor", json.dumps(edited))
+    click(browser, "#save-doc")
+    browser.wait_for("document.querySelectorAll('#revisions li').length === 2")
+    assert admin.get(f"{BASE}/{db}/doc1").json()["n"] == 2
+
+    browser.goto(f"{BASE}/_utils/#/db/{quote(db)}")
+    browser.wait_for("!!document.querySelector('#changes') && document.querySelectorAll('#documents a.doc-link').length === 1")
+    # The feed starts at "now": wait until it is connected before writing.
+    browser.wait_for("document.querySelector('#changes').hasAttribute('data-connected')")
+    assert admin.put(f"{BASE}/{db}/from-elsewhere", json={"x": 1}).status_code == 201
+    browser.wait_for(f"({text_of('#changes')}).includes('from-elsewhere')", timeout=20)
+    shot(browser, "3-database-live-changes")
+
+
+def test_4_conflicts(browser, admin, names):
+    """A document with a conflict lists the losing revision, which can be opened."""
+    db = names["db"]
+    current = admin.get(f"{BASE}/{db}/doc1").json()["_rev"]
+    other = "2-" + "f" * 32 if current < "2-" + "f" * 32 else "2-" + "0" * 32
+    rev1 = admin.get(f"{BASE}/{db}/doc1", params={"revs_info": "true"}).json()["_revs_info"][-1]["rev"]
+    body = {"docs": [{"_id": "doc1", "_rev": other, "n": 99,
+                      "_revisions": {"start": 2, "ids": [other[2:], rev1[2:]]}}], "new_edits": False}
+    assert admin.post(f"{BASE}/{db}/_bulk_docs", json=body).status_code == 201
+    conflicts = admin.get(f"{BASE}/{db}/doc1", params={"conflicts": "true"}).json().get("_conflicts", [])
+    assert len(conflicts) == 1
+    browser.goto(f"{BASE}/_utils/#/db/{quote(db)}/doc/doc1")
+    browser.wait_for("document.querySelectorAll('#conflicts li').length === 1")
+    assert conflicts[0] in browser.evaluate(text_of("#conflicts"))
+    shot(browser, "4-document-conflict")
+    click(browser, "#conflicts a.rev-link")
+    browser.wait_for(f"!!document.querySelector('#doc-editor') && document.querySelector('#doc-editor').value.includes({json.dumps(conflicts[0])})")
+
+
+def test_5_replication(browser, admin, names):
+    """The replication page starts a replication (a _replicator document) that
+    completes; its copy holds the documents."""
+    browser.goto(f"{BASE}/_utils/#/replication")
+    browser.wait_for("!!document.querySelector('#replicate-form')")
+    fill(browser, "#rep-source", names["db"])
+    fill(browser, "#rep-target", names["copy"])
+    browser.evaluate("document.querySelector('#rep-create-target').checked = true")
+    click(browser, "#start-replication")
+    browser.wait_for(f"({text_of('#replication-docs')}).includes({json.dumps(names['copy'])})")
+    # The page refreshes itself every 5 s.
+    browser.wait_for(f"[...document.querySelectorAll('#replication-docs tr')].some(r => r.textContent.includes("
+                     f"{json.dumps(names['copy'])}) && r.textContent.includes('completed'))", timeout=40)
+    shot(browser, "5-replication")
+    copied = admin.get(f"{BASE}/{names['copy']}/_all_docs").json()
+    assert {row["id"] for row in copied["rows"]} == {"doc1", "from-elsewhere"}
+    for doc in admin.get(f"{BASE}/_replicator/_all_docs").json()["rows"]:
+        if not doc["id"].startswith("_design/"):
+            admin.delete(f"{BASE}/_replicator/{doc['id']}", params={"rev": doc["value"]["rev"]})
+
+
+def test_6_logout(browser):
+    """Log out ends the session: the login form again."""
+    click(browser, "#logout")
+    browser.wait_for("!!document.querySelector('#login-form')")
+    browser.evaluate("location.reload()")
+    browser.wait_for("!!document.querySelector('#login-form')")
