@@ -55,7 +55,7 @@ import Testing
         #expect(anonymous.json["error"] == "unauthorized")
         // No browser password dialog, as CouchDB (chttpd:error_headers/4), unless asked for.
         #expect(anonymous.headers["WWW-Authenticate"] == nil)
-        let asking = await h.send("PUT", "/db", admin: false, headers: ["X-CouchDB-WWW-Authenticate": "Basic realm=\"x\""])
+        let asking = await h.send("PUT", "/db", headers: ["X-CouchDB-WWW-Authenticate": "Basic realm=\"x\""], admin: false)
         #expect(asking.headers["WWW-Authenticate"] == "Basic realm=\"x\"")
         let wrong = await h.send("GET", "/", headers: ["Authorization": "Basic YWRtaW46d3Jvbmc="])
         #expect(wrong.status == 401)

@@ -1,3 +1,4 @@
+import Dispatch
 import SetteeJSON
 import Testing
 @testable import SetteeStore
@@ -122,5 +123,30 @@ import Testing
         let range = KeyRange(lower: IndexKeyEncoding.encode("t3"), upper: IndexKeyEncoding.upperBound(IndexKeyEncoding.encode("t3")))
         let rows = try await db.indexPage(keyIndex, range: range, descending: false, after: nil, limit: 10_000)
         #expect(rows.count == 6_000)
+    }
+
+    /// A build longer than one write job is listed in the directory's tasks (for
+    /// `_active_tasks`) while it runs, with its progress, and is gone when it ends.
+    @Test func aLongBuildIsAnActiveTask() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<10 { _ = try await db.put("d\(i)", #"{"n":\#(i)}"#).get() }
+        let gate = DispatchSemaphore(value: 0)
+        let slow = KeyIndex(signature: "0bad", label: "_design/slow") { document in
+            if document.id == "d5" { gate.wait() }  // holds the third job until the task was seen
+            return bytes(document.id)
+        }
+        let build = Task { try await db.refreshIndex(slow, batch: 2) }
+        while store.directory.tasks.all.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        let task = try #require(store.directory.tasks.all.first)
+        #expect(task.kind == .indexing(label: "_design/slow"))
+        #expect(task.database == "db" && task.totalChanges == 10)
+        #expect(task.changesDone >= 2 && task.progress >= 20 && task.progress < 100)
+        gate.signal()
+        try await build.value
+        #expect(store.directory.tasks.all.isEmpty)
+        #expect(try await ids(db, .all).isEmpty)  // keyed by id bytes, not Mango keys: read back below
+        #expect(try await db.indexPage(slow, range: .all, descending: false, after: nil, limit: 20).count == 10)
     }
 }

@@ -2,6 +2,7 @@ internal import FoundationEssentials
 internal import SetteeHTTP
 internal import SetteeJSON
 internal import SetteeReplicator
+internal import SetteeStore
 
 /// `GET /_scheduler/jobs`, `/_scheduler/docs[/_replicator/{docid}]` and
 /// `/_active_tasks` (CouchDB API Reference › Server), in CouchDB 3.4.3's shapes.
@@ -73,7 +74,26 @@ enum SchedulerHandlers {
             if let error = progress.lastError { task.append("last_error", .string(error)) }
             return .object(task)
         }
-        return JSONResponse.make(status: 200, .array(tasks))
+        let storeTasks = context.node.directory.tasks.all.map { storeTask($0, node: node) }
+        return JSONResponse.make(status: 200, .array(tasks + storeTasks))
+    }
+
+    /// A compaction or index build as CouchDB lists one (`database_compaction`, `indexer`).
+    private static func storeTask(_ task: StoreTasks.Task, node: String) -> JSONValue {
+        var entry: JSONObject = ["changes_done": .int(task.changesDone), "database": .string(task.database)]
+        if case .indexing(let label) = task.kind {
+            entry.append("design_document", .string(label))
+            entry.append("indexer_pid", "<settee>")
+        }
+        entry.append("node", .string(node))
+        entry.append("pid", "<settee>")
+        entry.append("process_status", "waiting")
+        entry.append("progress", .int(task.progress))
+        entry.append("started_on", .int(task.startedOn))
+        entry.append("total_changes", .int(task.totalChanges))
+        entry.append("type", task.kind == .compaction ? "database_compaction" : "indexer")
+        entry.append("updated_on", .int(task.updatedOn))
+        return .object(entry)
     }
 
     /// One `_scheduler/docs` entry.

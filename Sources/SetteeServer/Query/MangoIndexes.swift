@@ -21,7 +21,7 @@ enum MangoIndexes {
 
     /// The stored table behind `index`.
     static func keyIndex(_ index: MangoIndex) -> KeyIndex {
-        KeyIndex(signature: index.signature) { document in
+        KeyIndex(signature: index.signature, label: index.ddoc ?? "") { document in
             guard let body = try? JSONReader.parse(document.body) else { return nil }
             return index.key(id: document.id, rev: document.rev.description, body: body)
         }

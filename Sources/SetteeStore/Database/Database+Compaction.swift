@@ -27,12 +27,18 @@ extension Database {
 
     /// The compaction itself; `startCompaction` runs it in the background.
     func compact() async throws {
+        // `_active_tasks`' `database_compaction`: half done once revisions are stemmed and
+        // old bodies dropped, the rest is the VACUUM and the WAL checkpoint.
+        let total = Int(changesNotifier.sequence)
+        let task = tasks.begin(.compaction, database: name, totalChanges: total)
+        defer { tasks.end(task) }
         try await writer.write { db in
             try Self.stemAll(db)
             // Attachment rows go with the bodies: a non-leaf revision keeps neither.
             try db.run("DELETE FROM attachments WHERE sequence IN (SELECT sequence FROM revs WHERE current = 0)")
             try db.run("UPDATE revs SET json = NULL WHERE current = 0 AND json IS NOT NULL")
         }
+        tasks.progress(task, changesDone: total / 2)
         let blobs = self.blobs
         try await writer.withoutTransaction { db in
             // On the writer queue, between transactions: every committed revision's

@@ -33,9 +33,14 @@ public final class Database: Sendable {
     /// The rule every write to this database passes (`StoreConfiguration.writePolicies`).
     let writePolicy: (any WritePolicy)?
 
+    /// Where compactions and index builds show themselves (`_active_tasks`).
+    let tasks: StoreTasks
+
     /// Opens (creating and migrating) the file at `path`.
-    init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil) throws {
+    init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil,
+         tasks: StoreTasks = StoreTasks()) throws {
         self.name = name
+        self.tasks = tasks
         self.path = path
         self.events = events
         writePolicy = configuration.writePolicies[name]

@@ -13,6 +13,8 @@ public final class DatabaseDirectory: Sendable {
     /// `_db_updates`: every database created, updated or deleted here, recorded
     /// where it happens (whatever asked for it: HTTP, a replication, a purge).
     public let updates = DatabaseUpdates()
+    /// Compactions and index builds running in any of the databases.
+    public let tasks = StoreTasks()
 
     /// Opens (creating if needed) the directory at `configuration.path`.
     /// - Throws: `StoreError.io` when it cannot be created.
@@ -43,7 +45,8 @@ public final class DatabaseDirectory: Sendable {
         try open.withLock { databases in
             if let database = databases[name] { return database }
             guard Self.isValidName(name), FileManager.default.fileExists(atPath: filePath(name)) else { return nil }
-            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates)
+            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
+                                        tasks: tasks)
             databases[name] = database
             return database
         }
@@ -57,7 +60,8 @@ public final class DatabaseDirectory: Sendable {
             guard databases[name] == nil, !FileManager.default.fileExists(atPath: filePath(name)) else {
                 throw StoreError.databaseExists(name)
             }
-            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates)
+            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
+                                        tasks: tasks)
             databases[name] = database
             logger.info("created database", metadata: ["db": .string(name)])
             updates.record(.created, databaseName: name)

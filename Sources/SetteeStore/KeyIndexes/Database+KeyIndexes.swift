@@ -15,7 +15,20 @@ extension Database {
         let target = changesNotifier.sequence
         let batch = max(1, batch)
         if let reached = indexSequences.withLock({ $0[index.signature] }), reached >= target { return }
-        while try await !writer.write({ db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }) {}
+        var step = try await writer.write { db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }
+        if !step.isDone {
+            // A build that takes more than one job shows in `_active_tasks` (CouchDB's
+            // `indexer`); its total is the changes since the table's sequence, an upper bound.
+            let task = tasks.begin(.indexing(label: index.label), database: name,
+                                   totalChanges: Int(target - step.since))
+            defer { tasks.end(task) }
+            var done = step.documents
+            while !step.isDone {
+                tasks.progress(task, changesDone: done)
+                step = try await writer.write { db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }
+                done += step.documents
+            }
+        }
         indexSequences.withLock { $0[index.signature] = max($0[index.signature] ?? 0, target) }
     }
 

@@ -15,11 +15,15 @@ public struct KeyIndex: Sendable {
     /// Names the index's table; definitions with equal signatures share one.
     /// Lowercase hex, at most 40 characters.
     public let signature: String
+    /// What the index is for, as `_active_tasks` names it while it builds (Mango: its
+    /// design document).
+    public let label: String
     /// The key of a live document, or nil to leave it out of the index.
     public let key: @Sendable (KeyIndexDocument) -> [UInt8]?
 
-    public init(signature: String, key: @escaping @Sendable (KeyIndexDocument) -> [UInt8]?) {
+    public init(signature: String, label: String = "", key: @escaping @Sendable (KeyIndexDocument) -> [UInt8]?) {
         self.signature = signature
+        self.label = label
         self.key = key
     }
 

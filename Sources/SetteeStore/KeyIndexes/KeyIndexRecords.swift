@@ -10,12 +10,19 @@ enum KeyIndexRecords {
         try db.run("INSERT OR IGNORE INTO key_indexes(signature, seq) VALUES (?, 0)", [.text(index.signature)])
     }
 
-    /// Indexes up to `batch` documents changed since the table's sequence; returns
-    /// whether it has now caught up with `target`.
-    static func catchUp(_ db: Connection, _ index: KeyIndex, to target: Int64, batch: Int) throws -> Bool {
+    /// One catch-up step: the sequence the table started from, how many documents it
+    /// read, and whether it has reached its target.
+    struct Step: Sendable {
+        let since: Int64
+        let documents: Int
+        let isDone: Bool
+    }
+
+    /// Indexes up to `batch` documents changed since the table's sequence.
+    static func catchUp(_ db: Connection, _ index: KeyIndex, to target: Int64, batch: Int) throws -> Step {
         try create(db, index)
         let since = try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0
-        guard since < target else { return true }
+        guard since < target else { return Step(since: since, documents: 0, isDone: true) }
         var changed: [(rowID: Int64, seq: Int64, document: KeyIndexDocument?)] = []
         try db.query("""
             SELECT d.doc_id, d.seq, d.docid, d.deleted, d.winner, r.json
@@ -46,7 +53,7 @@ enum KeyIndexRecords {
         }
         let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
         try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?", [.integer(reached), .text(index.signature)])
-        return reached >= target
+        return Step(since: since, documents: changed.count, isDone: reached >= target)
     }
 
     /// Drops the tables of every index whose signature is not in `keeping`.
