@@ -74,22 +74,12 @@ enum KeyIndexRecords {
         let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
                                     [.text(index.table)]) ?? 0
         guard exists > 0 else { return [] }
-        var conditions = ["k.key >= ?"]
-        var arguments: [SQLiteValue] = [.blob(range.lower)]
-        if let upper = range.upper {
-            conditions.append("k.key < ?")
-            arguments.append(.blob(upper))
-        }
-        if let after {
-            conditions.append(descending ? "k.key < ?" : "k.key > ?")
-            arguments.append(.blob(after))
-        }
-        arguments.append(.integer(Int64(limit)))
+        let (conditions, arguments) = bounds("k.key", "?", range, descending: descending, after: after, limit: limit)
         let sql = """
             SELECT k.key, d.docid, d.winner, r.json, d.doc_id FROM \(index.table) k
             JOIN docs d ON d.doc_id = k.doc_id
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
-            WHERE d.deleted = 0 AND \(conditions.joined(separator: " AND "))
+            WHERE d.deleted = 0 AND \(conditions)
             ORDER BY k.key \(descending ? "DESC" : "ASC") LIMIT ?
             """
         return try rows(db, sql, arguments)
@@ -101,24 +91,33 @@ enum KeyIndexRecords {
                                  after: [UInt8]?, limit: Int) throws -> [KeyIndexRow] {
         // CAST(blob AS TEXT) keeps the bytes as they are: a bound may end in 0xFF,
         // which no String holds; BINARY collation compares them with memcmp.
-        var conditions = ["d.docid >= CAST(? AS TEXT)", "NOT (d.docid >= '_design/' AND d.docid < '_design0')"]
-        var arguments: [SQLiteValue] = [.blob(range.lower)]
-        if let upper = range.upper {
-            conditions.append("d.docid < CAST(? AS TEXT)")
-            arguments.append(.blob(upper))
-        }
-        if let after {
-            conditions.append(descending ? "d.docid < CAST(? AS TEXT)" : "d.docid > CAST(? AS TEXT)")
-            arguments.append(.blob(after))
-        }
-        arguments.append(.integer(Int64(limit)))
+        let (conditions, arguments) = bounds("d.docid", "CAST(? AS TEXT)", range, descending: descending,
+                                             after: after, limit: limit)
         let sql = """
             SELECT CAST(d.docid AS BLOB), d.docid, d.winner, r.json, d.doc_id FROM docs d
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
-            WHERE d.deleted = 0 AND \(conditions.joined(separator: " AND "))
+            WHERE d.deleted = 0 AND NOT (d.docid >= '_design/' AND d.docid < '_design0') AND \(conditions)
             ORDER BY d.docid \(descending ? "DESC" : "ASC") LIMIT ?
             """
         return try rows(db, sql, arguments)
+    }
+
+    /// The WHERE conditions on `column` for `range` and `after`, and their arguments
+    /// (each bound as `parameter`), with `limit` last for the LIMIT.
+    private static func bounds(_ column: String, _ parameter: String, _ range: KeyRange, descending: Bool,
+                               after: [UInt8]?, limit: Int) -> (String, [SQLiteValue]) {
+        var conditions = ["\(column) >= \(parameter)"]
+        var arguments: [SQLiteValue] = [.blob(range.lower)]
+        if let upper = range.upper {
+            conditions.append("\(column) < \(parameter)")
+            arguments.append(.blob(upper))
+        }
+        if let after {
+            conditions.append("\(column) \(descending ? "<" : ">") \(parameter)")
+            arguments.append(.blob(after))
+        }
+        arguments.append(.integer(Int64(limit)))
+        return (conditions.joined(separator: " AND "), arguments)
     }
 
     /// Reads `key, docid, winner, json, doc_id` rows; an unlinked winner's body is read by its tree.
