@@ -37,6 +37,9 @@ let package = Package(
 
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .target(name: "SetteeJSON", dependencies: ["CPCRE2"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CJavaScriptCore", pkgConfig: "javascriptcoregtk-4.1",
+                       providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]),
+        .target(name: "SetteeViews", dependencies: ["SetteeJSON", "CJavaScriptCore"], swiftSettings: swiftSettings),
         .target(
             name: "SetteeStore",
             dependencies: [
@@ -59,6 +62,7 @@ let package = Package(
             name: "SetteeServer",
             dependencies: [
                 "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeDocuments", "SetteeReplicator", "SetteeDiscovery",
+                "SetteeViews",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,6 +103,7 @@ let package = Package(
         .target(name: "SetteeTestSupport", dependencies: ["SetteeJSON"], path: "Tests/SetteeTestSupport",
                 swiftSettings: swiftSettings),
         .testTarget(name: "SetteeJSONTests", dependencies: ["SetteeJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeViewsTests", dependencies: ["SetteeViews", "SetteeJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "SetteeStoreTests", dependencies: ["SetteeStore", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeDocumentsTests",

@@ -68,7 +68,7 @@ enum Routes {
         ("/{db}/{docid}/{attachment...}", attachment),
         ("/{db}/_design/{ddoc}", document),
         ("/{db}/_design/{ddoc}/{attachment...}", attachment),
-        ("/{db}/_design/{ddoc}/_view/{view}", everyMethod(db { _, _ in throw CouchError.notImplemented })),
+        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(ViewHandlers.query), .POST: db(ViewHandlers.query)]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
         ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
                                     .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),

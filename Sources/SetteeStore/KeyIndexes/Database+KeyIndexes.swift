@@ -34,8 +34,9 @@ extension Database {
 
     /// Up to `limit` documents of `index` (nil: every live document that is not a
     /// design document, by id) in key order within `range`, strictly after `after`.
+    /// `bodies: false` leaves `KeyIndexRow.body` empty (a view read without `include_docs`).
     public func indexPage(_ index: KeyIndex?, range: KeyRange, descending: Bool, after: [UInt8]?,
-                          limit: Int) async throws -> [KeyIndexRow] {
+                          limit: Int, bodies: Bool = true) async throws -> [KeyIndexRow] {
         if let index { try Self.check(index) }
         let limit = max(1, limit)
         return try await readers.read(.scan) { db in
@@ -43,7 +44,19 @@ extension Database {
                 return try KeyIndexRecords.allDocumentsPage(db, range: range, descending: descending,
                                                             after: after, limit: limit)
             }
-            return try KeyIndexRecords.page(db, index, range: range, descending: descending, after: after, limit: limit)
+            return try KeyIndexRecords.page(db, index, range: range, descending: descending, after: after,
+                                            limit: limit, bodies: bodies)
+        }
+    }
+
+    /// How many entries `index` holds, and how many sort before `bound` (a view's
+    /// `total_rows` and `offset`).
+    public func indexCounts(_ index: KeyIndex, before bound: [UInt8]?) async throws -> (total: Int, before: Int) {
+        try Self.check(index)
+        return try await readers.read(.scan) { db in
+            let total = try KeyIndexRecords.count(db, index, below: nil)
+            guard let bound else { return (total, 0) }
+            return (total, try KeyIndexRecords.count(db, index, below: bound))
         }
     }
 

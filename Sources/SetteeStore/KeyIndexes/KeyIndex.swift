@@ -1,12 +1,15 @@
 public import SetteeJSON
 
-/// A secondary index over documents' winning revisions: at most one sortable
-/// byte key per live document, kept in a table of its own (`KeyIndexRecords`).
+/// A secondary index over documents' winning revisions: sortable byte keys, each
+/// with a value, from each live document (a Mango index: at most one key and no
+/// value; a view: what its map function emits), kept in a table of its own
+/// (`KeyIndexRecords`).
 ///
-/// The store knows nothing of what a key means: Mango (`SetteeJSON/Mango`)
-/// supplies `key`, a function from a document to bytes whose `memcmp` order is
-/// the order its queries want. Keys end with something unique to the document
-/// (Mango appends the document id), so no two documents share one.
+/// The store knows nothing of what a key means: Mango (`SetteeJSON/Mango`) and
+/// views supply `entries`, a function from a document to keys whose `memcmp` order
+/// is the order their queries want. Keys end with something unique to the document
+/// and the entry (the document id, and for views the emit's place), so no two
+/// entries share one.
 ///
 /// Indexes are brought up to date when queried (`Database.refreshIndex`), as
 /// CouchDB's views are, not inside each document write: writes pay nothing for
@@ -18,13 +21,20 @@ public struct KeyIndex: Sendable {
     /// What the index is for, as `_active_tasks` names it while it builds (Mango: its
     /// design document).
     public let label: String
-    /// The key of a live document, or nil to leave it out of the index.
-    public let key: @Sendable (KeyIndexDocument) -> [UInt8]?
+    /// The entries of a live document (none: left out of the index).
+    public let entries: @Sendable (KeyIndexDocument) -> [KeyIndexEntry]
 
-    public init(signature: String, label: String = "", key: @escaping @Sendable (KeyIndexDocument) -> [UInt8]?) {
+    public init(signature: String, label: String = "", entries: @escaping @Sendable (KeyIndexDocument) -> [KeyIndexEntry]) {
         self.signature = signature
         self.label = label
-        self.key = key
+        self.entries = entries
+    }
+
+    /// An index of at most one key per document, with no value (Mango's json indexes).
+    public init(signature: String, label: String = "", key: @escaping @Sendable (KeyIndexDocument) -> [UInt8]?) {
+        self.init(signature: signature, label: label) { document in
+            key(document).map { [KeyIndexEntry(key: $0, value: [])] } ?? []
+        }
     }
 
     /// Whether `signature` can name a table: checked before it is spliced into SQL.
@@ -33,7 +43,20 @@ public struct KeyIndex: Sendable {
             && signature.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    var table: String { "key_index_" + signature }
+    var table: String { Self.table(signature) }
+
+    static func table(_ signature: String) -> String { "key_index_" + signature }
+}
+
+/// One key of a document in a key index, and the value stored with it.
+public struct KeyIndexEntry: Sendable {
+    public let key: [UInt8]
+    public let value: [UInt8]
+
+    public init(key: [UInt8], value: [UInt8]) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// What an index's key function sees: a live document's winning revision.
@@ -51,5 +74,8 @@ public struct KeyIndexRow: Sendable {
     public let key: [UInt8]
     public let id: String
     public let rev: RevisionID
+    /// The winner's JSON, when the page was asked for bodies (else empty).
     public let body: [UInt8]
+    /// The value stored with the key (empty for Mango's indexes and `_all_docs` pages).
+    public let value: [UInt8]
 }

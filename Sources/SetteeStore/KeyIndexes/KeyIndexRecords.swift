@@ -1,12 +1,17 @@
 import SetteeJSON
 
 /// The SQL of key indexes. Each index is a table `key_index_<signature>`:
-/// `(doc_id INTEGER PRIMARY KEY, key BLOB UNIQUE)`, one row per indexed document,
-/// its UNIQUE key b-tree being the index scans walk. `key_indexes` records, per
+/// `(key BLOB PRIMARY KEY, doc_id, value) WITHOUT ROWID`, one row per entry, the key
+/// b-tree being what scans walk, with an index on `doc_id` to find a document's
+/// entries when it changes. `key_indexes` records, per
 /// signature, the update sequence its table has caught up to.
 enum KeyIndexRecords {
     static func create(_ db: Connection, _ index: KeyIndex) throws {
-        try db.execute("CREATE TABLE IF NOT EXISTS \(index.table) (doc_id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE)")
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(index.table) (key BLOB NOT NULL PRIMARY KEY, doc_id INTEGER NOT NULL,
+                                                      value BLOB NOT NULL) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS \(index.table)_by_doc ON \(index.table)(doc_id);
+            """)
         try db.run("INSERT OR IGNORE INTO key_indexes(signature, seq) VALUES (?, 0)", [.text(index.signature)])
     }
 
@@ -44,12 +49,15 @@ enum KeyIndexRecords {
                let body = try DocumentRecords.winnerBodyFromTree(db, rowID: change.rowID) {
                 change.document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
             }
-            guard let document = change.document, let key = index.key(document) else { continue }
-            // A purged document's stale row may hold the same key (same id): removed
-            // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
-            // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
-            try db.run("DELETE FROM \(index.table) WHERE key = ?", [.blob(key)])
-            try db.run("INSERT INTO \(index.table)(doc_id, key) VALUES (?, ?)", [.integer(change.rowID), .blob(key)])
+            guard let document = change.document else { continue }
+            for entry in index.entries(document) {
+                // A purged document's stale entry may hold the same key (same id): removed
+                // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
+                // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
+                try db.run("DELETE FROM \(index.table) WHERE key = ?", [.blob(entry.key)])
+                try db.run("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)",
+                           [.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
+            }
         }
         let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
         try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?", [.integer(reached), .text(index.signature)])
@@ -63,26 +71,35 @@ enum KeyIndexRecords {
             if let signature = row.text(0), !keeping.contains(signature) { unused.append(signature) }
         }
         for signature in unused where KeyIndex.isValidSignature(signature) {
-            try db.execute("DROP TABLE IF EXISTS key_index_\(signature)")
+            try db.execute("DROP TABLE IF EXISTS \(KeyIndex.table(signature))")
             try db.run("DELETE FROM key_indexes WHERE signature = ?", [.text(signature)])
         }
     }
 
     /// Up to `limit` rows of `index` in key order within `range`, after `after`.
     static func page(_ db: Connection, _ index: KeyIndex, range: KeyRange, descending: Bool,
-                     after: [UInt8]?, limit: Int) throws -> [KeyIndexRow] {
+                     after: [UInt8]?, limit: Int, bodies: Bool = true) throws -> [KeyIndexRow] {
         let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
                                     [.text(index.table)]) ?? 0
         guard exists > 0 else { return [] }
         let (conditions, arguments) = bounds("k.key", "?", range, descending: descending, after: after, limit: limit)
         let sql = """
-            SELECT k.key, d.docid, d.winner, r.json, d.doc_id FROM \(index.table) k
+            SELECT k.key, d.docid, d.winner, \(bodies ? "r.json" : "NULL"), d.doc_id, k.value FROM \(index.table) k
             JOIN docs d ON d.doc_id = k.doc_id
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
             WHERE d.deleted = 0 AND \(conditions)
             ORDER BY k.key \(descending ? "DESC" : "ASC") LIMIT ?
             """
-        return try rows(db, sql, arguments)
+        return try rows(db, sql, arguments, bodies: bodies)
+    }
+
+    /// How many entries `index` has in `range`, and before it (`total_rows`, `offset`).
+    static func count(_ db: Connection, _ index: KeyIndex, below bound: [UInt8]?) throws -> Int {
+        let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                    [.text(index.table)]) ?? 0
+        guard exists > 0 else { return 0 }
+        guard let bound else { return Int(try db.integer("SELECT count(*) FROM \(index.table)") ?? 0) }
+        return Int(try db.integer("SELECT count(*) FROM \(index.table) WHERE key < ?", [.blob(bound)]) ?? 0)
     }
 
     /// Up to `limit` live documents that are not design documents, in id order
@@ -94,12 +111,12 @@ enum KeyIndexRecords {
         let (conditions, arguments) = bounds("d.docid", "CAST(? AS TEXT)", range, descending: descending,
                                              after: after, limit: limit)
         let sql = """
-            SELECT CAST(d.docid AS BLOB), d.docid, d.winner, r.json, d.doc_id FROM docs d
+            SELECT CAST(d.docid AS BLOB), d.docid, d.winner, r.json, d.doc_id, NULL FROM docs d
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
             WHERE d.deleted = 0 AND NOT (d.docid >= '_design/' AND d.docid < '_design0') AND \(conditions)
             ORDER BY d.docid \(descending ? "DESC" : "ASC") LIMIT ?
             """
-        return try rows(db, sql, arguments)
+        return try rows(db, sql, arguments, bodies: true)
     }
 
     /// The WHERE conditions on `column` for `range` and `after`, and their arguments
@@ -120,16 +137,22 @@ enum KeyIndexRecords {
         return (conditions.joined(separator: " AND "), arguments)
     }
 
-    /// Reads `key, docid, winner, json, doc_id` rows; an unlinked winner's body is read by its tree.
-    private static func rows(_ db: Connection, _ sql: String, _ arguments: [SQLiteValue]) throws -> [KeyIndexRow] {
-        var found: [(key: [UInt8], id: String, rev: RevisionID, body: [UInt8]?, rowID: Int64)] = []
+    /// Reads `key, docid, winner, json, doc_id, value` rows; with `bodies`, an unlinked
+    /// winner's body is read by its tree.
+    private static func rows(_ db: Connection, _ sql: String, _ arguments: [SQLiteValue],
+                             bodies: Bool) throws -> [KeyIndexRow] {
+        var found: [(key: [UInt8], id: String, rev: RevisionID, body: [UInt8]?, rowID: Int64, value: [UInt8])] = []
         try db.query(sql, arguments) { row in
             guard let rev = row.revisionID(2) else { return }
-            found.append((row.blob(0) ?? [], row.text(1) ?? "", rev, row.blob(3), row.int64(4)))
+            found.append((row.blob(0) ?? [], row.text(1) ?? "", rev, row.blob(3), row.int64(4), row.blob(5) ?? []))
         }
         return try found.compactMap { row in
-            guard let body = try row.body ?? DocumentRecords.winnerBodyFromTree(db, rowID: row.rowID) else { return nil }
-            return KeyIndexRow(key: row.key, id: row.id, rev: row.rev, body: body)
+            var body = row.body ?? []
+            if bodies, row.body == nil {
+                guard let stored = try DocumentRecords.winnerBodyFromTree(db, rowID: row.rowID) else { return nil }
+                body = stored
+            }
+            return KeyIndexRow(key: row.key, id: row.id, rev: row.rev, body: body, value: row.value)
         }
     }
 }

@@ -1,0 +1,186 @@
+import SetteeDocuments
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+import SetteeViews
+
+/// `GET|POST /{db}/_design/{ddoc}/_view/{view}` (CouchDB API Reference › Design
+/// Documents › Views): map rows in collation order, or reduced, grouped or not;
+/// rows framed as CouchDB frames them.
+enum ViewHandlers {
+    static func query(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
+            throw CouchError.notFound()
+        }
+        let ddocID = "_design/" + ddocName
+        guard let stored = try await database.winner(id: ddocID), !stored.isDeleted, let bytes = stored.body else {
+            throw CouchError.notFound("missing")
+        }
+        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: try JSONReader.parse(bytes)) else {
+            throw CouchError.notFound("missing_named_view")
+        }
+        var body: JSONObject?
+        if context.request.method == "POST" { body = try await context.jsonBody().object() }
+        let query = try ViewQuery(context.query, body: body)
+        if let message = view.validateReduce() { throw CouchError(400, "invalid_design_doc", message) }
+        let reduce = query.reduce ?? (view.reduce != nil)
+        if reduce && view.reduce == nil, query.reduce == true {
+            throw CouchError.queryParseError("Reduce is invalid for map-only views.")
+        }
+        if !reduce, query.group || query.groupLevel != nil {
+            throw CouchError.queryParseError("Invalid use of grouping on a map view.")
+        }
+        if reduce, query.isMultiKey, (query.keys?.count ?? 0) > 1, !query.group, query.groupLevel == nil {
+            throw CouchError.queryParseError("Multi-key fetches for reduce views must use `group=true`")
+        }
+        if reduce, query.includeDocs {
+            throw CouchError.queryParseError("`include_docs` is invalid for reduce")
+        }
+        let compiled = try ViewIndexes.compiled(view)
+        let index = ViewIndexes.keyIndex(view, compiled)
+        switch query.update {
+        case "true": try await database.refreshIndex(index)
+        case "lazy": Task.detached { try? await database.refreshIndex(index) }
+        default: break
+        }
+        let ranges = try query.ranges()
+        if reduce {
+            return try await reduced(database, index, view, compiled, query, ranges)
+        }
+        return try await mapped(database, index, query, ranges)
+    }
+
+    // MARK: Map rows
+
+    private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
+                               _ ranges: [KeyRange]) async throws -> HTTPResponse {
+        let first = ranges[0]
+        let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
+        var out = Array(#"{"total_rows":"#.utf8)
+        out.append(contentsOf: String(counts.total).utf8)
+        let offset = query.isMultiKey ? nil
+            : (query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before)
+        out.append(contentsOf: #","offset":"#.utf8)
+        out.append(contentsOf: (offset.map { String(min(counts.total, $0 + query.skip)) } ?? "null").utf8)
+        if query.updateSeq {
+            out.append(contentsOf: #","update_seq":"#.utf8)
+            SequenceToken.write(try await database.updateSequence(), to: &out)
+        }
+        out.append(contentsOf: #","rows":["#.utf8)
+        var written = 0
+        var toSkip = query.skip
+        read: for range in ranges {
+            var after: [UInt8]?
+            while written < query.limit {
+                let pageSize = min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
+                let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
+                                                        limit: pageSize, bodies: query.includeDocs)
+                for row in page {
+                    after = row.key
+                    if toSkip > 0 {
+                        toSkip -= 1
+                        continue
+                    }
+                    out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
+                    try await writeRow(row, database, query, to: &out)
+                    written += 1
+                    if written >= query.limit { break read }
+                }
+                if page.count < pageSize { break }
+            }
+        }
+        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
+                                 to out: inout [UInt8]) async throws {
+        let pair = (try? JSONReader.parse(row.value))?.arrayValue ?? [.null, .null]
+        out.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(row.id, to: &out)
+        out.append(contentsOf: #","key":"#.utf8)
+        JSONWriter.write(pair[0], to: &out)
+        out.append(contentsOf: #","value":"#.utf8)
+        JSONWriter.write(pair[1], to: &out)
+        if query.includeDocs {
+            out.append(contentsOf: #","doc":"#.utf8)
+            // A value with an `_id` links another document (docs.couchdb.org "Joins With Views").
+            if let linked = pair[1]["_id"]?.stringValue {
+                if let doc = try await database.winner(id: linked), !doc.isDeleted, let body = doc.body {
+                    DocumentWriter(id: linked, rev: doc.rev.description, body: body).write(to: &out)
+                } else {
+                    out.append(contentsOf: "null".utf8)
+                }
+            } else {
+                var writer = DocumentWriter(id: row.id, rev: row.rev.description, body: row.body)
+                if query.conflicts, let tree = try await database.document(id: row.id, revisions: .none)?.tree,
+                   !tree.conflicts.isEmpty {
+                    writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
+                }
+                writer.write(to: &out)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: Reduce
+
+    private static func reduced(_ database: Database, _ index: KeyIndex, _ view: ViewDefinition,
+                                _ compiled: ViewIndexes.Compiled, _ query: ViewQuery,
+                                _ ranges: [KeyRange]) async throws -> HTTPResponse {
+        let level: Int? = query.group ? nil : query.groupLevel
+        let grouping = query.group || query.groupLevel != nil
+        var groups: [(key: JSONValue, keys: [JSONValue], ids: [String], values: [JSONValue])] = []
+        var currentGroup: [UInt8]?
+        for range in ranges {
+            var after: [UInt8]?
+            currentGroup = nil  // each of `keys` groups on its own, even when one repeats
+            while true {
+                let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
+                                                        limit: 1_000, bodies: false)
+                for row in page {
+                    after = row.key
+                    let pair = (try? JSONReader.parse(row.value))?.arrayValue ?? [.null, .null]
+                    let groupKey: JSONValue = !grouping ? .null : Self.groupKey(pair[0], level: level)
+                    let encoded = IndexKeyEncoding.encode(groupKey)
+                    if currentGroup == nil || encoded != currentGroup {
+                        groups.append((groupKey, [], [], []))
+                        currentGroup = encoded
+                    }
+                    groups[groups.count - 1].keys.append(pair[0])
+                    groups[groups.count - 1].ids.append(row.id)
+                    groups[groups.count - 1].values.append(pair[1])
+                }
+                if page.count < 1_000 { break }
+            }
+        }
+        var out = Array(#"{"rows":["#.utf8)
+        var written = 0
+        for group in groups.dropFirst(query.skip).prefix(query.limit) {
+            let value: JSONValue
+            if let builtin = view.builtinReduce {
+                value = builtin.reduce(keys: group.keys, values: group.values, firstDocumentID: group.ids.first)
+            } else if let reduce = compiled.reduce {
+                let keys = JSONValue.array(zip(group.keys, group.ids).map { .array([$0.0, .string($0.1)]) })
+                do {
+                    value = try compiled.engine.reduce(reduce, keys: keys, values: .array(group.values), rereduce: false)
+                } catch {
+                    throw CouchError(500, "reduce_error", error.message)
+                }
+            } else {
+                value = .null
+            }
+            out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
+            JSONWriter.write(["key": group.key, "value": value], to: &out)
+            written += 1
+        }
+        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    /// The key a row groups under: the whole key, or an array key's first `level` elements.
+    private static func groupKey(_ key: JSONValue, level: Int?) -> JSONValue {
+        guard let level, case .array(let elements) = key else { return key }
+        return .array(Array(elements.prefix(level)))
+    }
+}

@@ -1,0 +1,65 @@
+import SetteeDocuments
+import SetteeJSON
+import SetteeStore
+import SetteeViews
+internal import Synchronization
+
+/// Design document views: each compiled once into a JavaScript engine (kept while
+/// its functions stay the same), and the `KeyIndex` that stores what it emits.
+enum ViewIndexes {
+    /// A view's functions in their engine.
+    final class Compiled: Sendable {
+        let engine: JavaScriptEngine
+        let map: Int
+        let reduce: Int?
+
+        init(_ view: ViewDefinition) throws(JavaScriptError) {
+            engine = try JavaScriptEngine()
+            map = try engine.compile(view.map)
+            if let source = view.reduce, view.builtinReduce == nil {
+                reduce = try engine.compile(source)
+            } else {
+                reduce = nil
+            }
+        }
+    }
+
+    /// Engines by the functions they hold; emptied when it grows past `cacheLimit`
+    /// (design documents that change keep making new ones).
+    private static let cache = Mutex<[String: Compiled]>([:])
+    static let cacheLimit = 128
+
+    /// The compiled view; CouchDB's `compilation_error` when a function does not compile.
+    static func compiled(_ view: ViewDefinition) throws -> Compiled {
+        let key = view.map + "\u{0}" + (view.reduce ?? "")
+        if let compiled = cache.withLock({ $0[key] }) { return compiled }
+        let compiled: Compiled
+        do { compiled = try Compiled(view) } catch {
+            throw CouchError(400, "compilation_error", "Compilation of the map function in the '\(view.name)' view failed: \(error.message)")
+        }
+        cache.withLock { cache in
+            if cache.count >= cacheLimit { cache.removeAll() }
+            cache[key] = compiled
+        }
+        return compiled
+    }
+
+    /// The index of `view`: per emitted row, the key (collation-ordered, then the
+    /// document id and the emit's place) and `[key, value]` as JSON. Design documents
+    /// are not mapped, as in CouchDB; a document the function throws on emits nothing.
+    static func keyIndex(_ view: ViewDefinition, _ compiled: Compiled) -> KeyIndex {
+        KeyIndex(signature: view.signature, label: view.designDocument) { document -> [KeyIndexEntry] in
+            guard !document.id.hasPrefix("_design/") else { return [] }
+            let json = DocumentWriter(id: document.id, rev: document.rev.description, body: document.body).serialize()
+            guard let rows = try? compiled.engine.map(compiled.map, documents: [String(decoding: json, as: UTF8.self)]),
+                  let first = rows.first, let emitted = first else { return [] }
+            return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
+                guard case .array(let pair) = row, pair.count == 2 else { return nil }
+                var key = IndexKeyEncoding.encode(pair[0])
+                IndexKeyEncoding.append(.string(document.id), to: &key)
+                IndexKeyEncoding.append(.int(place), to: &key)
+                return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import SetteeJSON
+import SetteeStore
+
+/// A view request's options (CouchDB API Reference › Design Documents › Views,
+/// `GET /{db}/_design/{ddoc}/_view/{view}`), checked as couch_mrview_http checks them.
+struct ViewQuery {
+    var reduce: Bool?
+    var group = false
+    var groupLevel: Int?
+    var keys: [JSONValue]?
+    /// `keys` came from `keys` (rows of several ranges: no `offset`), not from `key`.
+    var isMultiKey = false
+    var startKey: JSONValue?
+    var startDocID: String?
+    var endKey: JSONValue?
+    var endDocID: String?
+    var inclusiveEnd = true
+    var descending = false
+    var limit = Int.max
+    var skip = 0
+    var includeDocs = false
+    var conflicts = false
+    /// "true", "false" or "lazy".
+    var update = "true"
+    var updateSeq = false
+
+    init(_ q: QueryOptions, body: JSONObject?) throws {
+        func json(_ names: String...) throws -> JSONValue? {
+            for name in names {
+                if let value = body?[name] { return value }
+                if let value = try q.json(name) { return value }
+            }
+            return nil
+        }
+        func bool(_ name: String) throws -> Bool? {
+            if let value = body?[name] {
+                guard case .bool(let b) = value else { throw CouchError.queryParseError("Invalid boolean parameter: \(JSONWriter.string(value))") }
+                return b
+            }
+            return q.contains(name) ? try q.bool(name) : nil
+        }
+        reduce = try bool("reduce")
+        group = try bool("group") ?? false
+        if let level = try body?["group_level"]?.intValue ?? q.int("group_level") {
+            guard level >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(level)\"") }
+            groupLevel = level
+        }
+        if let key = try json("key") { keys = [key] }
+        if let list = try json("keys") {
+            guard case .array(let values) = list else { throw CouchError.badRequest("`keys` member must be an array.") }
+            keys = values
+            isMultiKey = true
+        }
+        startKey = try json("startkey", "start_key")
+        endKey = try json("endkey", "end_key")
+        // Document ids are raw strings in a query string, not JSON.
+        startDocID = body?["startkey_docid"]?.stringValue ?? body?["start_key_doc_id"]?.stringValue
+            ?? q["startkey_docid"] ?? q["start_key_doc_id"]
+        endDocID = body?["endkey_docid"]?.stringValue ?? body?["end_key_doc_id"]?.stringValue
+            ?? q["endkey_docid"] ?? q["end_key_doc_id"]
+        inclusiveEnd = try bool("inclusive_end") ?? true
+        descending = try bool("descending") ?? false
+        if let value = try body?["limit"]?.intValue ?? q.nonNegativeInt("limit") {
+            guard value >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(value)\"") }
+            limit = value
+        }
+        if let value = try body?["skip"]?.intValue ?? q.nonNegativeInt("skip") { skip = max(0, value) }
+        includeDocs = try bool("include_docs") ?? false
+        conflicts = try bool("conflicts") ?? false
+        if let value = body?["update"]?.stringValue ?? body?["update"].map({ JSONWriter.string($0) }) ?? q["update"] {
+            guard ["true", "false", "lazy"].contains(value) else {
+                throw CouchError.queryParseError("Invalid value for `update`.")
+            }
+            update = value
+        }
+        if q["stale"] == "ok" { update = "false" }
+        if q["stale"] == "update_after" { update = "lazy" }
+        updateSeq = try bool("update_seq") ?? false
+    }
+
+    /// The key ranges to read, in order: one per key of `keys`, else the start/end range.
+    func ranges() throws -> [KeyRange] {
+        if let keys {
+            return keys.map { key in
+                let encoded = IndexKeyEncoding.encode(key)
+                return KeyRange(lower: encoded, upper: IndexKeyEncoding.upperBound(encoded))
+            }
+        }
+        let (low, lowID, high, highID) = descending ? (endKey, endDocID, startKey, startDocID)
+                                                    : (startKey, startDocID, endKey, endDocID)
+        // The low end is inclusive, except a descending read's end with inclusive_end=false.
+        let lowInclusive = descending ? inclusiveEnd : true
+        let highInclusive = descending ? true : inclusiveEnd
+        var range = KeyRange()
+        if let low {
+            var bound = IndexKeyEncoding.encode(low)
+            if let lowID { IndexKeyEncoding.append(.string(lowID), to: &bound) }
+            range.lower = lowInclusive ? bound : IndexKeyEncoding.upperBound(bound)
+        }
+        if let high {
+            var bound = IndexKeyEncoding.encode(high)
+            if let highID { IndexKeyEncoding.append(.string(highID), to: &bound) }
+            range.upper = highInclusive ? IndexKeyEncoding.upperBound(bound) : bound
+        }
+        if let startKey, let endKey {
+            let order = JSONCollation.compare(startKey, endKey)
+            if descending ? order < 0 : order > 0 {
+                throw CouchError.queryParseError(
+                    "No rows can match your key range, reverse your start_key and end_key or set descending=true")
+            }
+        }
+        return [range]
+    }
+}

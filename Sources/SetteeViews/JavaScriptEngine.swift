@@ -1,0 +1,162 @@
+internal import CJavaScriptCore
+internal import Synchronization
+public import SetteeJSON
+
+/*
+ One JavaScriptCore context that runs a design document's functions, CouchDB's
+ query-server API in a prelude written in JavaScript (emit, log, sum, toJSON,
+ isArray), so no C callback has to find its way back into Swift. Documents go in
+ and emitted rows come out as JSON text (JSON.parse and JSON.stringify inside the
+ engine), a batch of documents per call.
+
+ JavaScriptCore serializes calls into one context; the engine's own lock keeps its
+ state (the compiled functions) consistent. A call that runs longer than
+ `timeLimit` (CouchDB's `[couchdb] os_process_timeout`, 5 s) is stopped.
+*/
+
+/// Why a design document function could not be compiled or run.
+public struct JavaScriptError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+public final class JavaScriptEngine: @unchecked Sendable {
+    // @unchecked: every use of the context is under `lock`.
+    private let lock = Mutex<Void>(())
+    private let group: JSContextGroupRef
+    private let context: JSGlobalContextRef
+    private var functions: [JSObjectRef] = []
+
+    /// Seconds one call may run (`[couchdb] os_process_timeout`).
+    public static let timeLimit = 5.0
+
+    static let prelude = #"""
+    var __rows = null;
+    function emit(key, value) {
+      if (__rows === null) throw new Error("emit called outside a map function");
+      __rows.push([key === undefined ? null : key, value === undefined ? null : value]);
+    }
+    function log(message) {}
+    function sum(values) { var s = 0; for (var i = 0; i < values.length; i++) s += values[i]; return s; }
+    function toJSON(value) { return JSON.stringify(value); }
+    function isArray(value) { return Array.isArray(value); }
+    function __mapBatch(fn, docs) {
+      var out = [];
+      for (var i = 0; i < docs.length; i++) {
+        __rows = [];
+        try { fn(docs[i]); out.push(__rows); } catch (e) { out.push(null); }
+        __rows = null;
+      }
+      return JSON.stringify(out);
+    }
+    function __reduce(fn, keys, values, rereduce) {
+      return JSON.stringify([fn(keys, values, rereduce)]);
+    }
+    """#
+
+    public init(timeLimit: Double = JavaScriptEngine.timeLimit) throws(JavaScriptError) {
+        group = JSContextGroupCreate()
+        context = JSGlobalContextCreateInGroup(group, nil)
+        JSContextGroupSetExecutionTimeLimit(group, timeLimit, { _, _ in true }, nil)
+        _ = try evaluate(Self.prelude)
+    }
+
+    deinit {
+        for function in functions { JSValueUnprotect(context, function) }
+        JSGlobalContextRelease(context)
+        JSContextGroupRelease(group)
+    }
+
+    /// Compiles `source`, a function expression such as `function(doc) { emit(doc._id, 1) }`.
+    /// - Returns: a handle for `map` and `reduce`.
+    /// - Throws: the engine's message for a syntax error or a source that is not a function.
+    public func compile(_ source: String) throws(JavaScriptError) -> Int {
+        try lock.withLock { _ throws(JavaScriptError) -> Int in
+            let value = try evaluate("(" + source + "\n)")
+            guard JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
+                  JSObjectIsFunction(context, object) else {
+                throw JavaScriptError(message: "expression does not eval to a function. (\(source))")
+            }
+            JSValueProtect(context, object)
+            functions.append(object)
+            return functions.count - 1
+        }
+    }
+
+    /// Runs map function `function` over `documents` (JSON text of each, with `_id`
+    /// and `_rev`): for each document, its emitted `[key, value]` pairs, or nil when
+    /// the function threw for it (CouchDB logs that and indexes nothing for it).
+    public func map(_ function: Int, documents: [String]) throws(JavaScriptError) -> [[JSONValue]?] {
+        let text = "[" + documents.joined(separator: ",") + "]"
+        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
+            let docs = try parseJSON(text)
+            return try call("__mapBatch", [functions[function], docs])
+        }
+        guard case .array(let perDocument) = try Self.parse(result) else { return [] }
+        return perDocument.map { rows in rows.arrayValue }
+    }
+
+    /// Runs reduce function `function` over `keys` (each `[key, docid]`, or null when
+    /// rereducing) and `values`.
+    public func reduce(_ function: Int, keys: JSONValue, values: JSONValue, rereduce: Bool) throws(JavaScriptError) -> JSONValue {
+        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
+            let keysValue = try parseJSON(JSONWriter.string(keys))
+            let valuesValue = try parseJSON(JSONWriter.string(values))
+            return try call("__reduce", [functions[function], keysValue, valuesValue, JSValueMakeBoolean(context, rereduce)])
+        }
+        guard case .array(let wrapped) = try Self.parse(result), let first = wrapped.first else { return .null }
+        return first
+    }
+
+    // MARK: JavaScriptCore calls (under `lock`)
+
+    private func evaluate(_ source: String) throws(JavaScriptError) -> JSValueRef {
+        let script = JSStringCreateWithUTF8CString(source)
+        defer { JSStringRelease(script) }
+        var exception: JSValueRef?
+        let value = JSEvaluateScript(context, script, nil, nil, 1, &exception)
+        if let exception { throw JavaScriptError(message: string(exception)) }
+        guard let value else { throw JavaScriptError(message: "no value") }
+        return value
+    }
+
+    private func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
+        let string = JSStringCreateWithUTF8CString(text)
+        defer { JSStringRelease(string) }
+        guard let value = JSValueMakeFromJSONString(context, string) else {
+            throw JavaScriptError(message: "invalid JSON passed to the engine")
+        }
+        return value
+    }
+
+    private func call(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> String {
+        let nameString = JSStringCreateWithUTF8CString(name)
+        defer { JSStringRelease(nameString) }
+        let global = JSContextGetGlobalObject(context)
+        var exception: JSValueRef?
+        guard let function = JSValueToObject(context, JSObjectGetProperty(context, global, nameString, nil), nil) else {
+            throw JavaScriptError(message: "\(name) is missing")
+        }
+        let result = arguments.withUnsafeBufferPointer { buffer in
+            JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
+        }
+        if let exception { throw JavaScriptError(message: string(exception)) }
+        guard let result, JSValueIsString(context, result) else {
+            throw JavaScriptError(message: "the function did not return")  // stopped by the time limit
+        }
+        return string(result)
+    }
+
+    private func string(_ value: JSValueRef) -> String {
+        guard let text = JSValueToStringCopy(context, value, nil) else { return "" }
+        defer { JSStringRelease(text) }
+        let capacity = JSStringGetMaximumUTF8CStringSize(text)
+        var buffer = [CChar](repeating: 0, count: capacity)
+        _ = JSStringGetUTF8CString(text, &buffer, capacity)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func parse(_ text: String) throws(JavaScriptError) -> JSONValue {
+        do { return try JSONReader.parse(text) } catch { throw JavaScriptError(message: "emitted something that is not JSON") }
+    }
+}

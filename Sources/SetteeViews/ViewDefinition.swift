@@ -1,0 +1,42 @@
+public import SetteeJSON
+
+/// One view of a design document: `views.NAME.map` and optional `reduce`
+/// (docs.couchdb.org "Design Documents" › "View Functions").
+public struct ViewDefinition: Sendable, Equatable {
+    public let designDocument: String
+    public let name: String
+    public let map: String
+    /// `_count`, `_sum`, `_stats`, `_approx_count_distinct`, or JavaScript source.
+    public let reduce: String?
+
+    /// The view `name` of design document `id`, nil when it has none. Views of a
+    /// `"language": "query"` design document are Mango's, not JavaScript.
+    public static func named(_ name: String, designDocumentID id: String, body: JSONValue) -> ViewDefinition? {
+        guard (body["language"]?.stringValue ?? "javascript") == "javascript",
+              let view = body["views"]?[name]?.objectValue, let map = view["map"]?.stringValue else { return nil }
+        return ViewDefinition(designDocument: id, name: name, map: map, reduce: view["reduce"]?.stringValue)
+    }
+
+    /// Names the index: views with the same map function share one, as CouchDB's
+    /// signature does across design documents with the same functions.
+    public var signature: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
+        for byte in ("javascript\u{0}" + map).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        // 17 hex digits: never the 16 of a Mango index's signature.
+        return "f" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The built-in reduce this view names, nil for JavaScript or none.
+    public var builtinReduce: BuiltinReduce? { reduce.flatMap(BuiltinReduce.init(rawValue:)) }
+
+    /// Checks what CouchDB checks when a design document is saved: built-in reduce
+    /// names (`invalid_design_doc`); compiling is `ViewEngine`'s.
+    public func validateReduce() -> String? {
+        guard let reduce, reduce.hasPrefix("_"), BuiltinReduce(rawValue: reduce) == nil else { return nil }
+        return "`\(reduce)` is not a supported reduce function."
+    }
+}

@@ -1,0 +1,53 @@
+import SetteeJSON
+import SetteeViews
+import Testing
+
+/// The engine boundary: CouchDB's query-server functions in JavaScriptCore.
+@Suite struct JavaScriptEngineTests {
+    @Test func mapEmitsRowsPerDocument() throws {
+        let engine = try JavaScriptEngine()
+        let map = try engine.compile("function(doc) { if (doc.n > 1) { emit(doc.n, doc._id); emit([doc.n, 'x']); } }")
+        let rows = try engine.map(map, documents: [#"{"_id":"a","n":1}"#, #"{"_id":"b","n":2}"#])
+        #expect(rows.count == 2)
+        #expect(rows[0] == [])
+        #expect(rows[1] == [[2, "b"], [[2, "x"], nil]])
+    }
+
+    @Test func aThrowingDocumentOnlyLosesItsOwnRows() throws {
+        let engine = try JavaScriptEngine()
+        let map = try engine.compile("function(doc) { emit(doc.a.b, 1); }")
+        let rows = try engine.map(map, documents: [#"{"a":{"b":1}}"#, #"{}"#, #"{"a":{"b":2}}"#])
+        #expect(rows[0] == [[1, 1]])
+        #expect(rows[1] == nil)
+        #expect(rows[2] == [[2, 1]])
+    }
+
+    @Test func preludeHelpers() throws {
+        let engine = try JavaScriptEngine()
+        let map = try engine.compile(
+            "function(doc) { log('hi'); emit(sum([1,2,3]), [isArray(doc.l), toJSON({a: 1})]); }")
+        #expect(try engine.map(map, documents: [#"{"l":[1]}"#])[0] == [[6, [true, #"{"a":1}"#]]])
+    }
+
+    @Test func syntaxErrorsAndNonFunctionsAreRefused() throws {
+        let engine = try JavaScriptEngine()
+        #expect(throws: JavaScriptError.self) { try engine.compile("function(doc) { emit(doc._id, ") }
+        #expect(throws: JavaScriptError.self) { try engine.compile("42") }
+    }
+
+    @Test func reduceAndRereduce() throws {
+        let engine = try JavaScriptEngine()
+        let reduce = try engine.compile("function(keys, values, rereduce) { return rereduce ? sum(values) * 10 : sum(values); }")
+        #expect(try engine.reduce(reduce, keys: [[1, "a"], [2, "b"]], values: [1, 2], rereduce: false) == 3)
+        #expect(try engine.reduce(reduce, keys: nil, values: [1, 2], rereduce: true) == 30)
+    }
+
+    @Test func anEndlessLoopIsStopped() throws {
+        let engine = try JavaScriptEngine(timeLimit: 0.3)
+        let map = try engine.compile("function(doc) { while (true) {} }")
+        #expect(throws: JavaScriptError.self) { try engine.map(map, documents: ["{}"]) }
+        // The engine still works afterwards.
+        let ok = try engine.compile("function(doc) { emit(1, 2); }")
+        #expect(try engine.map(ok, documents: ["{}"])[0] == [[1, 2]])
+    }
+}

@@ -1,0 +1,189 @@
+"""GET/POST /{db}/_design/{ddoc}/_view/{view}. CouchDB docs: API Reference › Design
+Documents › Views (query options), Guide to Views › Views Collation, Reduce/Rereduce
+(built-in reduce functions); shapes of CouchDB 3.4's couch_mrview_http.erl. Strings in
+keys are lowercase ASCII: CouchDB orders strings by ICU collation, Settee by code point,
+and the two agree there."""
+
+import json
+
+import pytest
+
+from couch import assert_error, assert_status, body_of, bulk_docs, make_conflict, put_doc
+
+
+def view(db, name, params=None, ddoc="d", body=None):
+    path = db.url("_design/" + ddoc, "_view", name)
+    params = {k: (json.dumps(v) if k in ("key", "keys", "startkey", "endkey", "start_key", "end_key") else
+                  (str(v).lower() if isinstance(v, bool) else v)) for k, v in (params or {}).items()}
+    if body is None:
+        r = db.client.get(path, params=params)
+    else:
+        r = db.client.post(path, params=params, json=body)
+    return r
+
+
+def rows(db, name, params=None, **kw):
+    return body_of(assert_status(view(db, name, params, **kw), 200))
+
+
+DDOC = {"views": {
+    "by_n": {"map": "function(doc) { if (doc.n !== undefined) emit(doc.n, doc.t); }", "reduce": "_sum"},
+    "by_t_n": {"map": "function(doc) { if (doc.t) emit([doc.t, doc.n], 1); }", "reduce": "_count"},
+    "stats": {"map": "function(doc) { if (doc.t) emit(doc.t, doc.n); }", "reduce": "_stats"},
+    "multi": {"map": "function(doc) { if (doc.tags) doc.tags.forEach(function(tag) { emit(tag, null); }); }"},
+    "js_reduce": {"map": "function(doc) { if (doc.n !== undefined) emit(doc.t, doc.n); }",
+                  "reduce": "function(keys, values, rereduce) { return values.length ? Math.max.apply(null, values) : 0; }"},
+    "collation": {"map": "function(doc) { if (doc.k !== undefined) emit(doc.k, null); }"},
+    "link": {"map": "function(doc) { if (doc.parent) emit(doc._id, {_id: doc.parent}); }"},
+}}
+
+DOCS = [
+    {"_id": "a", "n": 1, "t": "x", "tags": ["red", "blue"]},
+    {"_id": "b", "n": 2, "t": "y", "tags": ["blue"]},
+    {"_id": "c", "n": 3, "t": "x"},
+    {"_id": "d", "n": 4, "t": "y", "tags": []},
+    {"_id": "e", "n": 5, "t": "x", "parent": "a"},
+]
+
+
+@pytest.fixture
+def vdb(db):
+    put_doc(db, "_design/d", DDOC)
+    bulk_docs(db, [dict(d) for d in DOCS])
+    return db
+
+
+def test_map_rows_in_key_order(vdb):
+    """Rows are sorted by key; total_rows counts the view, offset the rows before."""
+    out = rows(vdb, "by_n", {"reduce": False})
+    assert out["total_rows"] == 5 and out["offset"] == 0
+    assert [(r["id"], r["key"], r["value"]) for r in out["rows"]] == [
+        ("a", 1, "x"), ("b", 2, "y"), ("c", 3, "x"), ("d", 4, "y"), ("e", 5, "x")]
+
+
+def test_key_range_options(vdb):
+    """key, startkey/endkey, inclusive_end, descending, limit, skip."""
+    assert [r["id"] for r in rows(vdb, "by_n", {"reduce": False, "key": 3})["rows"]] == ["c"]
+    out = rows(vdb, "by_n", {"reduce": False, "startkey": 2, "endkey": 4})
+    assert [r["key"] for r in out["rows"]] == [2, 3, 4] and out["offset"] == 1
+    out = rows(vdb, "by_n", {"reduce": False, "startkey": 2, "endkey": 4, "inclusive_end": False})
+    assert [r["key"] for r in out["rows"]] == [2, 3]
+    out = rows(vdb, "by_n", {"reduce": False, "descending": True, "startkey": 4, "endkey": 2})
+    assert [r["key"] for r in out["rows"]] == [4, 3, 2]
+    out = rows(vdb, "by_n", {"reduce": False, "descending": True, "startkey": 4, "endkey": 2, "inclusive_end": False})
+    assert [r["key"] for r in out["rows"]] == [4, 3]
+    out = rows(vdb, "by_n", {"reduce": False, "skip": 1, "limit": 2})
+    assert [r["key"] for r in out["rows"]] == [2, 3] and out["offset"] == 1
+
+
+def test_startkey_docid(vdb):
+    """startkey_docid/endkey_docid narrow rows with equal keys by document id."""
+    out = rows(vdb, "multi", {"startkey": "blue", "startkey_docid": "b", "endkey": "blue"})
+    assert [(r["key"], r["id"]) for r in out["rows"]] == [("blue", "b")]
+    out = rows(vdb, "multi", {"startkey": "blue", "endkey": "blue", "endkey_docid": "a"})
+    assert [(r["key"], r["id"]) for r in out["rows"]] == [("blue", "a")]
+
+
+def test_keys(vdb):
+    """keys (GET parameter or POST body): rows of each key in the order given."""
+    out = rows(vdb, "by_n", {"reduce": False, "keys": [4, 1, 9]})
+    assert [r["id"] for r in out["rows"]] == ["d", "a"]
+    out = rows(vdb, "by_n", {"reduce": False}, body={"keys": [5, 2]})
+    assert [r["id"] for r in out["rows"]] == ["e", "b"]
+
+
+def test_several_emits_per_document(vdb):
+    """A document emitting several rows has one row per emit, sorted by key then id."""
+    out = rows(vdb, "multi")
+    assert [(r["key"], r["id"]) for r in out["rows"]] == [("blue", "a"), ("blue", "b"), ("red", "a")]
+    assert all(r["value"] is None for r in out["rows"])
+
+
+def test_include_docs_and_linked_documents(vdb):
+    """include_docs adds each row's document; a value {"_id": X} links document X."""
+    out = rows(vdb, "by_n", {"reduce": False, "include_docs": True, "key": 2})
+    assert out["rows"][0]["doc"]["_id"] == "b" and out["rows"][0]["doc"]["n"] == 2
+    out = rows(vdb, "link", {"include_docs": True})
+    assert out["rows"][0]["id"] == "e" and out["rows"][0]["doc"]["_id"] == "a"
+
+
+def test_builtin_reduces(vdb):
+    """_sum, _count (grouped by array prefix with group_level) and _stats."""
+    assert rows(vdb, "by_n", {"key": 999})["rows"] == []
+    out = rows(vdb, "by_t_n")
+    assert out["rows"] == [{"key": None, "value": 5}]
+    out = rows(vdb, "by_t_n", {"group_level": 1})
+    assert out["rows"] == [{"key": ["x"], "value": 3}, {"key": ["y"], "value": 2}]
+    out = rows(vdb, "by_t_n", {"group": True, "limit": 2})
+    assert out["rows"] == [{"key": ["x", 1], "value": 1}, {"key": ["x", 3], "value": 1}]
+    out = rows(vdb, "stats", {"group": True})
+    assert out["rows"] == [{"key": "x", "value": {"sum": 9, "count": 3, "min": 1, "max": 5, "sumsqr": 35}},
+                           {"key": "y", "value": {"sum": 6, "count": 2, "min": 2, "max": 4, "sumsqr": 20}}]
+
+
+def test_sum_of_non_numbers_is_an_error_row(vdb):
+    """_sum over values that are not numbers: a builtin_reduce_error value, status 200."""
+    out = rows(vdb, "by_n")
+    assert out["rows"][0]["key"] is None
+    assert out["rows"][0]["value"]["error"] == "builtin_reduce_error"
+
+
+def test_javascript_reduce(vdb):
+    """A JavaScript reduce function, grouped and not."""
+    assert rows(vdb, "js_reduce")["rows"] == [{"key": None, "value": 5}]
+    assert rows(vdb, "js_reduce", {"group": True})["rows"] == [{"key": "x", "value": 5}, {"key": "y", "value": 4}]
+
+
+def test_incremental_updates(vdb):
+    """Edits, deletions and conflicts after a query are in the next one."""
+    assert rows(vdb, "by_n", {"reduce": False, "key": 1})["rows"][0]["id"] == "a"
+    a = body_of(vdb.client.get(vdb.url("a")))
+    put_doc(vdb, "a", {"_rev": a["_rev"], "n": 10, "t": "x"})
+    d = body_of(vdb.client.get(vdb.url("d")))
+    assert_status(vdb.client.delete(vdb.url("d"), params={"rev": d["_rev"]}), 200)
+    put_doc(vdb, "f", {"n": 0, "t": "z"})
+    out = rows(vdb, "by_n", {"reduce": False})
+    assert [(r["id"], r["key"]) for r in out["rows"]] == [("f", 0), ("b", 2), ("c", 3), ("e", 5), ("a", 10)]
+    assert out["total_rows"] == 5
+
+
+def test_conflicts_index_the_winner(db):
+    """A document in conflict is mapped once, from its winning revision."""
+    put_doc(db, "_design/d", DDOC)
+    make_conflict(db, "w")
+    out = rows(db, "collation")
+    assert out["rows"] == []
+    winner = body_of(db.client.get(db.url("w")))
+    put_doc(db, "w", {"_rev": winner["_rev"], "k": 7})
+    out = rows(db, "collation", {"include_docs": True, "conflicts": True})
+    assert [r["key"] for r in out["rows"]] == [7]
+    assert len(out["rows"][0]["doc"]["_conflicts"]) == 1
+
+
+def test_collation_order(db):
+    """Views Collation: null, false, true, numbers, strings, arrays, objects."""
+    put_doc(db, "_design/d", DDOC)
+    keys = [None, False, True, -1, 0, 1.5, 2, "a", "aa", "b", [], ["a"], ["a", 1], ["b"], {}, {"a": 1}]
+    bulk_docs(db, [{"_id": "k%02d" % (len(keys) - i), "k": k} for i, k in enumerate(keys)])
+    out = rows(db, "collation")
+    assert [r["key"] for r in out["rows"]] == keys
+
+
+def test_errors(vdb, db):
+    """404 for a missing design document or view; query_parse_error for bad options."""
+    assert_error(view(db, "v", ddoc="nope"), 404, "not_found", "missing")
+    assert_error(view(vdb, "nope"), 404, "not_found", "missing_named_view")
+    assert_error(view(vdb, "by_n", {"reduce": False, "group": True}), 400, "query_parse_error")
+    assert_error(view(vdb, "by_n", {"reduce": False, "startkey": 3, "endkey": 1}), 400, "query_parse_error")
+    assert_error(view(vdb, "by_n", {"limit": -1}), 400, "query_parse_error")
+    assert_error(view(vdb, "by_n", {"include_docs": True}), 400, "query_parse_error")
+    assert_error(view(vdb, "by_n", {"keys": [1, 2]}), 400, "query_parse_error")
+
+
+def test_update_false(vdb):
+    """update=false answers from the index as it is; the next query catches up."""
+    rows(vdb, "by_n", {"reduce": False})
+    put_doc(vdb, "g", {"n": 7, "t": "x"})
+    stale = rows(vdb, "by_n", {"reduce": False, "update": "false"})
+    assert "g" not in [r["id"] for r in stale["rows"]]
+    assert "g" in [r["id"] for r in rows(vdb, "by_n", {"reduce": False})["rows"]]
