@@ -19,7 +19,7 @@ FROM swift:${SWIFT_VERSION}-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev libqrencode-dev libpcre2-dev \
+      libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev libqrencode-dev libpcre2-dev libjavascriptcoregtk-4.1-dev \
       zlib1g-dev pkg-config binutils \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -39,7 +39,7 @@ FROM debian:bookworm-slim AS runtime
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libsqlite3-0 libcurl4 libssl3 libavahi-compat-libdnssd1 libqrencode4 libpcre2-8-0 zlib1g ca-certificates curl \
+      libsqlite3-0 libcurl4 libssl3 libavahi-compat-libdnssd1 libqrencode4 libpcre2-8-0 libjavascriptcoregtk-4.1-0 zlib1g ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 5984 settee \
  && useradd --system --uid 5984 --gid settee --home-dir /var/lib/settee --shell /usr/sbin/nologin settee \

@@ -187,3 +187,17 @@ def test_update_false(vdb):
     stale = rows(vdb, "by_n", {"reduce": False, "update": "false"})
     assert "g" not in [r["id"] for r in stale["rows"]]
     assert "g" in [r["id"] for r in rows(vdb, "by_n", {"reduce": False})["rows"]]
+
+
+def test_design_documents_are_compiled_when_saved(db):
+    """A view whose map does not compile: 400 compilation_error, nothing saved; an
+    unknown built-in reduce: 400 invalid_design_doc (couch_mrview:validate/2)."""
+    r = db.client.put(db.url("_design/bad"), json={"views": {"v": {"map": "function(doc) { emit(doc._id, "}}})
+    assert_error(r, 400, "compilation_error")
+    assert_error(db.client.get(db.url("_design/bad")), 404, "not_found")
+    r = db.client.put(db.url("_design/bad"), json={"views": {"v": {"map": "function(doc) {}", "reduce": "_nope"}}})
+    assert_error(r, 400, "invalid_design_doc", "`_nope` is not a supported reduce function.")
+    r = db.client.post(db.url("_bulk_docs"), json={"docs": [
+        {"_id": "_design/bad", "views": {"v": {"map": "not a function("}}}, {"_id": "fine"}]})
+    out = body_of(assert_status(r, 201))
+    assert out[0]["error"] == "compilation_error" and out[1]["ok"] is True

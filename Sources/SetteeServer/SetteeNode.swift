@@ -107,6 +107,7 @@ public final class SetteeNode: Sendable {
         var store = configuration.store
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
         store.writePolicies["_users"] = UsersDatabasePolicy(iterations: configuration.passwordIterations)
+        store.designDocumentPolicy = DesignDocumentPolicy()
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications

@@ -38,6 +38,13 @@ extension Database {
                 refusedEarly[index] = writer.name == nil ? .unauthorized(reason) : .forbidden(reason)
             }
         }
+        if let designDocumentPolicy {
+            for (index, update) in updates.enumerated() where refusedEarly[index] == nil && update.id.hasPrefix("_design/") {
+                do { prepared[index] = try designDocumentPolicy.prepare(update, newEdits: newEdits) } catch {
+                    refusedEarly[index] = error
+                }
+            }
+        }
         if let policy {
             for index in updates.indices where refusedEarly[index] == nil {
                 do { prepared[index] = try policy.prepare(updates[index], newEdits: newEdits) } catch {

@@ -32,6 +32,8 @@ public final class Database: Sendable {
     let events: DatabaseUpdates?
     /// The rule every write to this database passes (`StoreConfiguration.writePolicies`).
     let writePolicy: (any WritePolicy)?
+    /// The rule every design document write passes (`StoreConfiguration.designDocumentPolicy`).
+    let designDocumentPolicy: (any WritePolicy)?
 
     /// Where compactions and index builds show themselves (`_active_tasks`).
     let tasks: StoreTasks
@@ -44,6 +46,7 @@ public final class Database: Sendable {
         self.path = path
         self.events = events
         writePolicy = configuration.writePolicies[name]
+        designDocumentPolicy = configuration.designDocumentPolicy
         let connection = try Connection(path: path)
         try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))

@@ -146,6 +146,9 @@ public struct StoreConfiguration: Sendable {
     /// Rules for the databases that have them, by name (`_replicator`'s document
     /// checks; `_users`' later): every write to that database passes its rule.
     public var writePolicies: [String: any WritePolicy] = [:]
+    /// The check every design document write passes in every database, replicated
+    /// ones too (CouchDB compiles a design document's functions when it is saved).
+    public var designDocumentPolicy: (any WritePolicy)?
 
     public init(path: String) { self.path = path }
 }

@@ -30,4 +30,7 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case forbidden(String)
     /// 401 `unauthorized`: the writer must authenticate (or be someone else).
     case unauthorized(String)
+    /// 400 with CouchDB's `error` word: a document that cannot be what it claims (a
+    /// design document whose functions do not compile: `compilation_error`).
+    case invalid(error: String, reason: String)
 }
