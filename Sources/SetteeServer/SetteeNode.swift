@@ -108,6 +108,7 @@ public final class SetteeNode: Sendable {
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
         store.writePolicies["_users"] = UsersDatabasePolicy(iterations: configuration.passwordIterations)
         store.designDocumentPolicy = DesignDocumentPolicy()
+        store.updateValidator = DocumentValidation()
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory)
         replications = router.state.replications

@@ -49,6 +49,14 @@ public final class JavaScriptEngine: @unchecked Sendable {
       }
       return JSON.stringify(out);
     }
+    function __validate(fn, newDoc, oldDoc, userCtx, secObj) {
+      try { fn(newDoc, oldDoc, userCtx, secObj); return JSON.stringify({ok: true}); }
+      catch (e) {
+        if (e && e.forbidden !== undefined) return JSON.stringify({forbidden: String(e.forbidden)});
+        if (e && e.unauthorized !== undefined) return JSON.stringify({unauthorized: String(e.unauthorized)});
+        return JSON.stringify({error: String(e)});
+      }
+    }
     function __reduce(fn, keys, values, rereduce) {
       return JSON.stringify([fn(keys, values, rereduce)]);
     }
@@ -106,6 +114,18 @@ public final class JavaScriptEngine: @unchecked Sendable {
         }
         guard case .array(let wrapped) = try Self.parse(result), let first = wrapped.first else { return .null }
         return first
+    }
+
+    /// Runs `validate_doc_update` function `function`: `{"ok": true}`, `{"forbidden": ...}`,
+    /// `{"unauthorized": ...}`, or `{"error": ...}` for anything else it threw. The
+    /// arguments are JSON texts (`oldDocument` "null" for a new document).
+    public func validate(_ function: Int, newDocument: String, oldDocument: String, userContext: String,
+                         securityObject: String) throws(JavaScriptError) -> JSONValue {
+        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
+            try call("__validate", [functions[function], try parseJSON(newDocument), try parseJSON(oldDocument),
+                                    try parseJSON(userContext), try parseJSON(securityObject)])
+        }
+        return try Self.parse(result)
     }
 
     // MARK: JavaScriptCore calls (under `lock`)

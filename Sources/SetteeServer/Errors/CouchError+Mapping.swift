@@ -40,7 +40,7 @@ extension CouchError {
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
         case .rejected(.forbidden(let reason)): self = CouchError(403, "forbidden", reason)
         case .rejected(.unauthorized(let reason)): self = CouchError(401, "unauthorized", reason)
-        case .rejected(.invalid(let error, let reason)): self = CouchError(400, error, reason)
+        case .rejected(.refused(let status, let error, let reason)): self = CouchError(status, error, reason)
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")

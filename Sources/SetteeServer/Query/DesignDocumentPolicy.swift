@@ -20,7 +20,7 @@ struct DesignDocumentPolicy: WritePolicy {
                 continue
             }
             if let message = definition.validateReduce() {
-                throw .invalid(error: "invalid_design_doc", reason: message)
+                throw .refused(status: 400, error: "invalid_design_doc", reason: message)
             }
             do {
                 let compiler = try engine ?? JavaScriptEngine()
@@ -28,17 +28,17 @@ struct DesignDocumentPolicy: WritePolicy {
                 _ = try compiler.compile(definition.map)
                 if let reduce = definition.reduce, definition.builtinReduce == nil {
                     do { _ = try compiler.compile(reduce) } catch {
-                        throw WriteRejection.invalid(error: "compilation_error", reason:
+                        throw WriteRejection.refused(status: 400, error: "compilation_error", reason:
                             "Compilation of the reduce function in the '\(view.key)' view failed: \(error.message)")
                     }
                 }
             } catch let error as JavaScriptError {
-                throw .invalid(error: "compilation_error",
+                throw .refused(status: 400, error: "compilation_error",
                                reason: "Compilation of the map function in the '\(view.key)' view failed: \(error.message)")
             } catch let rejection as WriteRejection {
                 throw rejection
             } catch {
-                throw .invalid(error: "compilation_error", reason: "\(error)")
+                throw .refused(status: 400, error: "compilation_error", reason: "\(error)")
             }
         }
         return update

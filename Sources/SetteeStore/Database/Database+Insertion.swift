@@ -45,6 +45,11 @@ extension Database {
                 }
             }
         }
+        if let updateValidator {
+            let pending = updates.indices.filter { refusedEarly[$0] == nil }
+            let refusals = await updateValidator.validate(pending.map { prepared[$0] }, newEdits: newEdits, in: self)
+            for (offset, rejection) in refusals where offset < pending.count { refusedEarly[pending[offset]] = rejection }
+        }
         if let policy {
             for index in updates.indices where refusedEarly[index] == nil {
                 do { prepared[index] = try policy.prepare(updates[index], newEdits: newEdits) } catch {
@@ -64,6 +69,9 @@ extension Database {
                                    : try Inserter.merge(db, reviewed.accepted, job: &job)
             try DocumentCounts.add(db, job.counts)
             return (reviewed.merge(written), job.lastSequence)
+        }
+        if let updateValidator, updates.contains(where: { $0.id.hasPrefix("_design/") }) {
+            updateValidator.designDocumentsChanged(in: self)
         }
         // After the commit: a woken feed must find the rows it is told about.
         changesNotifier.notify(sequence: sequence)

@@ -34,6 +34,8 @@ public final class Database: Sendable {
     let writePolicy: (any WritePolicy)?
     /// The rule every design document write passes (`StoreConfiguration.designDocumentPolicy`).
     let designDocumentPolicy: (any WritePolicy)?
+    /// The check before every write (`StoreConfiguration.updateValidator`).
+    let updateValidator: (any UpdateValidator)?
 
     /// Where compactions and index builds show themselves (`_active_tasks`).
     let tasks: StoreTasks
@@ -47,6 +49,7 @@ public final class Database: Sendable {
         self.events = events
         writePolicy = configuration.writePolicies[name]
         designDocumentPolicy = configuration.designDocumentPolicy
+        updateValidator = configuration.updateValidator
         let connection = try Connection(path: path)
         try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))

@@ -149,6 +149,8 @@ public struct StoreConfiguration: Sendable {
     /// The check every design document write passes in every database, replicated
     /// ones too (CouchDB compiles a design document's functions when it is saved).
     public var designDocumentPolicy: (any WritePolicy)?
+    /// Runs before every document write in every database (`validate_doc_update`).
+    public var updateValidator: (any UpdateValidator)?
 
     public init(path: String) { self.path = path }
 }

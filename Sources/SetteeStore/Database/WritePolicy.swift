@@ -30,7 +30,8 @@ public enum WriteRejection: Error, Sendable, Equatable {
     case forbidden(String)
     /// 401 `unauthorized`: the writer must authenticate (or be someone else).
     case unauthorized(String)
-    /// 400 with CouchDB's `error` word: a document that cannot be what it claims (a
-    /// design document whose functions do not compile: `compilation_error`).
-    case invalid(error: String, reason: String)
+    /// Any other status with CouchDB's `error` word: a design document whose functions
+    /// do not compile (400 `compilation_error`), a `validate_doc_update` that threw
+    /// something else than forbidden or unauthorized (500 `unknown_error`).
+    case refused(status: Int, error: String, reason: String)
 }
