@@ -239,3 +239,45 @@ def test_validate_doc_update(db, admin_auth):
     assert_error(db.client.put(db.url("y"), json={"oops": True}), 500, "unknown_error", "plain")
     # Design documents are not validated by it.
     put_doc(db, "_design/other", {"bad": True})
+
+
+FILTERS = {
+    "filters": {
+        "by_type": "function(doc, req) { return doc.type === req.query.type; }",
+        "deleted": "function(doc, req) { return !!doc._deleted; }",
+        "user": "function(doc, req) { return req.userCtx.name !== null && doc.owner === req.userCtx.name; }",
+    },
+    "views": {"typed": {"map": "function(doc) { if (doc.type === 'b') emit(doc._id, null); }"}},
+}
+
+
+def changed_ids(db, params):
+    out = body_of(assert_status(db.client.get(db.url("_changes"), params=params), 200))
+    return sorted(row["id"] for row in out["results"])
+
+
+def test_changes_filter_functions(db, admin_auth):
+    """_changes?filter=ddoc/name runs the design document's filter with the request's
+    query and userCtx; a deleted document arrives with _deleted; filter=_view passes what the view's map emits for (Changes Feed ›
+    Filtering)."""
+    put_doc(db, "_design/f", FILTERS)
+    bulk_docs(db, [{"_id": "a1", "type": "a"}, {"_id": "b1", "type": "b"}, {"_id": "b2", "type": "b"},
+                   {"_id": "mine", "owner": admin_auth[0]}])
+    assert changed_ids(db, {"filter": "f/by_type", "type": "b"}) == ["b1", "b2"]
+    assert changed_ids(db, {"filter": "f/user"}) == ["mine"]
+    rev = body_of(db.client.get(db.url("a1")))["_rev"]
+    assert_status(db.client.delete(db.url("a1"), params={"rev": rev}), 200)
+    assert changed_ids(db, {"filter": "f/deleted"}) == ["a1"]
+    assert changed_ids(db, {"filter": "_view", "view": "f/typed"}) == ["b1", "b2"]
+
+
+def test_changes_filter_errors(db):
+    """A missing filter: 404 "missing json key: NAME"; filter=_view without view: 400;
+    a filter name without a slash: 400."""
+    put_doc(db, "_design/f", FILTERS)
+    assert_error(db.client.get(db.url("_changes"), params={"filter": "f/nope"}), 404, "not_found",
+                 "missing json key: nope")
+    assert_error(db.client.get(db.url("_changes"), params={"filter": "_view"}), 400, "bad_request",
+                 "`view` filter parameter is not provided.")
+    assert_error(db.client.get(db.url("_changes"), params={"filter": "nofilter"}), 400, "bad_request",
+                 "`filter` must be of the form `designname/filtername`")

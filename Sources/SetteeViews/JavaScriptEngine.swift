@@ -57,6 +57,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return JSON.stringify({error: String(e)});
       }
     }
+    function __filter(fn, doc, req) {
+      try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "false"; }
+    }
     function __reduce(fn, keys, values, rereduce) {
       return JSON.stringify([fn(keys, values, rereduce)]);
     }
@@ -126,6 +129,15 @@ public final class JavaScriptEngine: @unchecked Sendable {
                                     try parseJSON(userContext), try parseJSON(securityObject)])
         }
         return try Self.parse(result)
+    }
+
+    /// Runs filter function `function` on a document (JSON text) and the request object:
+    /// whether the change passes. A function that throws lets nothing through.
+    public func filter(_ function: Int, document: String, request: String) throws(JavaScriptError) -> Bool {
+        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
+            try call("__filter", [functions[function], try parseJSON(document), try parseJSON(request)])
+        }
+        return result == "true"
     }
 
     // MARK: JavaScriptCore calls (under `lock`)

@@ -50,4 +50,28 @@ import Testing
         let ok = try engine.compile("function(doc) { emit(1, 2); }")
         #expect(try engine.map(ok, documents: ["{}"])[0] == [[1, 2]])
     }
+
+    @Test func filtersAndValidation() throws {
+        let engine = try JavaScriptEngine()
+        let filter = try engine.compile("function(doc, req) { return doc.t === req.query.t; }")
+        #expect(try engine.filter(filter, document: #"{"t":"x"}"#, request: #"{"query":{"t":"x"}}"#))
+        #expect(try !engine.filter(filter, document: #"{"t":"y"}"#, request: #"{"query":{"t":"x"}}"#))
+        #expect(try !engine.filter(filter, document: "{}", request: "{}"))  // threw: nothing passes
+        let vdu = try engine.compile("""
+            function(n, o, u, s) {
+              if (n.f) throw({forbidden: 'no ' + u.name});
+              if (n.u) throw({unauthorized: 'who'});
+              if (n.x) throw('plain');
+            }
+            """)
+        let ctx = #"{"name":"bob","roles":[]}"#
+        #expect(try engine.validate(vdu, newDocument: #"{"f":1}"#, oldDocument: "null", userContext: ctx,
+                                    securityObject: "{}") == ["forbidden": "no bob"])
+        #expect(try engine.validate(vdu, newDocument: #"{"u":1}"#, oldDocument: "null", userContext: ctx,
+                                    securityObject: "{}") == ["unauthorized": "who"])
+        #expect(try engine.validate(vdu, newDocument: #"{"x":1}"#, oldDocument: "null", userContext: ctx,
+                                    securityObject: "{}") == ["error": "plain"])
+        #expect(try engine.validate(vdu, newDocument: "{}", oldDocument: "null", userContext: ctx,
+                                    securityObject: "{}") == ["ok": true])
+    }
 }

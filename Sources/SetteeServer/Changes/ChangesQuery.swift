@@ -44,7 +44,7 @@ struct ChangesQuery: Sendable {
         switch filter {
         case .none: designFilter = false
         case .design: designFilter = true
-        case .selector: return nil
+        case .selector, .javascript: return nil
         }
         return ChangesLineFormat(feed: feed, designFilter: designFilter, includeDocs: includeDocs,
                                  conflicts: conflicts, attachments: attachments, attEncodingInfo: attEncodingInfo,
@@ -103,15 +103,12 @@ struct ChangesQuery: Sendable {
         case "_design":
             filter = .design
         case "_view":
-            throw CouchError.badRequest("Settee does not run views, so `filter=_view` is not supported.")
+            guard let viewName = context.query["view"] else {
+                throw CouchError.badRequest("`view` filter parameter is not provided.")
+            }
+            filter = .javascript(try await ChangesFilterFunction.view(viewName, context))
         default:
-            let parts = name.split(separator: "/", maxSplits: 1)
-            guard parts.count == 2, try await context.node.directory.database(named: context.parameters.db ?? "")?
-                .document(id: "_design/" + parts[0], revisions: .winner)?
-                .revisions.first.map({ !$0.isDeleted }) == true
-            else { throw CouchError.notFound("missing") }
-            throw CouchError.badRequest(
-                "Settee does not run JavaScript: filter functions (`filter=\(name)`) are not supported. Use _doc_ids, _selector or _design.")
+            filter = .javascript(try await ChangesFilterFunction.filter(name, context))
         }
     }
 
@@ -151,6 +148,8 @@ enum ChangesFilter: Sendable {
     case none
     case design
     case selector(Selector)
+    /// A design document's filter function, or `_view`'s map function.
+    case javascript(ChangesFilterFunction)
 
     var needsDocuments: Bool {
         if case .none = self { return false }
@@ -162,6 +161,7 @@ enum ChangesFilter: Sendable {
         case .none: return true
         case .design: return change.id.hasPrefix("_design/")
         case .selector(let selector): return try await selector.matchesWinner(of: change.id, in: database)
+        case .javascript(let function): return try await function.accepts(change.id, in: database)
         }
     }
 }

@@ -1,0 +1,103 @@
+import SetteeDocuments
+import SetteeHTTP
+import SetteeJSON
+import SetteeStore
+import SetteeViews
+internal import Synchronization
+
+/// `_changes?filter=ddoc/name` (a design document's `filters.name`) and
+/// `filter=_view&view=ddoc/name` (the changes of documents a view's map emits for),
+/// as CouchDB runs them (docs.couchdb.org "Changes Feed" › "Filtering"): the function
+/// gets the document's winning revision (`_deleted` stubs too) and a request object
+/// with the query, the user and the security object; one that throws passes nothing.
+struct ChangesFilterFunction: Sendable {
+    private enum Kind: Sendable {
+        case filter(request: String)
+        case view
+    }
+
+    private let engine: JavaScriptEngine
+    private let handle: Int
+    private let kind: Kind
+
+    /// Engines by source, as views keep theirs.
+    private static let cache = Mutex<[String: (JavaScriptEngine, Int)]>([:])
+
+    static func filter(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
+        let function = try await designFunction(name, context) { $0["filters"]?[$1] }
+        let request = try await requestObject(context)
+        let (engine, handle) = try compiled(function, kind: "filter", name: name)
+        return ChangesFilterFunction(engine: engine, handle: handle, kind: .filter(request: request))
+    }
+
+    static func view(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
+        let function = try await designFunction(name, context) { $0["views"]?[$1]?["map"] }
+        let (engine, handle) = try compiled(function, kind: "map", name: name)
+        return ChangesFilterFunction(engine: engine, handle: handle, kind: .view)
+    }
+
+    func accepts(_ id: String, in database: Database) async throws -> Bool {
+        guard let revision = try await database.winner(id: id), let body = revision.body else { return false }
+        var writer = DocumentWriter(id: id, rev: revision.rev.description, body: body)
+        writer.isDeleted = revision.isDeleted
+        let document = String(decoding: writer.serialize(), as: UTF8.self)
+        switch kind {
+        case .filter(let request):
+            return (try? engine.filter(handle, document: document, request: request)) ?? false
+        case .view:
+            guard let rows = try? engine.map(handle, documents: [document]), let first = rows.first, let emitted = first else {
+                return false
+            }
+            return !emitted.isEmpty
+        }
+    }
+
+    /// The function source at `pick(designDocument, name)` of `ddoc/name`: 404 when the
+    /// design document or the function is missing, as CouchDB answers.
+    private static func designFunction(_ name: String, _ context: RequestContext,
+                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
+        let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else {
+            throw CouchError.badRequest("`filter` must be of the form `designname/filtername`")
+        }
+        guard let database = try context.node.directory.database(named: context.parameters.db ?? ""),
+              let stored = try await database.winner(id: "_design/" + parts[0]), !stored.isDeleted,
+              let bytes = stored.body else { throw CouchError.notFound("missing") }
+        guard let source = pick(try JSONReader.parse(bytes), parts[1])?.stringValue else {
+            throw CouchError.notFound("missing json key: \(parts[1])")
+        }
+        return source
+    }
+
+    private static func compiled(_ source: String, kind: String, name: String) throws -> (JavaScriptEngine, Int) {
+        if let kept = cache.withLock({ $0[source] }) { return kept }
+        do {
+            let engine = try JavaScriptEngine()
+            let handle = try engine.compile(source)
+            cache.withLock { cache in
+                if cache.count >= ViewIndexes.cacheLimit { cache.removeAll() }
+                cache[source] = (engine, handle)
+            }
+            return (engine, handle)
+        } catch {
+            throw CouchError(400, "compilation_error", "Compilation of the \(kind) function \(name) failed: \(error.message)")
+        }
+    }
+
+    /// CouchDB's request object, the parts a filter uses: `query`, `userCtx`, `secObj`,
+    /// `method`, `path`, `headers`.
+    private static func requestObject(_ context: RequestContext) async throws -> String {
+        var query = JSONObject()
+        for item in context.query.items { query[item.name] = .string(item.value) }
+        let database = try context.node.directory.database(named: context.parameters.db ?? "")
+        let security = try await database?.security() ?? Array("{}".utf8)
+        let request: JSONValue = [
+            "method": .string(context.request.method), "query": .object(query),
+            "path": .array(context.request.rawPath.split(separator: "/").map { .string(String($0)) }),
+            "userCtx": ["db": .string(context.parameters.db ?? ""), "name": context.user.name.map { .string($0) } ?? .null,
+                        "roles": .array(context.user.roles.map { .string($0) })],
+            "secObj": (try? JSONReader.parse(security)) ?? [:],
+        ]
+        return JSONWriter.string(request)
+    }
+}
