@@ -281,3 +281,26 @@ def test_changes_filter_errors(db):
                  "`view` filter parameter is not provided.")
     assert_error(db.client.get(db.url("_changes"), params={"filter": "nofilter"}), 400, "bad_request",
                  "`filter` must be of the form `designname/filtername`")
+
+
+def test_design_info_cleanup_compact_and_queries(vdb):
+    """GET _design/{ddoc}/_info names it and its index; POST _view_cleanup and
+    _compact/{ddoc} answer 202 (404 for a missing design document); POST
+    .../_view/{view}/queries answers each query in order."""
+    rows(vdb, "by_n", {"reduce": False})
+    info = body_of(assert_status(vdb.client.get(vdb.url("_design/d", "_info")), 200))
+    assert info["name"] == "d"
+    assert info["view_index"]["language"] == "javascript"
+    assert isinstance(info["view_index"]["signature"], str)
+    assert_error(vdb.client.get(vdb.url("_design/nope", "_info")), 404, "not_found")
+    assert body_of(assert_status(vdb.client.post(vdb.url("_view_cleanup"), json={}), 202)) == {"ok": True}
+    assert body_of(assert_status(vdb.client.post(vdb.url("_compact", "d"), json={}), 202)) == {"ok": True}
+    assert_error(vdb.client.post(vdb.url("_compact", "nope"), json={}), 404, "not_found")
+    # The view still answers after the cleanup.
+    assert len(rows(vdb, "by_n", {"reduce": False})["rows"]) == 5
+    r = vdb.client.post(vdb.url("_design/d", "_view", "by_n", "queries"),
+                        json={"queries": [{"reduce": False, "limit": 1}, {"reduce": False, "keys": [4, 2]}, {}]})
+    out = body_of(assert_status(r, 200))
+    assert [row["id"] for row in out["results"][0]["rows"]] == ["a"]
+    assert [row["id"] for row in out["results"][1]["rows"]] == ["d", "b"]
+    assert out["results"][2]["rows"][0]["key"] is None

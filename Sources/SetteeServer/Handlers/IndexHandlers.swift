@@ -127,10 +127,9 @@ enum IndexHandlers {
         }
     }
 
-    /// Drops stored tables no index of the database uses any more.
+    /// Drops stored tables no index or view of the database uses any more.
     private static func dropUnused(_ database: Database) async throws {
-        let remaining = try await MangoIndexes.all(database)
-        try await database.dropIndexes(keeping: Set(remaining.map(\.signature)))
+        try await database.dropIndexes(keeping: try await ViewIndexes.liveSignatures(database))
     }
 
     /// CouchDB names an unnamed index by a SHA-1 of its definition (mango_idx:gen_name/2).

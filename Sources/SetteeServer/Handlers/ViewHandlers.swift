@@ -9,6 +9,33 @@ import SetteeViews
 /// rows framed as CouchDB frames them.
 enum ViewHandlers {
     static func query(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let view = try await definition(context, database)
+        var body: JSONObject?
+        if context.request.method == "POST" { body = try await context.jsonBody().object() }
+        let bytes = try await run(view, try ViewQuery(context.query, body: body), database)
+        return JSONResponse.make(status: 200, bytes: bytes + Array("\n".utf8))
+    }
+
+    /// `POST .../_view/{view}/queries`: `{"queries": [options, ...]}`, answered as
+    /// `{"results": [view response, ...]}`.
+    static func queries(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let view = try await definition(context, database)
+        guard case .array(let list) = try await context.jsonBody().object()["queries"] else {
+            throw CouchError.badRequest("Body must contain a `queries` array.")
+        }
+        var out = Array(#"{"results":["#.utf8)
+        for (offset, item) in list.enumerated() {
+            guard case .object(let options) = item else { throw CouchError.badRequest("Each query must be an object.") }
+            out.append(contentsOf: offset == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
+            out.append(contentsOf: try await run(view, try ViewQuery(QueryOptions(items: []), body: options), database))
+        }
+        out.append(contentsOf: (list.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    /// The view the request names: 404 `missing` without its design document,
+    /// `missing_named_view` without the view.
+    private static func definition(_ context: RequestContext, _ database: Database) async throws -> ViewDefinition {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
@@ -19,9 +46,11 @@ enum ViewHandlers {
         guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: try JSONReader.parse(bytes)) else {
             throw CouchError.notFound("missing_named_view")
         }
-        var body: JSONObject?
-        if context.request.method == "POST" { body = try await context.jsonBody().object() }
-        let query = try ViewQuery(context.query, body: body)
+        return view
+    }
+
+    /// One query's response body (without the final newline).
+    private static func run(_ view: ViewDefinition, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
         if let message = view.validateReduce() { throw CouchError(400, "invalid_design_doc", message) }
         let reduce = query.reduce ?? (view.reduce != nil)
         if reduce && view.reduce == nil, query.reduce == true {
@@ -53,7 +82,7 @@ enum ViewHandlers {
     // MARK: Map rows
 
     private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
-                               _ ranges: [KeyRange]) async throws -> HTTPResponse {
+                               _ ranges: [KeyRange]) async throws -> [UInt8] {
         let first = ranges[0]
         let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
         var out = Array(#"{"total_rows":"#.utf8)
@@ -89,8 +118,8 @@ enum ViewHandlers {
                 if page.count < pageSize { break }
             }
         }
-        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return out
     }
 
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
@@ -127,7 +156,7 @@ enum ViewHandlers {
 
     private static func reduced(_ database: Database, _ index: KeyIndex, _ view: ViewDefinition,
                                 _ compiled: ViewIndexes.Compiled, _ query: ViewQuery,
-                                _ ranges: [KeyRange]) async throws -> HTTPResponse {
+                                _ ranges: [KeyRange]) async throws -> [UInt8] {
         let level: Int? = query.group ? nil : query.groupLevel
         let grouping = query.group || query.groupLevel != nil
         var groups: [(key: JSONValue, keys: [JSONValue], ids: [String], values: [JSONValue])] = []
@@ -174,8 +203,8 @@ enum ViewHandlers {
             JSONWriter.write(["key": group.key, "value": value], to: &out)
             written += 1
         }
-        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return out
     }
 
     /// The key a row groups under: the whole key, or an array key's first `level` elements.

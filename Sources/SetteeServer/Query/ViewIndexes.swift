@@ -44,6 +44,28 @@ enum ViewIndexes {
         return compiled
     }
 
+    /// The views of every JavaScript design document of `database`.
+    static func all(_ database: Database) async throws -> [ViewDefinition] {
+        var query = AllDocsQuery()
+        query.startKey = "_design/"
+        query.endKey = "_design0"
+        query.inclusiveEnd = false
+        query.includeBodies = true
+        return try await database.allDocs(query).rows.flatMap { row -> [ViewDefinition] in
+            guard let bytes = row.body, let body = try? JSONReader.parse(bytes),
+                  let names = body["views"]?.objectValue?.keys else { return [] }
+            return names.compactMap { ViewDefinition.named($0, designDocumentID: row.id, body: body) }
+        }
+    }
+
+    /// The signatures of every index some design document still defines (Mango's and
+    /// views'): `_view_cleanup` and `_index` DELETE drop the stored tables of the rest.
+    static func liveSignatures(_ database: Database) async throws -> Set<String> {
+        let mango = try await MangoIndexes.all(database).map(\.signature)
+        let views = try await all(database).map(\.signature)
+        return Set(mango + views)
+    }
+
     /// The index of `view`: per emitted row, the key (collation-ordered, then the
     /// document id and the emit's place) and `[key, value]` as JSON. Design documents
     /// are not mapped, as in CouchDB; a document the function throws on emits nothing.

@@ -60,6 +60,13 @@ extension Database {
         }
     }
 
+    /// The update sequence the index with `signature` has caught up to (0: never built).
+    public func indexSequence(_ signature: String) async throws -> Int64 {
+        try await readers.read { db in
+            try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(signature)]) ?? 0
+        }
+    }
+
     /// Drops the stored tables of indexes whose signatures are not in `keeping`
     /// (`_index` DELETE, `_view_cleanup`).
     public func dropIndexes(keeping: Set<String>) async throws {
