@@ -149,4 +149,25 @@ import Testing
         #expect(try await ids(db, .all).isEmpty)  // keyed by id bytes, not Mango keys: read back below
         #expect(try await db.indexPage(slow, range: .all, descending: false, after: nil, limit: 20).count == 10)
     }
+
+    /// `indexCounts`: the total and the rank of any bound, from the rank sample, equal
+    /// to counting; a write makes a new sample.
+    @Test func ranksMatchCounting() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let updates = (0..<1_500).map { DocumentUpdate(id: "d\($0)", body: bytes(#"{"n":\#(($0 * 37) % 1_500)}"#)) }
+        _ = try await db.update(updates, newEdits: true)
+        try await db.refreshIndex(Self.byN)
+        for n in [-1, 0, 1, 511, 512, 513, 1_024, 1_499, 2_000] {
+            let bound = IndexKeyEncoding.encode(.int(n))
+            let counts = try await db.indexCounts(Self.byN, before: bound)
+            #expect(counts.total == 1_500)
+            #expect(counts.before == min(1_500, max(0, n)), "rank of \(n)")
+        }
+        _ = try await db.put("extra", #"{"n":-5}"#).get()
+        try await db.refreshIndex(Self.byN)
+        let counts = try await db.indexCounts(Self.byN, before: IndexKeyEncoding.encode(10))
+        #expect(counts.total == 1_501 && counts.before == 11)
+    }
 }

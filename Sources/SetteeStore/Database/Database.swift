@@ -22,6 +22,8 @@ public final class Database: Sendable {
     /// Per key index signature, the update sequence its table is known to have reached:
     /// a query on an index already caught up costs no write job.
     let indexSequences = Mutex<[String: Int64]>([:])
+    /// Per key index signature, its rank sample (`indexCounts`), for the state it was taken in.
+    let indexRanks = Mutex<[String: KeyIndexRanks]>([:])
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.

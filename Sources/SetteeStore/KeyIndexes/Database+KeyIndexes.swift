@@ -50,14 +50,21 @@ extension Database {
     }
 
     /// How many entries `index` holds, and how many sort before `bound` (a view's
-    /// `total_rows` and `offset`).
+    /// `total_rows` and `offset`). SQLite keeps no counts in its b-trees, so a sample
+    /// of every `KeyIndexRanks.stride`-th key with its rank is taken once per state of
+    /// the index; a rank is then a sample's plus a count of at most `stride` rows.
     public func indexCounts(_ index: KeyIndex, before bound: [UInt8]?) async throws -> (total: Int, before: Int) {
         try Self.check(index)
-        return try await readers.read(.scan) { db in
-            let total = try KeyIndexRecords.count(db, index, below: nil)
-            guard let bound else { return (total, 0) }
-            return (total, try KeyIndexRecords.count(db, index, below: bound))
+        let seq = try await indexSequence(index.signature)
+        let ranks: KeyIndexRanks
+        if let kept = indexRanks.withLock({ $0[index.signature] }), kept.sequence == seq {
+            ranks = kept
+        } else {
+            ranks = try await readers.read(.scan) { db in try KeyIndexRanks(db, index, sequence: seq) }
+            indexRanks.withLock { $0[index.signature] = ranks }
         }
+        guard let bound else { return (ranks.total, 0) }
+        return (ranks.total, try await readers.read { db in try ranks.rank(of: bound, db, index) })
     }
 
     /// The update sequence the index with `signature` has caught up to (0: never built).
@@ -71,6 +78,7 @@ extension Database {
     /// (`_index` DELETE, `_view_cleanup`).
     public func dropIndexes(keeping: Set<String>) async throws {
         indexSequences.withLock { $0 = $0.filter { keeping.contains($0.key) } }
+        indexRanks.withLock { $0 = $0.filter { keeping.contains($0.key) } }
         try await writer.write { db in try KeyIndexRecords.drop(db, keeping: keeping) }
     }
 

@@ -93,15 +93,6 @@ enum KeyIndexRecords {
         return try rows(db, sql, arguments, bodies: bodies)
     }
 
-    /// How many entries `index` has in `range`, and before it (`total_rows`, `offset`).
-    static func count(_ db: Connection, _ index: KeyIndex, below bound: [UInt8]?) throws -> Int {
-        let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                    [.text(index.table)]) ?? 0
-        guard exists > 0 else { return 0 }
-        guard let bound else { return Int(try db.integer("SELECT count(*) FROM \(index.table)") ?? 0) }
-        return Int(try db.integer("SELECT count(*) FROM \(index.table) WHERE key < ?", [.blob(bound)]) ?? 0)
-    }
-
     /// Up to `limit` live documents that are not design documents, in id order
     /// within `range` (bounds compared as the ids' UTF-8 bytes), after `after`.
     static func allDocumentsPage(_ db: Connection, range: KeyRange, descending: Bool,
