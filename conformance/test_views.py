@@ -304,3 +304,15 @@ def test_design_info_cleanup_compact_and_queries(vdb):
     assert [row["id"] for row in out["results"][0]["rows"]] == ["a"]
     assert [row["id"] for row in out["results"][1]["rows"]] == ["d", "b"]
     assert out["results"][2]["rows"][0]["key"] is None
+
+
+def test_require_from_views_lib(db):
+    """A map function can require CommonJS modules from the design document's
+    views.lib (Design Documents › CommonJS Modules)."""
+    put_doc(db, "_design/m", {"views": {
+        "lib": {"math": "exports.double = function(x) { return 2 * require('./twice').times(x); };",
+                "twice": "exports.times = function(x) { return x; };"},
+        "doubled": {"map": "function(doc) { var m = require('views/lib/math'); emit(m.double(doc.n), null); }"}}})
+    bulk_docs(db, [{"_id": "a", "n": 2}, {"_id": "b", "n": 5}])
+    out = rows(db, "doubled", ddoc="m")
+    assert [(r["id"], r["key"]) for r in out["rows"]] == [("a", 4), ("b", 10)]

@@ -57,6 +57,40 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return JSON.stringify({error: String(e)});
       }
     }
+    function __makeRequire(ddoc) {
+      var cache = {};
+      function resolve(id, current) {
+        var path = id.charAt(0) === "." ? current.slice() : [];
+        var parts = id.split("/");
+        for (var i = 0; i < parts.length; i++) {
+          if (parts[i] === "..") path.pop(); else if (parts[i] !== "." && parts[i] !== "") path.push(parts[i]);
+        }
+        return path;
+      }
+      function requireFrom(current) {
+        return function(id) {
+          var path = resolve(id, current);
+          var key = path.join("/");
+          if (cache[key]) return cache[key].exports;
+          var source = ddoc;
+          for (var i = 0; i < path.length; i++) {
+            if (source === null || typeof source !== "object" || !(path[i] in source)) {
+              throw ["error", "invalid_require_path", "Object has no property \"" + path[i] + "\". " + JSON.stringify(source)];
+            }
+            source = source[path[i]];
+          }
+          if (typeof source !== "string") {
+            throw ["error", "invalid_require_path", "Must require a JavaScript string, not: " + typeof source];
+          }
+          var module = {id: key, exports: {}};
+          cache[key] = module;  // a cycle gets the exports filled so far, as CommonJS does
+          var body = new Function("module", "exports", "require", source);
+          body(module, module.exports, requireFrom(path.slice(0, -1)));
+          return module.exports;
+        };
+      }
+      return requireFrom([]);
+    }
     function __filter(fn, doc, req) {
       try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "false"; }
     }
@@ -79,11 +113,19 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     /// Compiles `source`, a function expression such as `function(doc) { emit(doc._id, 1) }`.
+    /// With `modules` (the design document, or the part of it CouchDB lets the function
+    /// see: `{"views": {"lib": ...}}` for a map function), the function can `require`
+    /// CommonJS modules from it by path, e.g. `require('views/lib/dates')`.
     /// - Returns: a handle for `map` and `reduce`.
     /// - Throws: the engine's message for a syntax error or a source that is not a function.
-    public func compile(_ source: String) throws(JavaScriptError) -> Int {
+    public func compile(_ source: String, modules: JSONValue? = nil) throws(JavaScriptError) -> Int {
         try lock.withLock { _ throws(JavaScriptError) -> Int in
-            let value = try evaluate("(" + source + "\n)")
+            var script = "(" + source + "\n)"
+            if let modules {
+                script = "(function() { var require = __makeRequire(" + JSONWriter.string(modules)
+                    + "); return " + script + "; })()"
+            }
+            let value = try evaluate(script)
             guard JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
                   JSObjectIsFunction(context, object) else {
                 throw JavaScriptError(message: "expression does not eval to a function. (\(source))")

@@ -8,20 +8,35 @@ public struct ViewDefinition: Sendable, Equatable {
     public let map: String
     /// `_count`, `_sum`, `_stats`, `_approx_count_distinct`, or JavaScript source.
     public let reduce: String?
+    /// `views.lib` of the design document: CommonJS modules map functions may
+    /// `require` (CouchDB lets map functions see only these).
+    public let library: JSONValue?
+
+    public init(designDocument: String, name: String, map: String, reduce: String?, library: JSONValue? = nil) {
+        self.designDocument = designDocument
+        self.name = name
+        self.map = map
+        self.reduce = reduce
+        self.library = library
+    }
+
+    /// What `require` in the map function resolves paths against.
+    public var modules: JSONValue? { library.map { ["views": ["lib": $0]] } }
 
     /// The view `name` of design document `id`, nil when it has none. Views of a
     /// `"language": "query"` design document are Mango's, not JavaScript.
     public static func named(_ name: String, designDocumentID id: String, body: JSONValue) -> ViewDefinition? {
         guard (body["language"]?.stringValue ?? "javascript") == "javascript",
               let view = body["views"]?[name]?.objectValue, let map = view["map"]?.stringValue else { return nil }
-        return ViewDefinition(designDocument: id, name: name, map: map, reduce: view["reduce"]?.stringValue)
+        return ViewDefinition(designDocument: id, name: name, map: map, reduce: view["reduce"]?.stringValue,
+                              library: body["views"]?["lib"])
     }
 
     /// Names the index: views with the same map function share one, as CouchDB's
     /// signature does across design documents with the same functions.
     public var signature: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
-        for byte in ("javascript\u{0}" + map).utf8 {
+        for byte in ("javascript\u{0}" + map + "\u{0}" + (library.map(JSONWriter.string) ?? "")).utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }

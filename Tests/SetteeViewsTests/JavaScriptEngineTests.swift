@@ -74,4 +74,26 @@ import Testing
         #expect(try engine.validate(vdu, newDocument: "{}", oldDocument: "null", userContext: ctx,
                                     securityObject: "{}") == ["ok": true])
     }
+
+    /// CommonJS `require` from the design document: relative paths, a module loaded once,
+    /// a cycle answered with the exports filled so far, a bad path an error for the document.
+    @Test func requireModules() throws {
+        let engine = try JavaScriptEngine()
+        let modules: JSONValue = ["views": ["lib": [
+            "a": "exports.name = 'a'; exports.other = require('./b').name;",
+            "b": "exports.name = 'b'; exports.back = require('./a').name;",
+            "counter": "exports.n = (exports.n || 0) + 1;",
+        ]]]
+        let map = try engine.compile("""
+            function(doc) {
+              var a = require('views/lib/a');
+              require('views/lib/counter'); require('views/lib/counter');
+              emit(a.name + a.other, require('views/lib/counter').n);
+              if (doc.bad) require('views/lib/nope');
+            }
+            """, modules: modules)
+        let rows = try engine.map(map, documents: ["{}", #"{"bad":true}"#])
+        #expect(rows[0] == [["ab", 1]])
+        #expect(rows[1] == nil)  // an invalid require path throws: that document only
+    }
 }

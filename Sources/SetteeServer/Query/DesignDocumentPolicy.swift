@@ -25,7 +25,7 @@ struct DesignDocumentPolicy: WritePolicy {
             do {
                 let compiler = try engine ?? JavaScriptEngine()
                 engine = compiler
-                _ = try compiler.compile(definition.map)
+                _ = try compiler.compile(definition.map, modules: definition.modules)
                 if let reduce = definition.reduce, definition.builtinReduce == nil {
                     do { _ = try compiler.compile(reduce) } catch {
                         throw WriteRejection.refused(status: 400, error: "compilation_error", reason:

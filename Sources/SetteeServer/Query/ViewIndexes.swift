@@ -15,7 +15,7 @@ enum ViewIndexes {
 
         init(_ view: ViewDefinition) throws(JavaScriptError) {
             engine = try JavaScriptEngine()
-            map = try engine.compile(view.map)
+            map = try engine.compile(view.map, modules: view.modules)
             if let source = view.reduce, view.builtinReduce == nil {
                 reduce = try engine.compile(source)
             } else {
@@ -31,7 +31,7 @@ enum ViewIndexes {
 
     /// The compiled view; CouchDB's `compilation_error` when a function does not compile.
     static func compiled(_ view: ViewDefinition) throws -> Compiled {
-        let key = view.map + "\u{0}" + (view.reduce ?? "")
+        let key = view.signature + "\u{0}" + view.map + "\u{0}" + (view.reduce ?? "")
         if let compiled = cache.withLock({ $0[key] }) { return compiled }
         let compiled: Compiled
         do { compiled = try Compiled(view) } catch {
