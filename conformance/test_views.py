@@ -90,6 +90,8 @@ def test_keys(vdb):
     assert [r["id"] for r in out["rows"]] == ["d", "a"]
     out = rows(vdb, "by_n", {"reduce": False}, body={"keys": [5, 2]})
     assert [r["id"] for r in out["rows"]] == ["e", "b"]
+    assert rows(vdb, "by_n", {"reduce": False, "include_docs": True}, body={"keys": []})["rows"] == []
+    assert rows(vdb, "by_t_n", {"group": True}, body={"keys": []})["rows"] == []
 
 
 def test_several_emits_per_document(vdb):

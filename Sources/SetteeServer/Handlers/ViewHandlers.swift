@@ -83,7 +83,7 @@ enum ViewHandlers {
 
     private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
                                _ ranges: [KeyRange]) async throws -> [UInt8] {
-        let first = ranges[0]
+        let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
         let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
         var out = Array(#"{"total_rows":"#.utf8)
         out.append(contentsOf: String(counts.total).utf8)
@@ -124,7 +124,7 @@ enum ViewHandlers {
 
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
                                  to out: inout [UInt8]) async throws {
-        let pair = (try? JSONReader.parse(row.value))?.arrayValue ?? [.null, .null]
+        let pair = Self.keyAndValue(row)
         out.append(contentsOf: #"{"id":"#.utf8)
         JSONWriter.writeString(row.id, to: &out)
         out.append(contentsOf: #","key":"#.utf8)
@@ -169,7 +169,7 @@ enum ViewHandlers {
                                                         limit: 1_000, bodies: false)
                 for row in page {
                     after = row.key
-                    let pair = (try? JSONReader.parse(row.value))?.arrayValue ?? [.null, .null]
+                    let pair = Self.keyAndValue(row)
                     let groupKey: JSONValue = !grouping ? .null : Self.groupKey(pair[0], level: level)
                     let encoded = IndexKeyEncoding.encode(groupKey)
                     if currentGroup == nil || encoded != currentGroup {
@@ -205,6 +205,12 @@ enum ViewHandlers {
         }
         out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
         return out
+    }
+
+    /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).
+    private static func keyAndValue(_ row: KeyIndexRow) -> [JSONValue] {
+        guard let pair = (try? JSONReader.parse(row.value))?.arrayValue, pair.count == 2 else { return [.null, .null] }
+        return pair
     }
 
     /// The key a row groups under: the whole key, or an array key's first `level` elements.
