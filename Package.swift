@@ -37,8 +37,8 @@ let package = Package(
 
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .target(name: "SetteeJSON", dependencies: ["CPCRE2"], swiftSettings: swiftSettings),
-        .systemLibrary(name: "CJavaScriptCore", pkgConfig: "javascriptcoregtk-4.1",
-                       providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]),
+        // Loaded at run time (dlopen): no build dependency; see its shim.h.
+        .systemLibrary(name: "CJavaScriptCore"),
         .target(name: "SetteeViews", dependencies: ["SetteeJSON", "CJavaScriptCore"], swiftSettings: swiftSettings),
         .target(
             name: "SetteeStore",

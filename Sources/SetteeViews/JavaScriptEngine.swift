@@ -1,4 +1,5 @@
 internal import CJavaScriptCore
+internal import Glibc
 internal import Synchronization
 public import SetteeJSON
 
@@ -17,7 +18,14 @@ public import SetteeJSON
 /// Why a design document function could not be compiled or run.
 public struct JavaScriptError: Error, Sendable, CustomStringConvertible {
     public let message: String
+    /// No engine: the library is not installed (`JavaScriptEngine.isAvailable`).
+    public var isUnavailable = false
     public var description: String { message }
+
+    public init(message: String, isUnavailable: Bool = false) {
+        self.message = message
+        self.isUnavailable = isUnavailable
+    }
 }
 
 public final class JavaScriptEngine: @unchecked Sendable {
@@ -26,6 +34,18 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let context: JSGlobalContextRef
     private var functions: [JSObjectRef] = []
+
+    /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
+    /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
+    /// document functions (the small container image leaves it out).
+    public static let isAvailable: Bool = {
+        let path = getenv("SETTEE_JAVASCRIPT_LIBRARY").map { String(cString: $0) } ?? "libjavascriptcoregtk-4.1.so.0"
+        return settee_jsc_load(path) == 1
+    }()
+
+    public static let unavailable = JavaScriptError(
+        message: "Design document functions need JavaScriptCore (Debian's libjavascriptcoregtk-4.1-0), which is not installed.",
+        isUnavailable: true)
 
     /// Seconds one call may run (`[couchdb] os_process_timeout`).
     public static let timeLimit = 5.0
@@ -100,6 +120,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     """#
 
     public init(timeLimit: Double = JavaScriptEngine.timeLimit) throws(JavaScriptError) {
+        guard Self.isAvailable else { throw Self.unavailable }
         group = JSContextGroupCreate()
         context = JSGlobalContextCreateInGroup(group, nil)
         JSContextGroupSetExecutionTimeLimit(group, timeLimit, { _, _ in true }, nil)

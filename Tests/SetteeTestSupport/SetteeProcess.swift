@@ -72,9 +72,10 @@ public final class SetteeProcess: @unchecked Sendable {
     /// Starts a server on a free loopback port with a fresh admin and waits until it listens.
     public static func start(dataDirectory: String, port: Int? = nil,
                              admin: (name: String, password: String)? = defaultAdmin,
-                             extraArguments: [String] = [], timeout: TimeInterval = 60) throws -> SetteeProcess {
+                             extraArguments: [String] = [], environment: [String: String] = [:],
+                             timeout: TimeInterval = 60) throws -> SetteeProcess {
         let chosen = try port ?? FreePort.find()
-        var env: [String: String] = [:]
+        var env = environment
         if let admin { env["SETTEE_ADMIN"] = "\(admin.name):\(admin.password)" }
         let child = try SetteeProcess(
             arguments: ["--port", String(chosen), "--bind", "127.0.0.1", "--data-dir", dataDirectory] + extraArguments,

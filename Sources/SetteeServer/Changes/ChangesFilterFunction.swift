@@ -80,6 +80,7 @@ struct ChangesFilterFunction: Sendable {
             }
             return (engine, handle)
         } catch {
+            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
             throw CouchError(400, "compilation_error", "Compilation of the \(kind) function \(name) failed: \(error.message)")
         }
     }

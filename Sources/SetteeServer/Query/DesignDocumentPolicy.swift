@@ -11,7 +11,8 @@ struct DesignDocumentPolicy: WritePolicy {
                 current: () throws -> StoredRevision?) throws(WriteRejection) {}
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
-        guard !update.isDeleted, let body = try? JSONReader.parse(update.body),
+        // Without an engine nothing can be compiled: saved as CouchDB would save it.
+        guard JavaScriptEngine.isAvailable, !update.isDeleted, let body = try? JSONReader.parse(update.body),
               (body["language"]?.stringValue ?? "javascript") == "javascript",
               let views = body["views"]?.objectValue, !views.isEmpty else { return update }
         var engine: JavaScriptEngine?

@@ -18,7 +18,9 @@ internal import Synchronization
 final class DocumentValidation: UpdateValidator {
     private struct Function {
         let designDocument: String
-        let engine: JavaScriptEngine
+        /// Nil when no engine could be made: every write is refused (501) rather than
+        /// let through unchecked.
+        let engine: JavaScriptEngine?
         let handle: Int
     }
 
@@ -41,9 +43,14 @@ final class DocumentValidation: UpdateValidator {
             let oldDocument = old.map { Self.json(id: update.id, rev: $0.rev, body: $0.body ?? Array("{}".utf8),
                                                   deleted: $0.isDeleted) } ?? "null"
             for function in functions {
+                guard let engine = function.engine else {
+                    refusals[index] = .refused(status: 501, error: "not_implemented",
+                                               reason: JavaScriptEngine.unavailable.message)
+                    break
+                }
                 let verdict: JSONValue
                 do {
-                    verdict = try function.engine.validate(function.handle, newDocument: newDocument, oldDocument: oldDocument,
+                    verdict = try engine.validate(function.handle, newDocument: newDocument, oldDocument: oldDocument,
                                                            userContext: userContext, securityObject: security)
                 } catch {
                     refusals[index] = .forbidden(error.message)
@@ -77,6 +84,10 @@ final class DocumentValidation: UpdateValidator {
             guard let bytes = row.body, let body = try? JSONReader.parse(bytes),
                   (body["language"]?.stringValue ?? "javascript") == "javascript",
                   let source = body["validate_doc_update"]?.stringValue else { continue }
+            guard JavaScriptEngine.isAvailable else {
+                functions.append(Function(designDocument: row.id, engine: nil, handle: 0))
+                continue
+            }
             // One that does not compile refuses nothing here: saving it was refused already.
             guard let engine = try? JavaScriptEngine(), let handle = try? engine.compile(source) else { continue }
             functions.append(Function(designDocument: row.id, engine: engine, handle: handle))

@@ -35,6 +35,7 @@ enum ViewIndexes {
         if let compiled = cache.withLock({ $0[key] }) { return compiled }
         let compiled: Compiled
         do { compiled = try Compiled(view) } catch {
+            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
             throw CouchError(400, "compilation_error", "Compilation of the map function in the '\(view.name)' view failed: \(error.message)")
         }
         cache.withLock { cache in
