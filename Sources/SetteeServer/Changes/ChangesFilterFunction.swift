@@ -60,10 +60,11 @@ struct ChangesFilterFunction: Sendable {
         guard parts.count == 2 else {
             throw CouchError.badRequest("`filter` must be of the form `designname/filtername`")
         }
-        guard let database = try context.node.directory.database(named: context.parameters.db ?? ""),
-              let stored = try await database.winner(id: "_design/" + parts[0]), !stored.isDeleted,
-              let bytes = stored.body else { throw CouchError.notFound("missing") }
-        guard let source = pick(try JSONReader.parse(bytes), parts[1])?.stringValue else {
+        guard let database = try context.node.directory.database(named: context.parameters.db ?? "") else {
+            throw CouchError.databaseNotFound
+        }
+        let body = try await DesignDocuments.named("_design/" + parts[0], in: database)
+        guard let source = pick(body, parts[1])?.stringValue else {
             throw CouchError.notFound("missing json key: \(parts[1])")
         }
         return source

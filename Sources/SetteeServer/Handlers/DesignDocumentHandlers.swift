@@ -9,16 +9,14 @@ enum DesignDocumentHandlers {
     static func info(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let name = context.parameters[.ddoc] ?? ""
         let id = "_design/" + name
-        guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
-            throw CouchError.notFound("missing")
-        }
-        let body = try JSONReader.parse(bytes)
+        let body = try await DesignDocuments.named(id, in: database)
         let views = (body["views"]?.objectValue?.keys ?? []).compactMap {
             ViewDefinition.named($0, designDocumentID: id, body: body)
         }
-        var reached = try await database.updateSequence()
+        let current = try await database.updateSequence()
+        var reached = current
         for view in views { reached = min(reached, try await database.indexSequence(view.signature)) }
-        let pending = Int(try await database.updateSequence() - reached)
+        let pending = Int(current - reached)
         let signature = views.map(\.signature).sorted().joined()
         return JSONResponse.ok(["name": .string(name), "view_index": [
             "updates_pending": ["minimum": .int(pending), "preferred": .int(pending), "total": .int(pending)],
@@ -41,7 +39,7 @@ enum DesignDocumentHandlers {
     static func compact(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireDatabaseAdmin()
         let id = "_design/" + (context.parameters[.ddoc] ?? "")
-        guard let stored = try await database.winner(id: id), !stored.isDeleted else { throw CouchError.notFound("missing") }
+        _ = try await DesignDocuments.named(id, in: database)
         return JSONResponse.make(status: 202, ["ok": true])
     }
 }

@@ -40,10 +40,8 @@ enum ViewHandlers {
             throw CouchError.notFound()
         }
         let ddocID = "_design/" + ddocName
-        guard let stored = try await database.winner(id: ddocID), !stored.isDeleted, let bytes = stored.body else {
-            throw CouchError.notFound("missing")
-        }
-        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: try JSONReader.parse(bytes)) else {
+        let body = try await DesignDocuments.named(ddocID, in: database)
+        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: body) else {
             throw CouchError.notFound("missing_named_view")
         }
         return view

@@ -74,23 +74,17 @@ final class DocumentValidation: UpdateValidator {
     /// The database's compiled functions, read from its design documents when not kept.
     private func functions(of database: Database) async throws -> [Function] {
         if let kept = cache.withLock({ $0[ObjectIdentifier(database)] }) { return kept }
-        var query = AllDocsQuery()
-        query.startKey = "_design/"
-        query.endKey = "_design0"
-        query.inclusiveEnd = false
-        query.includeBodies = true
         var functions: [Function] = []
-        for row in try await database.allDocs(query).rows {
-            guard let bytes = row.body, let body = try? JSONReader.parse(bytes),
-                  (body["language"]?.stringValue ?? "javascript") == "javascript",
+        for (id, body) in try await DesignDocuments.all(database) {
+            guard (body["language"]?.stringValue ?? "javascript") == "javascript",
                   let source = body["validate_doc_update"]?.stringValue else { continue }
             guard JavaScriptEngine.isAvailable else {
-                functions.append(Function(designDocument: row.id, engine: nil, handle: 0))
+                functions.append(Function(designDocument: id, engine: nil, handle: 0))
                 continue
             }
             // One that does not compile refuses nothing here: saving it was refused already.
             guard let engine = try? JavaScriptEngine(), let handle = try? engine.compile(source) else { continue }
-            functions.append(Function(designDocument: row.id, engine: engine, handle: handle))
+            functions.append(Function(designDocument: id, engine: engine, handle: handle))
         }
         cache.withLock { $0[ObjectIdentifier(database)] = functions }
         return functions

@@ -6,15 +6,8 @@ import SetteeStore
 enum MangoIndexes {
     /// Every json index of `database`'s design documents, in (ddoc, name) order as `GET _index` lists them.
     static func all(_ database: Database) async throws -> [MangoIndex] {
-        var query = AllDocsQuery()
-        query.startKey = "_design/"
-        query.endKey = "_design0"
-        query.inclusiveEnd = false
-        query.includeBodies = true
-        let rows = try await database.allDocs(query).rows
-        let indexes = rows.flatMap { row -> [MangoIndex] in
-            guard let body = row.body, let json = try? JSONReader.parse(body) else { return [] }
-            return MangoIndex.indexes(designDocumentID: row.id, body: json)
+        let indexes = try await DesignDocuments.all(database).flatMap {
+            MangoIndex.indexes(designDocumentID: $0.id, body: $0.body)
         }
         return indexes.sorted { ($0.ddoc ?? "", $0.name) < ($1.ddoc ?? "", $1.name) }
     }

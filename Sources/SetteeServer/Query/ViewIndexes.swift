@@ -47,15 +47,10 @@ enum ViewIndexes {
 
     /// The views of every JavaScript design document of `database`.
     static func all(_ database: Database) async throws -> [ViewDefinition] {
-        var query = AllDocsQuery()
-        query.startKey = "_design/"
-        query.endKey = "_design0"
-        query.inclusiveEnd = false
-        query.includeBodies = true
-        return try await database.allDocs(query).rows.flatMap { row -> [ViewDefinition] in
-            guard let bytes = row.body, let body = try? JSONReader.parse(bytes),
-                  let names = body["views"]?.objectValue?.keys else { return [] }
-            return names.compactMap { ViewDefinition.named($0, designDocumentID: row.id, body: body) }
+        try await DesignDocuments.all(database).flatMap { ddoc -> [ViewDefinition] in
+            (ddoc.body["views"]?.objectValue?.keys ?? []).compactMap {
+                ViewDefinition.named($0, designDocumentID: ddoc.id, body: ddoc.body)
+            }
         }
     }
 

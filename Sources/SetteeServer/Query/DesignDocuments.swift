@@ -1,0 +1,27 @@
+import SetteeJSON
+import SetteeStore
+
+/// The live design documents of a database, parsed: what Mango's indexes, views and
+/// `validate_doc_update` are read from.
+enum DesignDocuments {
+    static func all(_ database: Database) async throws -> [(id: String, body: JSONValue)] {
+        var query = AllDocsQuery()
+        query.startKey = "_design/"
+        query.endKey = "_design0"  // "0" follows "/": every id with the prefix
+        query.inclusiveEnd = false
+        query.includeBodies = true
+        return try await database.allDocs(query).rows.compactMap { row in
+            guard let bytes = row.body, let body = try? JSONReader.parse(bytes) else { return nil }
+            return (row.id, body)
+        }
+    }
+
+    /// Design document `id`, parsed: 404 `missing` when it does not exist or is deleted,
+    /// as CouchDB answers for a view, an `_info` or a filter of a missing one.
+    static func named(_ id: String, in database: Database) async throws -> JSONValue {
+        guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
+            throw CouchError.notFound("missing")
+        }
+        return try JSONReader.parse(bytes)
+    }
+}
