@@ -10,6 +10,9 @@ public struct DocumentWriter {
     public var rev: String
     public var body: [UInt8]
     public var isDeleted = false
+    /// False for a document not yet written, which has no `_rev` (what
+    /// `validate_doc_update` sees of a new document).
+    public var includesRevision = true
     /// Members appended after the body, in order.
     public var trailer: [(String, JSONValue)] = []
 
@@ -41,8 +44,10 @@ public struct DocumentWriter {
     public func write(to out: inout [UInt8]) {
         out.append(contentsOf: #"{"_id":"#.utf8)
         JSONWriter.writeString(id, to: &out)
-        out.append(contentsOf: #","_rev":"#.utf8)
-        JSONWriter.writeString(rev, to: &out)
+        if includesRevision {
+            out.append(contentsOf: #","_rev":"#.utf8)
+            JSONWriter.writeString(rev, to: &out)
+        }
         // The stored body is a compact object: `{}` or `{...}`; splice its members.
         if body.count > 2 {
             out.append(UInt8(ascii: ","))

@@ -18,11 +18,11 @@ public struct MangoError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(status) \(error): \(reason)" }
 
-    static func missingKey(_ key: String) -> MangoError {
+    public static func missingKey(_ key: String) -> MangoError {
         MangoError(400, "missing_required_key", "Missing required key: \(key)")
     }
 
-    static func invalidKey(_ key: String) -> MangoError {
+    public static func invalidKey(_ key: String) -> MangoError {
         MangoError(400, "invalid_key", "Invalid key \(key) for this request.")
     }
 

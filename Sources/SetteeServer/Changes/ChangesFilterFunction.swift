@@ -3,7 +3,6 @@ import SetteeHTTP
 import SetteeJSON
 import SetteeStore
 import SetteeViews
-internal import Synchronization
 
 /// `_changes?filter=ddoc/name` (a design document's `filters.name`) and
 /// `filter=_view&view=ddoc/name` (the changes of documents a view's map emits for),
@@ -20,8 +19,12 @@ struct ChangesFilterFunction: Sendable {
     private let handle: Int
     private let kind: Kind
 
-    /// Engines by source, as views keep theirs.
-    private static let cache = Mutex<[String: (JavaScriptEngine, Int)]>([:])
+    private struct Compiled: Sendable {
+        let engine: JavaScriptEngine
+        let handle: Int
+    }
+
+    private static let cache = CompiledFunctions<Compiled>()
 
     static func filter(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
         let function = try await designFunction(name, context) { $0["filters"]?[$1] }
@@ -71,19 +74,13 @@ struct ChangesFilterFunction: Sendable {
     }
 
     private static func compiled(_ source: String, kind: String, name: String) throws -> (JavaScriptEngine, Int) {
-        if let kept = cache.withLock({ $0[source] }) { return kept }
-        do {
+        let compiled = try cache.value(for: source, failure: {
+            "Compilation of the \(kind) function \(name) failed: \($0)"
+        }) { () throws(JavaScriptError) in
             let engine = try JavaScriptEngine()
-            let handle = try engine.compile(source)
-            cache.withLock { cache in
-                if cache.count >= ViewIndexes.cacheLimit { cache.removeAll() }
-                cache[source] = (engine, handle)
-            }
-            return (engine, handle)
-        } catch {
-            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
-            throw CouchError(400, "compilation_error", "Compilation of the \(kind) function \(name) failed: \(error.message)")
+            return Compiled(engine: engine, handle: try engine.compile(source))
         }
+        return (compiled.engine, compiled.handle)
     }
 
     /// CouchDB's request object, the parts a filter uses: `query`, `userCtx`, `secObj`,

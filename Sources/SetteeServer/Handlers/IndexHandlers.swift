@@ -26,9 +26,9 @@ enum IndexHandlers {
 
     static func create(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let body = try await context.jsonBody().object()
-        guard let definition = body["index"] else { throw MangoError(400, "missing_required_key", "Missing required key: index") }
+        guard let definition = body["index"] else { throw MangoError.missingKey("index") }
         for member in body where !["index", "type", "name", "ddoc", "w", "partitioned"].contains(member.key) {
-            throw MangoError(400, "invalid_key", "Invalid key \(member.key) for this request.")
+            throw MangoError.invalidKey(member.key)
         }
         let type = try optionalString(body["type"]) ?? "json"
         switch type {
@@ -39,9 +39,9 @@ enum IndexHandlers {
         guard case .object(let def) = definition else {
             throw MangoError(400, "invalid_index_json", "Index definition must be a JSON object.")
         }
-        guard let fieldsJSON = def["fields"] else { throw MangoError(400, "missing_required_key", "Missing required key: fields") }
+        guard let fieldsJSON = def["fields"] else { throw MangoError.missingKey("fields") }
         for member in def where !["fields", "partial_filter_selector"].contains(member.key) {
-            throw MangoError(400, "invalid_key", "Invalid key \(member.key) for this request.")
+            throw MangoError.invalidKey(member.key)
         }
         let fields = try MangoSort(parsing: fieldsJSON)
         let autoName = autoName(definition, type: type)
@@ -83,7 +83,7 @@ enum IndexHandlers {
     static func bulkDelete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let body = try await context.jsonBody().object()
         guard let ids = body["docids"]?.arrayValue else {
-            throw MangoError(400, "missing_required_key", "Missing required key: docids")
+            throw MangoError.missingKey("docids")
         }
         let indexes = try await MangoIndexes.all(database)
         var success: [JSONValue] = []

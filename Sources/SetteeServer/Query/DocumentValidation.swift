@@ -91,19 +91,8 @@ final class DocumentValidation: UpdateValidator {
     }
 
     private static func json(id: String, rev: RevisionID?, body: [UInt8], deleted: Bool) -> String {
-        guard let rev else {
-            // A new document has no `_rev` yet.
-            var out = Array(#"{"_id":"#.utf8)
-            JSONWriter.writeString(id, to: &out)
-            if body.count > 2 {
-                out.append(UInt8(ascii: ","))
-                out.append(contentsOf: body[1..<(body.count - 1)])
-            }
-            if deleted { out.append(contentsOf: #","_deleted":true"#.utf8) }
-            out.append(UInt8(ascii: "}"))
-            return String(decoding: out, as: UTF8.self)
-        }
-        var writer = DocumentWriter(id: id, rev: rev.description, body: body)
+        var writer = DocumentWriter(id: id, rev: rev?.description ?? "", body: body)
+        writer.includesRevision = rev != nil
         writer.isDeleted = deleted
         return String(decoding: writer.serialize(), as: UTF8.self)
     }

@@ -2,7 +2,6 @@ import SetteeDocuments
 import SetteeJSON
 import SetteeStore
 import SetteeViews
-internal import Synchronization
 
 /// Design document views: each compiled once into a JavaScript engine (kept while
 /// its functions stay the same), and the `KeyIndex` that stores what it emits.
@@ -24,25 +23,14 @@ enum ViewIndexes {
         }
     }
 
-    /// Engines by the functions they hold; emptied when it grows past `cacheLimit`
-    /// (design documents that change keep making new ones).
-    private static let cache = Mutex<[String: Compiled]>([:])
-    static let cacheLimit = 128
+    private static let cache = CompiledFunctions<Compiled>()
 
     /// The compiled view; CouchDB's `compilation_error` when a function does not compile.
     static func compiled(_ view: ViewDefinition) throws -> Compiled {
         let key = view.signature + "\u{0}" + view.map + "\u{0}" + (view.reduce ?? "")
-        if let compiled = cache.withLock({ $0[key] }) { return compiled }
-        let compiled: Compiled
-        do { compiled = try Compiled(view) } catch {
-            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
-            throw CouchError(400, "compilation_error", "Compilation of the map function in the '\(view.name)' view failed: \(error.message)")
-        }
-        cache.withLock { cache in
-            if cache.count >= cacheLimit { cache.removeAll() }
-            cache[key] = compiled
-        }
-        return compiled
+        return try cache.value(for: key, failure: {
+            "Compilation of the map function in the '\(view.name)' view failed: \($0)"
+        }) { () throws(JavaScriptError) in try Compiled(view) }
     }
 
     /// The views of every JavaScript design document of `database`.

@@ -55,7 +55,10 @@ extension Database {
     /// the index; a rank is then a sample's plus a count of at most `stride` rows.
     public func indexCounts(_ index: KeyIndex, before bound: [UInt8]?) async throws -> (total: Int, before: Int) {
         try Self.check(index)
-        let seq = try await indexSequence(index.signature)
+        // The sequence a refresh reached is in memory; read from the file only before one ran.
+        let known = indexSequences.withLock { $0[index.signature] }
+        let seq: Int64
+        if let known { seq = known } else { seq = try await indexSequence(index.signature) }
         let ranks: KeyIndexRanks
         if let kept = indexRanks.withLock({ $0[index.signature] }), kept.sequence == seq {
             ranks = kept

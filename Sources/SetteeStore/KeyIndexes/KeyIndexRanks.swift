@@ -14,9 +14,7 @@ struct KeyIndexRanks: Sendable {
         self.sequence = sequence
         var samples: [[UInt8]] = []
         var count = 0
-        let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                    [.text(index.table)]) ?? 0
-        if exists > 0 {
+        if try KeyIndexRecords.exists(db, index) {
             try db.query("SELECT key FROM \(index.table) ORDER BY key") { row in
                 if count % Self.stride == 0 { samples.append(row.blob(0) ?? []) }
                 count += 1

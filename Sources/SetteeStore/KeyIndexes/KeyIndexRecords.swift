@@ -64,6 +64,11 @@ enum KeyIndexRecords {
         return Step(since: since, documents: changed.count, isDone: reached >= target)
     }
 
+    /// Whether `index` has its table yet (made by its first catch-up).
+    static func exists(_ db: Connection, _ index: KeyIndex) throws -> Bool {
+        try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(index.table)]) ?? 0 > 0
+    }
+
     /// Drops the tables of every index whose signature is not in `keeping`.
     static func drop(_ db: Connection, keeping: Set<String>) throws {
         var unused: [String] = []
@@ -79,9 +84,7 @@ enum KeyIndexRecords {
     /// Up to `limit` rows of `index` in key order within `range`, after `after`.
     static func page(_ db: Connection, _ index: KeyIndex, range: KeyRange, descending: Bool,
                      after: [UInt8]?, limit: Int, bodies: Bool = true) throws -> [KeyIndexRow] {
-        let exists = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                    [.text(index.table)]) ?? 0
-        guard exists > 0 else { return [] }
+        guard try exists(db, index) else { return [] }
         let (conditions, arguments) = bounds("k.key", "?", range, descending: descending, after: after, limit: limit)
         let sql = """
             SELECT k.key, d.docid, d.winner, \(bodies ? "r.json" : "NULL"), d.doc_id, k.value FROM \(index.table) k

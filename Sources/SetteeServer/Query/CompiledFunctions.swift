@@ -1,0 +1,31 @@
+import SetteeViews
+internal import Synchronization
+
+/// Design document functions compiled into their engines, kept by their source so a
+/// function is compiled once while it stays the same (views, `_changes` filters).
+/// Emptied when it grows past `limit`: design documents that keep changing keep
+/// making new entries.
+final class CompiledFunctions<Value: Sendable>: Sendable {
+    private let kept = Mutex<[String: Value]>([:])
+    let limit: Int
+
+    init(limit: Int = 128) { self.limit = limit }
+
+    /// The value kept for `key`, or what `make` compiles (then kept). A function that
+    /// does not compile is CouchDB's 400 `compilation_error` with `failure`'s words, or
+    /// 501 when there is no engine at all.
+    func value(for key: String, failure: (String) -> String,
+               _ make: () throws(JavaScriptError) -> Value) throws -> Value {
+        if let value = kept.withLock({ $0[key] }) { return value }
+        let value: Value
+        do { value = try make() } catch {
+            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
+            throw CouchError(400, "compilation_error", failure(error.message))
+        }
+        kept.withLock { kept in
+            if kept.count >= limit { kept.removeAll() }
+            kept[key] = value
+        }
+        return value
+    }
+}
