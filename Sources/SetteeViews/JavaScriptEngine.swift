@@ -30,10 +30,10 @@ public struct JavaScriptError: Error, Sendable, CustomStringConvertible {
 
 public final class JavaScriptEngine: @unchecked Sendable {
     // @unchecked: every use of the context is under `lock`.
-    private let lock = Mutex<Void>(())
+    let lock = Mutex<Void>(())
     private let group: JSContextGroupRef
     private let context: JSGlobalContextRef
-    private var functions: [JSObjectRef] = []
+    var functions: [JSObjectRef] = []
 
     /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
     /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
@@ -125,6 +125,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         context = JSGlobalContextCreateInGroup(group, nil)
         JSContextGroupSetExecutionTimeLimit(group, timeLimit, { _, _ in true }, nil)
         _ = try evaluate(Self.prelude)
+        _ = try evaluate(Self.renderPrelude)
     }
 
     deinit {
@@ -140,12 +141,27 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// - Returns: a handle for `map` and `reduce`.
     /// - Throws: the engine's message for a syntax error or a source that is not a function.
     public func compile(_ source: String, modules: JSONValue? = nil) throws(JavaScriptError) -> Int {
+        var script = "(" + source + "\n)"
+        if let modules {
+            script = "(function() { var require = __makeRequire(" + JSONWriter.string(modules)
+                + "); return " + script + "; })()"
+        }
+        return try compile(script: script, source: source)
+    }
+
+    /// Compiles a show, list or update function of `designDocument` (with its `_id` and
+    /// `_rev`): it runs with the design document as `this` and `require`s from all of it,
+    /// as CouchDB's query server runs them.
+    public func compile(_ source: String, designDocument: JSONValue) throws(JavaScriptError) -> Int {
+        let script = "(function() { var __ddoc = " + JSONWriter.string(designDocument)
+            + "; var require = __makeRequire(__ddoc); var __f = (" + source + "\n);"
+            + " if (typeof __f !== 'function') return __f;"
+            + " var bound = function() { return __f.apply(__ddoc, arguments); }; bound.__ddoc = __ddoc; return bound; })()"
+        return try compile(script: script, source: source)
+    }
+
+    private func compile(script: String, source: String) throws(JavaScriptError) -> Int {
         try lock.withLock { _ throws(JavaScriptError) -> Int in
-            var script = "(" + source + "\n)"
-            if let modules {
-                script = "(function() { var require = __makeRequire(" + JSONWriter.string(modules)
-                    + "); return " + script + "; })()"
-            }
             let value = try evaluate(script)
             guard JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
                   JSObjectIsFunction(context, object) else {
@@ -215,7 +231,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return value
     }
 
-    private func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
+    func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
         let string = JSStringCreateWithUTF8CString(text)
         defer { JSStringRelease(string) }
         guard let value = JSValueMakeFromJSONString(context, string) else {
@@ -224,7 +240,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return value
     }
 
-    private func call(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> String {
+    func call(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> String {
         let nameString = JSStringCreateWithUTF8CString(name)
         defer { JSStringRelease(nameString) }
         let global = JSContextGetGlobalObject(context)
@@ -251,7 +267,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func parse(_ text: String) throws(JavaScriptError) -> JSONValue {
+    static func parse(_ text: String) throws(JavaScriptError) -> JSONValue {
         do { return try JSONReader.parse(text) } catch { throw JavaScriptError(message: "emitted something that is not JSON") }
     }
 }

@@ -50,6 +50,7 @@ public enum HTTPStatus {
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"
+        case 203: "Non-Authoritative Information"
         case 204: "No Content"
         case 206: "Partial Content"
         case 304: "Not Modified"

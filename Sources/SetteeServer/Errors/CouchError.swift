@@ -39,5 +39,5 @@ struct CouchError: Error, Sendable, Equatable {
     /// `X-CouchDB-WWW-Authenticate` (CouchRouter), as CouchDB's chttpd:error_headers/4.
     static func unauthorized(_ reason: String) -> CouchError { CouchError(401, "unauthorized", reason) }
     static let notImplemented = CouchError(
-        501, "not_implemented", "Settee runs views but not yet shows, lists, updates or rewrites.")
+        501, "not_implemented", "Settee runs views, shows, lists and updates but not rewrites (deprecated in CouchDB 3).")
 }

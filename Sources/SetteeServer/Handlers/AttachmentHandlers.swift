@@ -97,7 +97,7 @@ enum AttachmentHandlers {
     }
 
     /// The document id and attachment name. On a design document a name starting
-    /// with `_` is a show, list, update or rewrite (501; views have their route); elsewhere it is 400
+    /// with `_` is a rewrite or another function Settee does not run (501; the rest have their routes); elsewhere it is 400
     /// (chttpd_db.erl `validate_attachment_name`).
     static func target(_ context: RequestContext) throws -> (id: String, name: String) {
         let id = context.parameters.docID ?? ""

@@ -39,6 +39,10 @@ enum ViewHandlers {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
+        return try await definition(ddocName, viewName, database)
+    }
+
+    static func definition(_ ddocName: String, _ viewName: String, _ database: Database) async throws -> ViewDefinition {
         let ddocID = "_design/" + ddocName
         let body = try await DesignDocuments.named(ddocID, in: database)
         guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: body) else {
@@ -48,7 +52,7 @@ enum ViewHandlers {
     }
 
     /// One query's response body (without the final newline).
-    private static func run(_ view: ViewDefinition, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
+    static func run(_ view: ViewDefinition, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
         if let message = view.validateReduce() { throw CouchError(400, "invalid_design_doc", message) }
         let reduce = query.reduce ?? (view.reduce != nil)
         if reduce && view.reduce == nil, query.reduce == true {
@@ -85,10 +89,10 @@ enum ViewHandlers {
         let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
         var out = Array(#"{"total_rows":"#.utf8)
         out.append(contentsOf: String(counts.total).utf8)
-        let offset = query.isMultiKey ? nil
-            : (query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before)
+        // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
+        let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
         out.append(contentsOf: #","offset":"#.utf8)
-        out.append(contentsOf: (offset.map { String(min(counts.total, $0 + query.skip)) } ?? "null").utf8)
+        out.append(contentsOf: String(min(counts.total, offset + query.skip)).utf8)
         if query.updateSeq {
             out.append(contentsOf: #","update_seq":"#.utf8)
             SequenceToken.write(try await database.updateSequence(), to: &out)

@@ -19,9 +19,14 @@ enum DesignDocuments {
     /// Design document `id`, parsed: 404 `missing` when it does not exist or is deleted,
     /// as CouchDB answers for a view, an `_info` or a filter of a missing one.
     static func named(_ id: String, in database: Database) async throws -> JSONValue {
+        try await revision(id, in: database).body
+    }
+
+    /// Design document `id` with its revision (404 as `named`).
+    static func revision(_ id: String, in database: Database) async throws -> (rev: String, body: JSONValue) {
         guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
             throw CouchError.notFound("missing")
         }
-        return try JSONReader.parse(bytes)
+        return (stored.rev.description, try JSONReader.parse(bytes))
     }
 }

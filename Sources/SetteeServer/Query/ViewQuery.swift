@@ -8,7 +8,7 @@ struct ViewQuery {
     var group = false
     var groupLevel: Int?
     var keys: [JSONValue]?
-    /// `keys` came from `keys` (rows of several ranges: no `offset`), not from `key`.
+    /// `keys` came from `keys` (rows of several ranges), not from `key`.
     var isMultiKey = false
     var startKey: JSONValue?
     var startDocID: String?
