@@ -287,6 +287,14 @@ def test_changes_filter_errors(db):
                  "`filter` must be of the form `designname/filtername`")
 
 
+def test_changes_filter_that_throws(db):
+    """A filter that throws for a document fails the whole request with a 500 (CouchDB 3.4.3
+    answers error "error" with its query server's stack as the reason: only the status is portable)."""
+    put_doc(db, "_design/t", {"filters": {"t": "function(doc) { if (doc.bad) throw new Error('nope'); return true; }"}})
+    bulk_docs(db, [{"_id": "good"}, {"_id": "bad", "bad": True}])
+    assert_status(db.client.get(db.url("_changes"), params={"filter": "t/t"}), 500)
+
+
 def test_design_info_cleanup_compact_and_queries(vdb):
     """GET _design/{ddoc}/_info names it and its index; POST _view_cleanup and
     _compact/{ddoc} answer 202 (404 for a missing design document); POST

@@ -112,7 +112,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
       return requireFrom([]);
     }
     function __filter(fn, doc, req) {
-      try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "false"; }
+      try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "throw:" + String(e); }
     }
     function __reduce(fn, keys, values, rereduce) {
       return JSON.stringify([fn(keys, values, rereduce)]);
@@ -211,11 +211,13 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     /// Runs filter function `function` on a document (JSON text) and the request object:
-    /// whether the change passes. A function that throws lets nothing through.
+    /// whether the change passes.
+    /// - Throws: what the function threw, as its message (CouchDB fails the whole request).
     public func filter(_ function: Int, document: String, request: String) throws(JavaScriptError) -> Bool {
         let result = try lock.withLock { _ throws(JavaScriptError) -> String in
             try call("__filter", [functions[function], try parseJSON(document), try parseJSON(request)])
         }
+        if result.hasPrefix("throw:") { throw JavaScriptError(message: String(result.dropFirst(6))) }
         return result == "true"
     }
 

@@ -8,7 +8,7 @@ import SetteeViews
 /// `filter=_view&view=ddoc/name` (the changes of documents a view's map emits for),
 /// as CouchDB runs them (docs.couchdb.org "Changes Feed" › "Filtering"): the function
 /// gets the document's winning revision (`_deleted` stubs too) and a request object
-/// with the query, the user and the security object; one that throws passes nothing.
+/// with the query, the user and the security object; one that throws fails the request.
 struct ChangesFilterFunction: Sendable {
     private enum Kind: Sendable {
         case filter(request: String)
@@ -46,7 +46,12 @@ struct ChangesFilterFunction: Sendable {
         let document = String(decoding: writer.serialize(), as: UTF8.self)
         switch kind {
         case .filter(let request):
-            return (try? engine.filter(handle, document: document, request: request)) ?? false
+            do {
+                return try engine.filter(handle, document: document, request: request)
+            } catch {
+                // CouchDB answers 500 `error` (its query server's crash) for the whole request.
+                throw CouchError(500, "error", "The filter function threw: \(error.message)")
+            }
         case .view:
             guard let rows = try? engine.map(handle, documents: [document]), let first = rows.first, let emitted = first else {
                 return false

@@ -156,6 +156,11 @@ enum ChangesFilter: Sendable {
         return true
     }
 
+    var isJavaScript: Bool {
+        if case .javascript = self { return true }
+        return false
+    }
+
     func accepts(_ change: Change, database: Database) async throws -> Bool {
         switch self {
         case .none: return true

@@ -16,8 +16,9 @@ enum ChangesHandlers {
         case .continuous, .eventsource, .longpoll:
             return ChangesFeed(database: database, query: query, hub: context.node.changesHub).response()
         case .normal:
-            // Descending reads newest first without a `since` to page from; it stays whole.
-            guard query.descending else { return NormalChangesFeed(database: database, query: query).response() }
+            // Descending reads newest first without a `since` to page from; it stays whole, and
+            // so does a JavaScript filter's, whose throw must still be able to answer 500.
+            guard query.descending || query.filter.isJavaScript else { return NormalChangesFeed(database: database, query: query).response() }
             let updateSeq = try await database.updateSequence()
             let since = query.since ?? updateSeq
             let batch = try await ChangesBatch.read(database, query: query, since: since, limit: query.limit)
