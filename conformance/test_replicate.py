@@ -133,3 +133,30 @@ def test_create_target_params(client, make_db, endpoint, random_name):
         assert body_of(client.get(client.url(random_name)))["cluster"]["q"] == 3
     finally:
         client.delete(client.url(random_name))
+
+
+def test_filter_function_with_query_params(client, make_db, endpoint):
+    """filter: a design document's filter function of the source, query_params its
+    req.query (Replication › Filtered Replication); design documents pass only if it
+    lets them."""
+    source, target = make_db(), make_db()
+    put_doc(source, "_design/f", {"filters": {"even": "function(doc, req) {"
+                                  " return doc.n % 2 === 0 && doc.n >= Number(req.query.min || 0); }"}})
+    bulk_docs(source, [{"_id": "n%d" % i, "n": i} for i in range(1, 7)])
+    body = {"source": endpoint(source), "target": endpoint(target), "filter": "f/even", "query_params": {"min": "4"}}
+    out = body_of(assert_status(replicate(client, body), 200))
+    assert out["ok"] is True
+    rows = body_of(client.get(target.url("_all_docs")))["rows"]
+    assert [row["id"] for row in rows] == ["n4", "n6"]
+
+
+def test_filter_errors(client, make_db, endpoint):
+    """A filter the source does not have is 404 not_found (its code is fetched before the
+    replication starts); query_params must be an object (400)."""
+    source, target = make_db(), make_db()
+    put_doc(source, "_design/f", {"filters": {"all": "function(doc) { return true; }"}})
+    body = {"source": endpoint(source), "target": endpoint(target)}
+    assert_error(replicate(client, {**body, "filter": "f/nosuch"}), 404, "not_found")
+    assert_error(replicate(client, {**body, "filter": "nodesign/all"}), 404, "not_found")
+    assert_error(replicate(client, {**body, "filter": "f/all", "query_params": "x"}), 400, "bad_request",
+                 "parameter `query_params` must be an object")

@@ -145,8 +145,13 @@ public final class Replication: Sendable {
 
     /// The id checkpoints are kept under: asks each peer who it is.
     public func replicationID() async throws -> String {
-        ReplicationID.make(source: try await retrying { try await self.source.identity() },
-                           target: try await retrying { try await self.target.identity() }, options: options)
+        var filterCode: String?
+        if let name = options.filterFunction {
+            filterCode = try await retrying { try await self.source.filterCode(name) }
+        }
+        return ReplicationID.make(source: try await retrying { try await self.source.identity() },
+                                  target: try await retrying { try await self.target.identity() }, options: options,
+                                  filterCode: filterCode)
     }
 
     /// One page of the source's changes after `since` (a longpoll when `wait` is given).

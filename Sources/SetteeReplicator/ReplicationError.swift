@@ -19,6 +19,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     case unreachable(peer: String, cause: String)
     /// A pinned peer presented another certificate: never retried, never trusted.
     case certificateMismatch(peer: String, expected: String, presented: String)
+    /// The source has no such filter function (`filter: "ddoc/name"`).
+    case filterNotFound(peer: String, name: String, reason: String)
     case cancelled
 
     public var description: String {
@@ -33,6 +35,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unreachable(let peer, let cause): "\(peer) is unreachable: \(cause)"
         case .certificateMismatch(let peer, let expected, let presented):
             "\(peer) presented a TLS certificate with SHA-256 fingerprint \(presented), not the pinned \(expected)"
+        case .filterNotFound(let peer, let name, let reason):
+            "Couldn't parse filter code from \(name) on `\(peer)`: \(reason)"
         case .cancelled: "cancelled"
         }
     }

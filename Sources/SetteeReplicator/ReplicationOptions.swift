@@ -13,9 +13,15 @@ public struct ReplicationOptions: Sendable {
     /// Only documents whose winner matches this Mango selector (`selector`).
     public var selector: JSONValue?
 
+    /// A design document's filter function of the source, `ddoc/name` (`filter`), and
+    /// what its `req.query` holds (`query_params`).
+    public var filterFunction: String?
+    public var queryParameters = JSONObject()
+
     /// The `_changes` filter these options ask of the source.
     public var filter: ChangesFilter? {
         if let docIDs { return .docIDs(docIDs) }
+        if let filterFunction { return .function(filterFunction, query: queryParameters) }
         return selector.map { .selector($0) }
     }
     /// Changes per page of the source's feed, copied in chunks of 100 several at a

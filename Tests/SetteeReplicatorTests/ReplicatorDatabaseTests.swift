@@ -52,9 +52,14 @@ import Testing
     @Test func aDocumentThatCannotRunFailsAndTheOthersGoOn() async throws {
         let server = try RemoteServer()
         #expect(try await server.request("PUT", "/src").status == 201)
-        let unsupported: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("x")),
+        // Stored (the write rule leaves filters to the job), then failed: not `ddoc/name`.
+        let malformed: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("x")),
+                                    "filter": "noslash"]
+        #expect(try await server.request("PUT", "/_replicator/picky", json: malformed).status == 201)
+        // A filter the source lacks: CouchDB's `error` state, retried, not `failed`.
+        let unfetchable: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("y")),
                                       "filter": "app/byType"]
-        #expect(try await server.request("PUT", "/_replicator/picky", json: unsupported).status == 201)
+        #expect(try await server.request("PUT", "/_replicator/nofilter", json: unfetchable).status == 201)
         let good: JSONValue = ["source": .string(server.url("src")), "target": .string(server.url("ok")),
                                "create_target": true]
         #expect(try await server.request("PUT", "/src/doc", json: ["n": 1]).status == 201)
@@ -63,6 +68,14 @@ import Testing
         #expect(failed["_replication_state_reason"]?.stringValue?.contains("filter") == true)
         let completed = try await waitFor(server, doc: "good", "_replication_state", "completed")
         #expect(completed["_replication_stats"]?["docs_written"] == 1)
+        // The manager tries the filtered one at once; checked until it has (bounded).
+        var nofilter = try await server.request("GET", "/_scheduler/docs/_replicator/nofilter").json
+        for _ in 0..<50 where nofilter["state"]?.stringValue != "error" {
+            try await server.request("GET", "/_replicator/_changes?feed=longpoll&timeout=100&since=now")
+            nofilter = try await server.request("GET", "/_scheduler/docs/_replicator/nofilter").json
+        }
+        #expect(nofilter["state"]?.stringValue == "error")
+        #expect(nofilter["info"]?["error"]?.stringValue?.contains("filter") == true)
     }
 
     @Test func aServerWithContinuousReplicationsStopsPromptly() async throws {

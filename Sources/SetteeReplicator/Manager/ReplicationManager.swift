@@ -24,6 +24,7 @@ public final class ReplicationManager: Sendable {
     private let serverUUID: String
     private let maxDocumentSize: Int
     private let logger: Logger
+    private let filters: (any FilterFunctionRunner)?
     /// `_replicate` jobs by id, `_replicator` jobs by document id; finished documents' last status.
     private let state = Mutex(Jobs())
     private let watcher = Mutex<Task<Void, Never>?>(nil)
@@ -33,18 +34,20 @@ public final class ReplicationManager: Sendable {
         var documents: [String: ReplicationJob] = [:]
     }
 
-    public init(directory: DatabaseDirectory, serverUUID: String, maxDocumentSize: Int, logger: Logger) {
+    public init(directory: DatabaseDirectory, serverUUID: String, maxDocumentSize: Int, logger: Logger,
+                filters: (any FilterFunctionRunner)? = nil) {
         self.directory = directory
         self.serverUUID = serverUUID
         self.maxDocumentSize = maxDocumentSize
         self.logger = logger
+        self.filters = filters
     }
 
     /// Peers for a spec. Each job gets its own HTTP client: a continuous one keeps a
     /// longpoll open on one of its connections, which must not hold up another job.
     public func endpoints() -> PeerEndpoints {
         PeerEndpoints(directory: directory, serverUUID: serverUUID, session: CurlSession(maxConnections: 4),
-                      maxDocumentSize: maxDocumentSize)
+                      maxDocumentSize: maxDocumentSize, filters: filters)
     }
 
     public func makeReplication(_ spec: ReplicationSpec) throws -> Replication {
@@ -255,7 +258,12 @@ public final class ReplicationManager: Sendable {
                 if reason == lastReason { logger.debug(message) } else { logger.warning(message) }
                 lastReason = reason
                 job.update { $0.errorCount += 1 }
-                job.record("crashed", .crashing, reason: reason)
+                // No id yet (a filter function not fetched): CouchDB's `error` state, retried the same way.
+                if job.status.id == nil {
+                    job.record("error", .error, reason: reason)
+                } else {
+                    job.record("crashed", .crashing, reason: reason)
+                }
                 do { try await backoff.wait() } catch { return }
                 job.record("pending", .pending, reason: reason)
             }

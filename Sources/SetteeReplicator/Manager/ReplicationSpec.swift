@@ -67,10 +67,19 @@ public struct ReplicationSpec: Sendable, Equatable {
             }
             options.selector = selector
         }
-        // Filter functions run JavaScript (or views), which Settee does not have: refused
-        // rather than replicating more than was asked.
+        // A design document's filter function, run by the source (CouchDB's rule: `ddoc/name`).
         if let filter = body["filter"], !filter.isNull {
-            throw ReplicationError.invalidOption("`filter` replications are not supported by this server: use doc_ids or selector")
+            guard let name = filter.stringValue, name.split(separator: "/", omittingEmptySubsequences: false).count == 2,
+                  !name.hasPrefix("/"), !name.hasSuffix("/") else {
+                throw ReplicationError.invalidOption("Invalid filter. Must match `ddocname/filtername`.")
+            }
+            options.filterFunction = name
+            if let parameters = body["query_params"], !parameters.isNull {
+                guard let object = parameters.objectValue else {
+                    throw ReplicationError.invalidOption("parameter `query_params` must be an object")
+                }
+                options.queryParameters = object
+            }
         }
     }
 

@@ -4,7 +4,7 @@ internal import SetteeJSON
 /// `_replicator`'s write rule, as CouchDB's validation of that database answers:
 /// a document whose replication fields are unreadable is refused with 403
 /// `forbidden` before it is stored. Deletions and design documents pass, and
-/// so do filter functions (they fail later, when the job runs: no JavaScript here).
+/// so do filter functions (a missing one fails later, when the job runs).
 public struct ReplicatorDocumentPolicy: WritePolicy {
     public init() {}
 

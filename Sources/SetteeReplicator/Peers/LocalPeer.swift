@@ -10,12 +10,16 @@ public struct LocalPeer: Peer {
     let name: String
     let serverUUID: String
     let maxDocumentSize: Int
+    /// Runs filter functions; without it a filtered replication from here is refused.
+    let filters: (any FilterFunctionRunner)?
 
-    public init(directory: DatabaseDirectory, name: String, serverUUID: String, maxDocumentSize: Int = 8_000_000) {
+    public init(directory: DatabaseDirectory, name: String, serverUUID: String, maxDocumentSize: Int = 8_000_000,
+                filters: (any FilterFunctionRunner)? = nil) {
         self.directory = directory
         self.name = name
         self.serverUUID = serverUUID
         self.maxDocumentSize = maxDocumentSize
+        self.filters = filters
     }
 
     public var displayName: String { name }
@@ -39,26 +43,51 @@ public struct LocalPeer: Peer {
         return database
     }
 
+    public func filterCode(_ name: String) async throws -> String {
+        let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+        let id = "_design/" + (parts.first ?? "")
+        guard parts.count == 2, let stored = try await database().winner(id: id), !stored.isDeleted,
+              let body = stored.body.flatMap({ try? JSONReader.parse($0) }) else {
+            throw ReplicationError.filterNotFound(peer: self.name, name: name, reason: "missing")
+        }
+        guard let source = body["filters"]?[parts[1]]?.stringValue else {
+            throw ReplicationError.filterNotFound(peer: self.name, name: name, reason: "missing json key: \(parts[1])")
+        }
+        return source
+    }
+
     public func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
         let database = try database()
         let start = Self.sequence(since)
-        let selector = try filter.flatMap(Self.selector)
-        var page = try await read(database, since: start, limit: limit, filter: filter, selector: selector)
+        let test = try await self.test(filter, database)
+        var page = try await read(database, since: start, limit: limit, filter: filter, test: test)
         if page.rows.isEmpty, let wait, await database.changesNotifier.wait(after: start, timeout: wait) != nil {
-            page = try await read(database, since: start, limit: limit, filter: filter, selector: selector)
+            page = try await read(database, since: start, limit: limit, filter: filter, test: test)
         }
         return page
     }
 
-    static func selector(_ filter: ChangesFilter) throws -> Selector? {
-        guard case .selector(let value) = filter else { return nil }
-        do { return try Selector(value) } catch { throw ReplicationError.invalidOption("Invalid selector: \(error)") }
+    /// The per-document test a selector or a filter function makes; nil for none (or `doc_ids`).
+    private func test(_ filter: ChangesFilter?, _ database: Database) async throws -> (@Sendable (String) async throws -> Bool)? {
+        switch filter {
+        case .selector(let value)?:
+            let selector: Selector
+            do { selector = try Selector(value) } catch { throw ReplicationError.invalidOption("Invalid selector: \(error)") }
+            return { id in try await selector.matchesWinner(of: id, in: database) }
+        case .function(let name, let query)?:
+            guard let filters else {
+                throw ReplicationError.invalidOption("`filter` replications from a local database need JavaScript")
+            }
+            return try await filters.test(name, query: query, in: database)
+        case .docIDs?, nil:
+            return nil
+        }
     }
 
-    /// Up to `limit` changes that pass the filter. With a selector, pages are read
+    /// Up to `limit` changes that pass the filter. With a test, pages are read
     /// until that many match or the feed ends, so a short page still means its end.
     private func read(_ database: Database, since: Int64, limit: Int, filter: ChangesFilter?,
-                      selector: Selector?) async throws -> ChangesPage {
+                      test: (@Sendable (String) async throws -> Bool)?) async throws -> ChangesPage {
         var ids: Set<String>?
         if case .docIDs(let list)? = filter { ids = Set(list) }
         // The head is read first: every change up to it is in a page that is not cut by `limit`.
@@ -69,11 +98,11 @@ public struct LocalPeer: Peer {
             let changes = try await database.changes(since: scanned, limit: limit, descending: false, docIDs: ids)
             for change in changes where rows.count < limit {
                 scanned = change.sequence
-                if let selector, !(try await selector.matchesWinner(of: change.id, in: database)) { continue }
+                if let test, !(try await test(change.id)) { continue }
                 rows.append(ChangeRow(seq: .number(JSONNumber(change.sequence)), id: change.id,
                                       revisions: change.leaves.map(\.description)))
             }
-            if changes.count < limit || selector == nil { break }
+            if changes.count < limit || test == nil { break }
         }
         let reached = rows.count < limit ? max(head, scanned) : scanned
         return ChangesPage(rows: rows, lastSeq: .number(JSONNumber(max(reached, since))))

@@ -1,4 +1,5 @@
 public import SetteeJSON
+public import SetteeStore
 
 /// One side of a replication: a database in this process (`LocalPeer`) or at a
 /// URL (`RemotePeer`). The replication loop speaks only this protocol, so
@@ -15,6 +16,10 @@ public protocol Peer: Sendable {
     /// Creates the database (`create_target`) with CouchDB's creation parameters
     /// (`create_target_params`: `q`, `n`, `partitioned`); one that already exists is fine.
     func create(parameters: [String: String]) async throws
+    /// The source of filter function `name` (`ddoc/filter`): part of the replication id,
+    /// as in CouchDB, so an edited filter starts over.
+    /// - Throws: `ReplicationError.filterNotFound` when there is none.
+    func filterCode(_ name: String) async throws -> String
     /// Changes after `since`, `all_docs` style, at most `limit` that pass `filter`. With
     /// `wait`, a longpoll: when nothing is there yet, waits up to that long for a change.
     func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage
@@ -42,11 +47,23 @@ public struct PeerIdentity: Sendable, Equatable {
     }
 }
 
-/// Which documents a replication copies: CouchDB's `doc_ids` or a Mango `selector`
-/// (the `_doc_ids` and `_selector` filters of `_changes`).
+/// Which documents a replication copies: CouchDB's `doc_ids`, a Mango `selector`
+/// (the `_doc_ids` and `_selector` filters of `_changes`) or a design document's
+/// filter function `ddoc/name` with its `req.query`.
 public enum ChangesFilter: Sendable, Equatable {
     case docIDs([String])
     case selector(JSONValue)
+    case function(String, query: JSONObject)
+}
+
+/// Runs the filter functions of a local database's design documents: JavaScript
+/// lives above the replicator, so whoever makes the peers (the server, the CLI) gives one.
+public protocol FilterFunctionRunner: Sendable {
+    /// A test of document ids for filter `name` (`ddoc/filter`) of `database`, the
+    /// function seeing `query` as `req.query`.
+    /// - Throws: when the design document or its function is missing or does not compile.
+    func test(_ name: String, query: JSONObject,
+              in database: Database) async throws -> @Sendable (String) async throws -> Bool
 }
 
 /// One `_changes` row: a document and its leaf revisions.

@@ -9,13 +9,16 @@ public struct PeerEndpoints: Sendable {
     public let serverUUID: String
     public let session: CurlSession
     public let maxDocumentSize: Int
+    /// Runs the filter functions of local sources (`filter` replications).
+    public let filters: (any FilterFunctionRunner)?
 
     public init(directory: DatabaseDirectory?, serverUUID: String, session: CurlSession,
-                maxDocumentSize: Int = 8_000_000) {
+                maxDocumentSize: Int = 8_000_000, filters: (any FilterFunctionRunner)? = nil) {
         self.directory = directory
         self.serverUUID = serverUUID
         self.session = session
         self.maxDocumentSize = maxDocumentSize
+        self.filters = filters
     }
 
     /// - Parameters:
@@ -31,6 +34,7 @@ public struct PeerEndpoints: Sendable {
         guard let directory, DatabaseName.isValid(text) else {
             throw ReplicationError.invalidEndpoint(RemoteEndpoint.redacted(text))
         }
-        return LocalPeer(directory: directory, name: text, serverUUID: serverUUID, maxDocumentSize: maxDocumentSize)
+        return LocalPeer(directory: directory, name: text, serverUUID: serverUUID, maxDocumentSize: maxDocumentSize,
+                         filters: filters)
     }
 }

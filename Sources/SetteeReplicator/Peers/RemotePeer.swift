@@ -40,6 +40,20 @@ public struct RemotePeer: Peer {
         try check(response, expecting: [201, 202, 412])
     }
 
+    public func filterCode(_ name: String) async throws -> String {
+        let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw ReplicationError.filterNotFound(peer: displayName, name: name, reason: "missing") }
+        let response = try await send(.init(method: "GET", url: endpoint.database + "/_design/" + RemoteEndpoint.encode(parts[0])))
+        if response.status == 404 {
+            throw ReplicationError.filterNotFound(peer: displayName, name: name, reason: "missing")
+        }
+        try check(response, expecting: [200])
+        guard let source = try parse(response)["filters"]?[parts[1]]?.stringValue else {
+            throw ReplicationError.filterNotFound(peer: displayName, name: name, reason: "missing json key: \(parts[1])")
+        }
+        return source
+    }
+
     public func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
         var query = "style=all_docs&limit=\(limit)&since=" + RemoteEndpoint.encode(Self.sinceText(since))
         if let wait { query += "&feed=longpoll&timeout=\(wait.milliseconds)" }
@@ -49,6 +63,14 @@ public struct RemotePeer: Peer {
             request = post("/_changes?" + query + "&filter=_doc_ids", ["doc_ids": .array(ids.map { .string($0) })])
         case .selector(let selector)?:
             request = post("/_changes?" + query + "&filter=_selector", ["selector": selector])
+        case .function(let name, let parameters)?:
+            // As CouchDB's replicator sends them: the filter's `req.query` in the URL.
+            var url = request.url + "&filter=" + RemoteEndpoint.encode(name)
+            for member in parameters where !["style", "limit", "since", "feed", "timeout", "filter"].contains(member.key) {
+                url += "&" + RemoteEndpoint.encode(member.key) + "="
+                    + RemoteEndpoint.encode(member.value.stringValue ?? JSONWriter.string(member.value))
+            }
+            request = RemoteRequest(method: "GET", url: url)
         case nil: break
         }
         // A longpoll may rightly take its whole timeout before answering.

@@ -33,6 +33,20 @@ struct ChangesFilterFunction: Sendable {
         return ChangesFilterFunction(engine: engine, handle: handle, kind: .filter(request: request))
     }
 
+    /// Filter `name` of a local replication source: `query` is `req.query`, the user the
+    /// server's own replicator (an admin).
+    static func replication(_ name: String, query: JSONObject, database: Database) async throws -> ChangesFilterFunction {
+        let function = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let security = (try? JSONReader.parse(try await database.security())) ?? [:]
+        let request: JSONValue = [
+            "method": "GET", "query": .object(query), "path": .array([.string(database.name), "_changes"]),
+            "headers": [:], "body": "undefined", "form": [:], "cookie": [:], "id": .null,
+            "userCtx": ["db": .string(database.name), "name": .null, "roles": ["_admin"]], "secObj": security,
+        ]
+        let (engine, handle) = try compiled(function, kind: "filter", name: name)
+        return ChangesFilterFunction(engine: engine, handle: handle, kind: .filter(request: JSONWriter.string(request)))
+    }
+
     static func view(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
         let function = try await designFunction(name, context) { $0["views"]?[$1]?["map"] }
         let (engine, handle) = try compiled(function, kind: "map", name: name)
@@ -64,12 +78,17 @@ struct ChangesFilterFunction: Sendable {
     /// design document or the function is missing, as CouchDB answers.
     private static func designFunction(_ name: String, _ context: RequestContext,
                                        _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
+        guard let database = try context.node.directory.database(named: context.parameters.db ?? "") else {
+            throw CouchError.databaseNotFound
+        }
+        return try await designFunction(name, database, pick)
+    }
+
+    private static func designFunction(_ name: String, _ database: Database,
+                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
         let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2 else {
             throw CouchError.badRequest("`filter` must be of the form `designname/filtername`")
-        }
-        guard let database = try context.node.directory.database(named: context.parameters.db ?? "") else {
-            throw CouchError.databaseNotFound
         }
         let body = try await DesignDocuments.named("_design/" + parts[0], in: database)
         guard let source = pick(body, parts[1])?.stringValue else {

@@ -71,6 +71,7 @@ extension CouchError {
         case .missingEndpoint(let name): self = .badRequest("Missing \(name)")
         case .peerError(let peer, let status, _, _) where status == 401 || status == 403:
             self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
+        case .filterNotFound: self = .notFound(replication.description)
         case .cancelled: self = CouchError(500, "replication_failed", "cancelled")
         case .revisionMissing, .peerError, .malformedAnswer, .unreachable, .certificateMismatch:
             self = CouchError(500, "replication_failed", replication.description)

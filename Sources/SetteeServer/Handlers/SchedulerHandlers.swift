@@ -107,7 +107,7 @@ enum SchedulerHandlers {
         entry.append("source", .string(display(job.replication.source)))
         entry.append("target", .string(display(job.replication.target)))
         entry.append("state", .string(status.state.rawValue))
-        entry.append("info", status.state == .failed || status.state == .crashing
+        entry.append("info", [.failed, .crashing, .error].contains(status.state)
             ? ["error": .string(status.reason ?? "")] : info(job))
         entry.append("error_count", .int(status.errorCount))
         entry.append("start_time", .string(iso(job.startTime)))

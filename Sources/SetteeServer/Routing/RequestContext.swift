@@ -119,7 +119,8 @@ final class NodeState: Sendable {
         config = NodeConfig(settings: configuration.configSettings, persistence: configuration.configPersistence,
                             effects: effects)
         replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
-                                          maxDocumentSize: configuration.maxDocumentSize, logger: logger)
+                                          maxDocumentSize: configuration.maxDocumentSize, logger: logger,
+                                          filters: ReplicationFilters())
         discovery = configuration.discovery.enabled
             ? NodeDiscovery(configuration: configuration.discovery, uuid: configuration.uuid, directory: directory,
                             replications: replications, logger: Logger(label: "settee.discovery"))

@@ -45,6 +45,12 @@ struct Replicate: AsyncParsableCommand {
     @Option(help: "Replicate only documents matching this Mango selector (JSON).")
     var selector: String?
 
+    @Option(help: "Replicate only documents the source's filter function DDOC/NAME passes.")
+    var filter: String?
+
+    @Option(name: .customLong("query-params"), help: "The filter function's req.query (a JSON object).")
+    var queryParams: String?
+
     @Option(name: .customLong("since-seq"), help: "Start from this source sequence instead of the checkpoint.")
     var sinceSeq: String?
 
@@ -86,6 +92,18 @@ struct Replicate: AsyncParsableCommand {
                 throw Self.failure(ReplicationError.invalidOption("--selector must be a JSON object"))
             }
             options.selector = value
+        }
+        if let filter {
+            guard filter.split(separator: "/", omittingEmptySubsequences: false).count == 2 else {
+                throw Self.failure(ReplicationError.invalidOption("--filter must be DDOC/NAME"))
+            }
+            options.filterFunction = filter
+            if let queryParams {
+                guard let value = try? JSONReader.parse(Array(queryParams.utf8)), let object = value.objectValue else {
+                    throw Self.failure(ReplicationError.invalidOption("--query-params must be a JSON object"))
+                }
+                options.queryParameters = object
+            }
         }
         options.batchSize = batchSize
         options.workers = workers
@@ -130,7 +148,7 @@ struct Replicate: AsyncParsableCommand {
         let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
         let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
         return PeerEndpoints(directory: directory, serverUUID: node.uuid, session: session,
-                             maxDocumentSize: node.maxDocumentSize)
+                             maxDocumentSize: node.maxDocumentSize, filters: ReplicationFilters())
     }
 
     /// How an interrupted continuous run ends: the task's cancellation, or a transfer it cut.

@@ -1,0 +1,17 @@
+public import SetteeJSON
+public import SetteeReplicator
+public import SetteeStore
+
+/// The filter functions of a local replication source, run as `_changes?filter=`
+/// runs them (`ChangesFilterFunction`), `query_params` as `req.query` and the server
+/// itself as the user: the replicator cannot import the JavaScript engine's users, so
+/// the server hands it this.
+public struct ReplicationFilters: FilterFunctionRunner {
+    public init() {}
+
+    public func test(_ name: String, query: JSONObject,
+                     in database: Database) async throws -> @Sendable (String) async throws -> Bool {
+        let function = try await ChangesFilterFunction.replication(name, query: query, database: database)
+        return { id in try await function.accepts(id, in: database) }
+    }
+}
