@@ -11,6 +11,9 @@ public struct ViewDefinition: Sendable, Equatable {
     /// `views.lib` of the design document: CommonJS modules map functions may
     /// `require` (CouchDB lets map functions see only these).
     public let library: JSONValue?
+    /// Names the index: views with the same map function share one, as CouchDB's
+    /// signature does across design documents with the same functions.
+    public let signature: String
 
     public init(designDocument: String, name: String, map: String, reduce: String?, library: JSONValue? = nil) {
         self.designDocument = designDocument
@@ -18,6 +21,7 @@ public struct ViewDefinition: Sendable, Equatable {
         self.map = map
         self.reduce = reduce
         self.library = library
+        signature = Self.signature(map: map, library: library)
     }
 
     /// What `require` in the map function resolves paths against.
@@ -32,9 +36,7 @@ public struct ViewDefinition: Sendable, Equatable {
                               library: body["views"]?["lib"])
     }
 
-    /// Names the index: views with the same map function share one, as CouchDB's
-    /// signature does across design documents with the same functions.
-    public var signature: String {
+    private static func signature(map: String, library: JSONValue?) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
         for byte in ("javascript\u{0}" + map + "\u{0}" + (library.map(JSONWriter.string) ?? "")).utf8 {
             hash ^= UInt64(byte)

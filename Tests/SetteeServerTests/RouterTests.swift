@@ -94,14 +94,18 @@ import Testing
         #expect(await harness.send("COPY", "/db/_local/none", headers: ["Destination": "d2"]).status == 404)
     }
 
-    /// Views are routed to their handler (GET and POST); shows and other design
-    /// functions are not implemented yet (501).
+    /// Views, shows, lists and updates are routed to their handlers; rewrites are not
+    /// implemented (501).
     @Test func viewRoutesAndUnimplementedFunctions() async throws {
         let harness = try RouterHarness()
         #expect(await harness.send("PUT", "/db").status == 201)
         #expect(await harness.send("GET", "/db/_design/x/_view/v").json["reason"] == "missing")
         #expect(await harness.send("POST", "/db/_design/x/_view/v", json: [:]).status == 404)
         #expect(await harness.send("GET", "/nodb/_design/x/_view/v").json["reason"] == "Database does not exist.")
-        #expect(await harness.send("GET", "/db/_design/x/_show/s").status == 501)
+        #expect(await harness.send("GET", "/db/_design/x/_show/s").json["reason"] == "missing")
+        #expect(await harness.send("POST", "/db/_design/x/_update/u").json["reason"] == "missing")
+        #expect(await harness.send("GET", "/db/_design/x/_list/l/v").json["reason"] == "missing")
+        #expect(await harness.send("GET", "/db/_design/x/_list/l").json["error"] == "list_error")
+        #expect(await harness.send("GET", "/db/_design/x/_rewrite/r").status == 501)
     }
 }

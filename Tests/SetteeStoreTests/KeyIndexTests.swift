@@ -42,6 +42,36 @@ import Testing
         #expect(after.count == 24 && after.last == "d0" && !after.contains("d1"))
     }
 
+    /// Keys documents by their `m` member, a batch at a time (as a view's map runs).
+    static let byM = KeyIndex(signature: "0c2d", batchEntries: { documents in
+        documents.map { document -> [KeyIndexEntry] in
+            guard let value = try? JSONReader.parse(document.body)["m"] else { return [] }
+            var key = IndexKeyEncoding.encode(value)
+            IndexKeyEncoding.append(.string(document.id), to: &key)
+            return [KeyIndexEntry(key: key, value: [])]
+        }
+    })
+
+    /// Indexes refreshed together (a design document's views) each end up as if built
+    /// alone, whatever sequence each started from; a first build's documents changed
+    /// while it runs are not left twice.
+    @Test func indexesRefreshedTogetherFromDifferentSequences() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<10 { _ = try await db.put("d\(i)", #"{"n":\#(i),"m":\#(9 - i)}"#).get() }
+        try await db.refreshIndex(Self.byN, batch: 3)  // byN is ahead, byM empty
+        for i in 10..<14 { _ = try await db.put("d\(i)", #"{"n":\#(i),"m":\#(20 - i)}"#).get() }
+        let rev = try #require(try await db.winner(id: "d0")?.rev)
+        _ = try await db.put("d0", #"{"n":50,"m":50}"#, base: rev).get()
+        try await db.refreshIndexes([Self.byN, Self.byM], batch: 4)
+        let byN = try await ids(db)
+        #expect(byN.count == 14 && byN.last == "d0")
+        let byM = try await db.indexPage(Self.byM, range: .all, descending: false, after: nil, limit: 100).map(\.id)
+        #expect(byM.count == 14 && byM.first == "d9" && byM.last == "d0")
+        #expect(Set(byM).count == 14)
+    }
+
     @Test func pagesResumeAfterAKeyWithinARange() async throws {
         let store = try TestStore()
         defer { store.remove() }

@@ -56,7 +56,8 @@ import Testing
         let filter = try engine.compile("function(doc, req) { return doc.t === req.query.t; }")
         #expect(try engine.filter(filter, document: #"{"t":"x"}"#, request: #"{"query":{"t":"x"}}"#))
         #expect(try !engine.filter(filter, document: #"{"t":"y"}"#, request: #"{"query":{"t":"x"}}"#))
-        #expect(try !engine.filter(filter, document: "{}", request: "{}"))  // threw: nothing passes
+        // A throw is an error (CouchDB fails the whole `_changes` request), with its message.
+        #expect(throws: JavaScriptError.self) { try engine.filter(filter, document: "{}", request: "{}") }
         let vdu = try engine.compile("""
             function(n, o, u, s) {
               if (n.f) throw({forbidden: 'no ' + u.name});
@@ -95,5 +96,56 @@ import Testing
         let rows = try engine.map(map, documents: ["{}", #"{"bad":true}"#])
         #expect(rows[0] == [["ab", 1]])
         #expect(rows[1] == nil)  // an invalid require path throws: that document only
+    }
+}
+
+/// Shows, lists and updates through `render` (CouchDB's render.js semantics).
+@Suite struct JavaScriptRenderTests {
+    let ddoc: JSONValue = ["_id": "_design/d", "_rev": "1-a", "lib": ["m": "exports.x = 'from lib';"]]
+
+    @Test func showSeesThisRequireAndProvides() throws {
+        let engine = try JavaScriptEngine()
+        let show = try engine.compile("""
+            function(doc, req) {
+              provides('json', function() { return {body: JSON.stringify({id: this._id})}; });
+              provides('html', function() { return '<b>' + require('lib/m').x + '</b>'; });
+            }
+            """, designDocument: ddoc)
+        let html = try engine.render(.show, show, first: "null", request: #"{"headers":{"Accept":"text/html"},"query":{},"path":[]}"#)
+        guard case .result(let htmlResult) = html else { Issue.record("\(html)"); return }
+        #expect(htmlResult["body"] == "<b>from lib</b>")
+        #expect(htmlResult["headers"]?["Content-Type"] == "text/html; charset=utf-8")
+        let json = try engine.render(.show, show, first: "null", request: #"{"headers":{},"query":{"format":"json"},"path":[]}"#)
+        guard case .result(let jsonResult) = json else { Issue.record("\(json)"); return }
+        #expect(jsonResult["body"] == #"{"id":"_design/d"}"#)
+    }
+
+    @Test func listReadsRowsAndSendsChunks() throws {
+        let engine = try JavaScriptEngine()
+        let list = try engine.compile("""
+            function(head, req) {
+              start({code: 201, headers: {'X-Rows': String(head.total_rows)}});
+              var row; while (row = getRow()) send(row.key + ';');
+              return 'end';
+            }
+            """, designDocument: ddoc)
+        let outcome = try engine.render(.list, list, first: #"{"total_rows":2}"#, request: #"{"headers":{},"query":{}}"#,
+                                        rows: #"[{"key":"a"},{"key":"b"}]"#)
+        guard case .result(let result) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(result["chunks"] == ["a;", "b;", "end"])
+        #expect(result["head"]?["code"] == 201 && result["head"]?["headers"]?["X-Rows"] == "2")
+    }
+
+    @Test func errorsAreCouchDBs() throws {
+        let engine = try JavaScriptEngine()
+        let update = try engine.compile("function(doc, req) { return [null, 'ok']; }", designDocument: ddoc)
+        guard case .error(let type, _) = try engine.render(.update, update, first: "null", request: #"{"method":"GET"}"#)
+        else { Issue.record("GET ran an update"); return }
+        #expect(type == "method_not_allowed")
+        let throwing = try engine.compile("function(doc, req) { throw new Error('boom'); }", designDocument: ddoc)
+        guard case .error(let renderType, let reason) = try engine.render(.show, throwing, first: "null",
+                                                                            request: #"{"path":["db"]}"#)
+        else { Issue.record("no error"); return }
+        #expect(renderType == "render_error" && reason.contains("boom"))
     }
 }

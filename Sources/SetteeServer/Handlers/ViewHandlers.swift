@@ -35,24 +35,31 @@ enum ViewHandlers {
 
     /// The view the request names: 404 `missing` without its design document,
     /// `missing_named_view` without the view.
-    private static func definition(_ context: RequestContext, _ database: Database) async throws -> ViewDefinition {
+    private static func definition(_ context: RequestContext, _ database: Database) async throws -> RequestedView {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
         return try await definition(ddocName, viewName, database)
     }
 
-    static func definition(_ ddocName: String, _ viewName: String, _ database: Database) async throws -> ViewDefinition {
+    /// A view and the design document it is in, whose views are refreshed together.
+    struct RequestedView {
+        let view: ViewDefinition
+        let designDocument: JSONValue
+    }
+
+    static func definition(_ ddocName: String, _ viewName: String, _ database: Database) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
         let body = try await DesignDocuments.named(ddocID, in: database)
         guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: body) else {
             throw CouchError.notFound("missing_named_view")
         }
-        return view
+        return RequestedView(view: view, designDocument: body)
     }
 
     /// One query's response body (without the final newline).
-    static func run(_ view: ViewDefinition, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
+    static func run(_ requested: RequestedView, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
+        let view = requested.view
         if let message = view.validateReduce() { throw CouchError(400, "invalid_design_doc", message) }
         let reduce = query.reduce ?? (view.reduce != nil)
         if reduce && view.reduce == nil, query.reduce == true {
@@ -70,8 +77,9 @@ enum ViewHandlers {
         let compiled = try ViewIndexes.compiled(view)
         let index = ViewIndexes.keyIndex(view, compiled)
         switch query.update {
-        case "true": try await database.refreshIndex(index)
-        case "lazy": Task.detached { try? await database.refreshIndex(index) }
+        case "true" where !database.isCurrent(index): try await database.refreshIndexes(refreshed(index, requested))
+        case "lazy" where !database.isCurrent(index):
+            Task.detached { try? await database.refreshIndexes(refreshed(index, requested)) }
         default: break
         }
         let ranges = try query.ranges()
@@ -79,6 +87,18 @@ enum ViewHandlers {
             return try await reduced(database, index, view, compiled, query, ranges)
         }
         return try await mapped(database, index, query, ranges)
+    }
+
+    /// `index` and its design document's other views' (CouchDB updates them together;
+    /// asked only when `index` is behind, so a built view's queries pay for none of it).
+    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) -> [KeyIndex] {
+        var indexes = [index]
+        var seen: Set<String> = [index.signature]
+        for sibling in ViewIndexes.siblings(of: requested.view, body: requested.designDocument)
+        where seen.insert(sibling.signature).inserted {
+            indexes.append(sibling)
+        }
+        return indexes
     }
 
     // MARK: Map rows

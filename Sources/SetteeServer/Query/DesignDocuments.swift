@@ -1,5 +1,6 @@
 import SetteeJSON
 import SetteeStore
+internal import Synchronization
 
 /// The live design documents of a database, parsed: what Mango's indexes, views and
 /// `validate_doc_update` are read from.
@@ -22,11 +23,33 @@ enum DesignDocuments {
         try await revision(id, in: database).body
     }
 
-    /// Design document `id` with its revision (404 as `named`).
+    /// Design document `id` with its revision (404 as `named`). Kept, parsed, while the
+    /// database takes no write: a view's point queries read it on every request.
     static func revision(_ id: String, in database: Database) async throws -> (rev: String, body: JSONValue) {
+        let key = database.name + "/" + id
+        let sequence = database.changesNotifier.sequence
+        if let kept = parsed.withLock({ $0[key] }), kept.database == ObjectIdentifier(database),
+           kept.sequence == sequence {
+            return (kept.rev, kept.body)
+        }
         guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
             throw CouchError.notFound("missing")
         }
-        return (stored.rev.description, try JSONReader.parse(bytes))
+        let found = (rev: stored.rev.description, body: try JSONReader.parse(bytes))
+        parsed.withLock { parsed in
+            if parsed.count >= 256 { parsed.removeAll() }
+            parsed[key] = Parsed(database: ObjectIdentifier(database), sequence: sequence, rev: found.rev, body: found.body)
+        }
+        return found
     }
+
+    private struct Parsed {
+        let database: ObjectIdentifier
+        /// The database's update sequence when it was read (read before the document).
+        let sequence: Int64
+        let rev: String
+        let body: JSONValue
+    }
+
+    private static let parsed = Mutex<[String: Parsed]>([:])
 }

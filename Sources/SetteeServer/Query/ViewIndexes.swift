@@ -2,15 +2,21 @@ import SetteeDocuments
 import SetteeJSON
 import SetteeStore
 import SetteeViews
+internal import Dispatch
+internal import Synchronization
 
 /// Design document views: each compiled once into a JavaScript engine (kept while
 /// its functions stay the same), and the `KeyIndex` that stores what it emits.
 enum ViewIndexes {
-    /// A view's functions in their engine.
+    /// A view's functions in their engine, and its map function in a second engine:
+    /// an index build maps two halves of each batch at once, one per core (an engine
+    /// runs one call at a time).
     final class Compiled: Sendable {
         let engine: JavaScriptEngine
         let map: Int
         let reduce: Int?
+        /// Engines with the map function compiled in each (the first is `engine`), and its handle in each.
+        let mappers: [(engine: JavaScriptEngine, map: Int)]
 
         init(_ view: ViewDefinition) throws(JavaScriptError) {
             engine = try JavaScriptEngine()
@@ -19,6 +25,50 @@ enum ViewIndexes {
                 reduce = try engine.compile(source)
             } else {
                 reduce = nil
+            }
+            let second = try JavaScriptEngine()
+            mappers = [(engine, map), (second, try second.compile(view.map, modules: view.modules))]
+        }
+
+        /// Per document of `documents`, in order, its entries: the map function's rows
+        /// keyed by collation (then document id and the emit's place), the value `[key,
+        /// value]` as JSON. A large batch goes in two halves, each on its own engine and
+        /// core, serializing, mapping and encoding at once.
+        func entries(_ documents: [KeyIndexDocument]) -> [[KeyIndexEntry]] {
+            guard documents.count >= 64 else { return Self.entries(documents, mappers[0]) }
+            let half = documents.count / 2
+            let parts = [Array(documents[..<half]), Array(documents[half...])]
+            let results = Mutex<[[[KeyIndexEntry]]]>([[], []])
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                let entries = Self.entries(parts[part], mappers[part])
+                results.withLock { $0[part] = entries }
+            }
+            return results.withLock { $0[0] + $0[1] }
+        }
+
+        private static func entries(_ documents: [KeyIndexDocument],
+                                    _ mapper: (engine: JavaScriptEngine, map: Int)) -> [[KeyIndexEntry]] {
+            // Design documents are not mapped, as in CouchDB.
+            let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
+            let texts = mapped.map { document in
+                String(decoding: DocumentWriter(id: document.id, rev: document.rev.description,
+                                                body: document.body).serialize(), as: UTF8.self)
+            }
+            // A call that fails (its time limit) indexes nothing for its documents, as one that throws.
+            let results = texts.isEmpty ? []
+                : (try? mapper.engine.map(mapper.map, documents: texts)) ?? Array(repeating: nil, count: texts.count)
+            var next = 0
+            return documents.map { document -> [KeyIndexEntry] in
+                guard !document.id.hasPrefix("_design/") else { return [] }
+                defer { next += 1 }
+                guard next < results.count, let emitted = results[next] else { return [] }
+                return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
+                    guard case .array(let pair) = row, pair.count == 2 else { return nil }
+                    var key = IndexKeyEncoding.encode(pair[0])
+                    IndexKeyEncoding.append(.string(document.id), to: &key)
+                    IndexKeyEncoding.append(.int(place), to: &key)
+                    return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
+                }
             }
         }
     }
@@ -54,18 +104,17 @@ enum ViewIndexes {
     /// document id and the emit's place) and `[key, value]` as JSON. Design documents
     /// are not mapped, as in CouchDB; a document the function throws on emits nothing.
     static func keyIndex(_ view: ViewDefinition, _ compiled: Compiled) -> KeyIndex {
-        KeyIndex(signature: view.signature, label: view.designDocument) { document -> [KeyIndexEntry] in
-            guard !document.id.hasPrefix("_design/") else { return [] }
-            let json = DocumentWriter(id: document.id, rev: document.rev.description, body: document.body).serialize()
-            guard let rows = try? compiled.engine.map(compiled.map, documents: [String(decoding: json, as: UTF8.self)]),
-                  let first = rows.first, let emitted = first else { return [] }
-            return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
-                guard case .array(let pair) = row, pair.count == 2 else { return nil }
-                var key = IndexKeyEncoding.encode(pair[0])
-                IndexKeyEncoding.append(.string(document.id), to: &key)
-                IndexKeyEncoding.append(.int(place), to: &key)
-                return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
-            }
+        KeyIndex(signature: view.signature, label: view.designDocument, batchEntries: compiled.entries)
+    }
+
+    /// The indexes of every view of the design document `view` belongs to: refreshed
+    /// together, as CouchDB updates a design document's views. Views that do not compile
+    /// are left out (their own queries answer the error).
+    static func siblings(of view: ViewDefinition, body: JSONValue) -> [KeyIndex] {
+        (body["views"]?.objectValue?.keys ?? []).compactMap { name -> KeyIndex? in
+            guard let sibling = ViewDefinition.named(name, designDocumentID: view.designDocument, body: body),
+                  sibling.validateReduce() == nil, let compiled = try? compiled(sibling) else { return nil }
+            return keyIndex(sibling, compiled)
         }
     }
 }

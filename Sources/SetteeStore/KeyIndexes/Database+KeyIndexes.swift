@@ -11,25 +11,43 @@ extension Database {
     /// Brings `index` up to the database's current update sequence.
     /// - Throws: `StoreError.invalidDocument` for a signature that cannot name a table.
     public func refreshIndex(_ index: KeyIndex, batch: Int = indexCatchUpBatch) async throws {
-        try Self.check(index)
+        try await refreshIndexes([index], batch: batch)
+    }
+
+    /// Whether `index` is known to have caught up with every write (no refresh needed).
+    public func isCurrent(_ index: KeyIndex) -> Bool {
+        (indexSequences.withLock { $0[index.signature] } ?? -1) >= changesNotifier.sequence
+    }
+
+    /// Brings every index of `indexes` up to the current update sequence together,
+    /// reading each changed document once (a design document's views, as CouchDB
+    /// builds them).
+    public func refreshIndexes(_ all: [KeyIndex], batch: Int = indexCatchUpBatch) async throws {
+        for index in all { try Self.check(index) }
         let target = changesNotifier.sequence
         let batch = max(1, batch)
-        if let reached = indexSequences.withLock({ $0[index.signature] }), reached >= target { return }
-        var step = try await writer.write { db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }
+        let indexes = all.filter { index in (indexSequences.withLock { $0[index.signature] } ?? -1) < target }
+        guard !indexes.isEmpty else { return }
+        var step = try await writer.write { db in try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch) }
         if !step.isDone {
             // A build that takes more than one job shows in `_active_tasks` (CouchDB's
             // `indexer`); its total is the changes since the table's sequence, an upper bound.
-            let task = tasks.begin(.indexing(label: index.label), database: name,
+            let task = tasks.begin(.indexing(label: indexes[0].label), database: name,
                                    totalChanges: Int(target - step.since))
             defer { tasks.end(task) }
             var done = step.documents
+            let empty = step.empty
             while !step.isDone {
                 tasks.progress(task, changesDone: done)
-                step = try await writer.write { db in try KeyIndexRecords.catchUp(db, index, to: target, batch: batch) }
+                step = try await writer.write { db in
+                    try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch, empty: empty)
+                }
                 done += step.documents
             }
         }
-        indexSequences.withLock { $0[index.signature] = max($0[index.signature] ?? 0, target) }
+        indexSequences.withLock { sequences in
+            for index in indexes { sequences[index.signature] = max(sequences[index.signature] ?? 0, target) }
+        }
     }
 
     /// Up to `limit` documents of `index` (nil: every live document that is not a

@@ -21,13 +21,19 @@ public struct KeyIndex: Sendable {
     /// What the index is for, as `_active_tasks` names it while it builds (Mango: its
     /// design document).
     public let label: String
-    /// The entries of a live document (none: left out of the index).
-    public let entries: @Sendable (KeyIndexDocument) -> [KeyIndexEntry]
+    /// The entries of each of a batch of live documents (none: left out of the index),
+    /// in the batch's order: a view's map function runs over a batch in one call.
+    public let entries: @Sendable ([KeyIndexDocument]) -> [[KeyIndexEntry]]
 
-    public init(signature: String, label: String = "", entries: @escaping @Sendable (KeyIndexDocument) -> [KeyIndexEntry]) {
+    public init(signature: String, label: String = "",
+                batchEntries: @escaping @Sendable ([KeyIndexDocument]) -> [[KeyIndexEntry]]) {
         self.signature = signature
         self.label = label
-        self.entries = entries
+        self.entries = batchEntries
+    }
+
+    public init(signature: String, label: String = "", entries: @escaping @Sendable (KeyIndexDocument) -> [KeyIndexEntry]) {
+        self.init(signature: signature, label: label) { documents in documents.map(entries) }
     }
 
     /// An index of at most one key per document, with no value (Mango's json indexes).

@@ -15,19 +15,35 @@ enum KeyIndexRecords {
         try db.run("INSERT OR IGNORE INTO key_indexes(signature, seq) VALUES (?, 0)", [.text(index.signature)])
     }
 
-    /// One catch-up step: the sequence the table started from, how many documents it
-    /// read, and whether it has reached its target.
+    /// One catch-up step: the sequence the tables started from (the lowest), how many
+    /// documents it read, whether every index has reached its target, and which indexes
+    /// were empty when it began.
     struct Step: Sendable {
         let since: Int64
         let documents: Int
         let isDone: Bool
+        let empty: Set<String>
     }
 
-    /// Indexes up to `batch` documents changed since the table's sequence.
-    static func catchUp(_ db: Connection, _ index: KeyIndex, to target: Int64, batch: Int) throws -> Step {
-        try create(db, index)
-        let since = try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0
-        guard since < target else { return Step(since: since, documents: 0, isDone: true) }
+    /// Indexes up to `batch` documents changed since the tables' sequences, for every
+    /// index of `indexes` at once (a design document's views, as CouchDB builds them
+    /// together): the documents are read once, and each index's entries are made for
+    /// the batch in one call.
+    ///
+    /// - Parameter empty: signatures whose tables were empty when this refresh began
+    ///   (`Step.empty` of its first step). A document whose seq is at most `target` has
+    ///   not changed since then, so it comes once and has no entries to delete: a first
+    ///   build only inserts.
+    static func catchUp(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
+                        empty: Set<String>? = nil) throws -> Step {
+        var sinces: [Int64] = []
+        for index in indexes {
+            try create(db, index)
+            sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0)
+        }
+        let empty = empty ?? Set(zip(indexes, sinces).filter { $0.1 == 0 }.map(\.0.signature))
+        let since = sinces.min() ?? target
+        guard since < target else { return Step(since: since, documents: 0, isDone: true, empty: empty) }
         var changed: [(rowID: Int64, seq: Int64, document: KeyIndexDocument?)] = []
         try db.query("""
             SELECT d.doc_id, d.seq, d.docid, d.deleted, d.winner, r.json
@@ -43,25 +59,42 @@ enum KeyIndexRecords {
             }
             changed.append((row.int64(0), row.int64(1), document))
         }
-        for var change in changed {
-            try db.run("DELETE FROM \(index.table) WHERE doc_id = ?", [.integer(change.rowID)])
-            if let document = change.document, document.body.isEmpty,
-               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: change.rowID) {
-                change.document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
-            }
-            guard let document = change.document else { continue }
-            for entry in index.entries(document) {
-                // A purged document's stale entry may hold the same key (same id): removed
-                // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
-                // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
-                try db.run("DELETE FROM \(index.table) WHERE key = ?", [.blob(entry.key)])
-                try db.run("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)",
-                           [.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
+        for i in changed.indices {
+            if let document = changed[i].document, document.body.isEmpty,
+               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: changed[i].rowID) {
+                changed[i].document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
             }
         }
         let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
-        try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?", [.integer(reached), .text(index.signature)])
-        return Step(since: since, documents: changed.count, isDone: reached >= target)
+        for (index, indexSince) in zip(indexes, sinces) where indexSince < target {
+            let relevant = changed.filter { $0.seq > indexSince }
+            let entries = index.entries(relevant.compactMap(\.document))
+            let wasEmpty = empty.contains(index.signature)
+            // The statements' text is made once per batch, not once per row (a build's hot loop).
+            let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
+            let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
+            let insert = try db.prepared("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)")
+            var next = 0
+            for change in relevant {
+                let isNew = wasEmpty && change.seq <= target
+                if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
+                guard change.document != nil else { continue }
+                defer { next += 1 }
+                guard next < entries.count else { continue }
+                for entry in entries[next] {
+                    // A purged document's stale entry may hold the same key (same id): removed
+                    // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
+                    // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
+                    if !isNew { try db.run(deleteKey, [.blob(entry.key)]) }
+                    try insert.bind([.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
+                    defer { insert.reset() }
+                    while try insert.step() {}
+                }
+            }
+            try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
+                       [.integer(max(reached, indexSince)), .text(index.signature)])
+        }
+        return Step(since: since, documents: changed.count, isDone: reached >= target, empty: empty)
     }
 
     /// Whether `index` has its table yet (made by its first catch-up).

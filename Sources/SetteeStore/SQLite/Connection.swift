@@ -81,16 +81,19 @@ final class Connection {
 
     /// The cached prepared statement for `sql`, with `arguments` bound.
     func statement(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Statement {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        return statement
+    }
+
+    /// The cached prepared statement for `sql`, nothing bound: for a loop that binds and
+    /// steps it many times (`Statement.bind`, `step`, `reset`).
+    func prepared(_ sql: String) throws -> Statement {
         let db = try openHandle(sql)
         statementObserver?(sql)
-        let statement: Statement
-        if let cached = statements[sql] {
-            statement = cached
-        } else {
-            statement = try Statement(connection: db, sql: sql)
-            statements[sql] = statement
-        }
-        try statement.bind(arguments)
+        if let cached = statements[sql] { return cached }
+        let statement = try Statement(connection: db, sql: sql)
+        statements[sql] = statement
         return statement
     }
 
