@@ -328,3 +328,20 @@ def test_require_from_views_lib(db):
     bulk_docs(db, [{"_id": "a", "n": 2}, {"_id": "b", "n": 5}])
     out = rows(db, "doubled", ddoc="m")
     assert [(r["id"], r["key"]) for r in out["rows"]] == [("a", 4), ("b", 10)]
+
+
+def test_a_map_function_past_os_process_timeout(db, client):
+    """A map function that runs past [couchdb] os_process_timeout fails the query with
+    500 os_process_error (CouchDB 3.4.3: "OS process timed out."); other views of the
+    database still answer. (CouchDB's query server reads the timeout when it starts, so
+    there it may take the default 5 s.)"""
+    timeout_url = client.url("_node", "_local", "_config", "couchdb", "os_process_timeout")
+    assert_status(client.put(timeout_url, data='"500"'), 200)
+    try:
+        put_doc(db, "_design/loop", {"views": {"v": {"map": "function(doc) { while (true) {} }"}}})
+        put_doc(db, "_design/fine", {"views": {"v": {"map": "function(doc) { emit(doc._id, null); }"}}})
+        put_doc(db, "a", {})
+        assert_error(view(db, "v", ddoc="loop"), 500, "os_process_error")
+        assert [r["id"] for r in rows(db, "v", ddoc="fine")["rows"]] == ["a"]
+    finally:
+        client.delete(timeout_url)

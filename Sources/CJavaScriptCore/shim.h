@@ -44,7 +44,11 @@ typedef bool (*JSShouldTerminateCallback)(JSContextRef ctx, void *context);
     F(void, JSValueProtect, (JSContextRef c, JSValueRef v), (c, v)) \
     F(void, JSValueUnprotect, (JSContextRef c, JSValueRef v), (c, v)) \
     F(JSObjectRef, JSValueToObject, (JSContextRef c, JSValueRef v, JSValueRef *e), (c, v, e)) \
-    F(JSStringRef, JSValueToStringCopy, (JSContextRef c, JSValueRef v, JSValueRef *e), (c, v, e))
+    F(JSStringRef, JSValueToStringCopy, (JSContextRef c, JSValueRef v, JSValueRef *e), (c, v, e)) \
+    F(double, JSValueToNumber, (JSContextRef c, JSValueRef v, JSValueRef *e), (c, v, e)) \
+    F(void, JSGarbageCollect, (JSContextRef c), (c)) \
+    /* JSBasePrivate.h: the heap's figures (`heapSize`, `extraMemorySize`, ...) as an object. */ \
+    F(JSObjectRef, JSGetMemoryUsageStatistics, (JSContextRef c), (c))
 
 #define SETTEE_JSC_FIELD(ret, name, params, args) ret (*name) params;
 struct settee_jsc_table { SETTEE_JSC_FUNCTIONS(SETTEE_JSC_FIELD) };

@@ -11,8 +11,9 @@ public import SetteeJSON
  engine), a batch of documents per call.
 
  JavaScriptCore serializes calls into one context; the engine's own lock keeps its
- state (the compiled functions) consistent. A call that runs longer than
- `timeLimit` (CouchDB's `[couchdb] os_process_timeout`, 5 s) is stopped.
+ state (the compiled functions) consistent. A call that runs longer than its time
+ limit (CouchDB's `[couchdb] os_process_timeout`, 5 s) or grows the engine's heap past
+ its memory limit is stopped (`JavaScriptLimits`, `JavaScriptWatch`).
 */
 
 /// Why a design document function could not be compiled or run.
@@ -34,6 +35,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let context: JSGlobalContextRef
     var functions: [JSObjectRef] = []
+    private let watch = JavaScriptWatch()
+    /// Limits for this engine's calls; nil: `JavaScriptLimits.shared` at each call.
+    private let fixedLimits: JavaScriptLimits?
 
     /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
     /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
@@ -47,7 +51,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         message: "Design document functions need JavaScriptCore (Debian's libjavascriptcoregtk-4.1-0), which is not installed.",
         isUnavailable: true)
 
-    /// Seconds one call may run (`[couchdb] os_process_timeout`).
+    /// Seconds one call may run by default (`[couchdb] os_process_timeout`).
     public static let timeLimit = 5.0
 
     static let prelude = #"""
@@ -119,11 +123,15 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
     """#
 
-    public init(timeLimit: Double = JavaScriptEngine.timeLimit) throws(JavaScriptError) {
+    /// - Parameter limits: this engine's own limits (tests); by default each call takes
+    ///   `JavaScriptLimits.shared`, which the server sets from its configuration.
+    public init(limits: JavaScriptLimits? = nil) throws(JavaScriptError) {
         guard Self.isAvailable else { throw Self.unavailable }
+        fixedLimits = limits
         group = JSContextGroupCreate()
         context = JSGlobalContextCreateInGroup(group, nil)
-        JSContextGroupSetExecutionTimeLimit(group, timeLimit, { _, _ in true }, nil)
+        watch.group = group
+        watch.arm()
         _ = try evaluate(Self.prelude)
         _ = try evaluate(Self.renderPrelude)
     }
@@ -227,10 +235,20 @@ public final class JavaScriptEngine: @unchecked Sendable {
         let script = JSStringCreateWithUTF8CString(source)
         defer { JSStringRelease(script) }
         var exception: JSValueRef?
+        watch.begin(fixedLimits ?? JavaScriptLimits.shared)
         let value = JSEvaluateScript(context, script, nil, nil, 1, &exception)
+        if let message = stopMessage() { throw JavaScriptError(message: message) }
         if let exception { throw JavaScriptError(message: string(exception)) }
         guard let value else { throw JavaScriptError(message: "no value") }
         return value
+    }
+
+    /// The watch's message when it stopped the last call; the heap a memory bomb left is
+    /// collected at once rather than at the next call's allocations.
+    private func stopMessage() -> String? {
+        guard let message = watch.message else { return nil }
+        if watch.stopped == .memory { JSGarbageCollect(context) }
+        return message
     }
 
     func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
@@ -250,9 +268,11 @@ public final class JavaScriptEngine: @unchecked Sendable {
         guard let function = JSValueToObject(context, JSObjectGetProperty(context, global, nameString, nil), nil) else {
             throw JavaScriptError(message: "\(name) is missing")
         }
+        watch.begin(fixedLimits ?? JavaScriptLimits.shared)
         let result = arguments.withUnsafeBufferPointer { buffer in
             JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
         }
+        if let message = stopMessage() { throw JavaScriptError(message: message) }
         if let exception { throw JavaScriptError(message: string(exception)) }
         guard let result, JSValueIsString(context, result) else {
             throw JavaScriptError(message: "the function did not return")  // stopped by the time limit
@@ -271,5 +291,34 @@ public final class JavaScriptEngine: @unchecked Sendable {
 
     static func parse(_ text: String) throws(JavaScriptError) -> JSONValue {
         do { return try JSONReader.parse(text) } catch { throw JavaScriptError(message: "emitted something that is not JSON") }
+    }
+}
+
+// Here, not in JavaScriptLimits.swift: see `JavaScriptWatch`.
+extension JavaScriptWatch {
+    /// Sets (or, from the check, sets again) the timer: JavaScriptCore does not re-arm it
+    /// by itself when a check lets the script go on. Not the limit itself: how often the
+    /// watch looks at a running script.
+    func arm() {
+        guard let group else { return }
+        JSContextGroupSetExecutionTimeLimit(group, Self.interval, { context, info in
+            guard let context, let info else { return true }
+            let watch = Unmanaged<JavaScriptWatch>.fromOpaque(info).takeUnretainedValue()
+            if watch.check(context) { return true }
+            watch.arm()
+            return false
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The engine's heap: its objects and the memory they hold outside it (strings, buffers).
+    static func heapBytes(_ context: JSContextRef) -> Int {
+        guard let statistics = JSGetMemoryUsageStatistics(context) else { return 0 }
+        var total = 0.0
+        for name in ["heapSize", "extraMemorySize"] {
+            let key = JSStringCreateWithUTF8CString(name)
+            defer { JSStringRelease(key) }
+            total += JSValueToNumber(context, JSObjectGetProperty(context, statistics, key, nil), nil)
+        }
+        return total.isFinite ? Int(total) : 0
     }
 }

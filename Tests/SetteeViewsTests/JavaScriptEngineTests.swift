@@ -43,12 +43,27 @@ import Testing
     }
 
     @Test func anEndlessLoopIsStopped() throws {
-        let engine = try JavaScriptEngine(timeLimit: 0.3)
+        let engine = try JavaScriptEngine(limits: JavaScriptLimits(time: 0.3))
         let map = try engine.compile("function(doc) { while (true) {} }")
         #expect(throws: JavaScriptError.self) { try engine.map(map, documents: ["{}"]) }
         // The engine still works afterwards.
         let ok = try engine.compile("function(doc) { emit(1, 2); }")
         #expect(try engine.map(ok, documents: ["{}"])[0] == [[1, 2]])
+    }
+
+    @Test func aMemoryBombIsStoppedAtTheLimit() throws {
+        let engine = try JavaScriptEngine(limits: JavaScriptLimits(time: 30, memoryBytes: 32 << 20))
+        let bomb = try engine.compile("function(doc) { var a = []; while (true) a.push(new Array(10000).fill(a.length)); }")
+        let started = ContinuousClock.now
+        #expect {
+            _ = try engine.map(bomb, documents: ["{}"])
+        } throws: { error in
+            (error as? JavaScriptError)?.message.contains("memory limit") == true
+        }
+        // Stopped by the memory watch, long before the time limit.
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let ok = try engine.compile("function(doc) { emit(doc.n, null); }")
+        #expect(try engine.map(ok, documents: [#"{"n":1}"#])[0] == [[1, nil]])
     }
 
     @Test func filtersAndValidation() throws {

@@ -1,4 +1,5 @@
 internal import SetteeReplicator
+internal import SetteeViews
 /// What a `/_node/_local/_config` change does to the running server: which sections
 /// and keys may be written at all, what a value must look like, and the settings
 /// applied at once — as CouchDB applies them — rather than at the next start.
@@ -63,7 +64,8 @@ struct ConfigEffects: Sendable {
     static func expectation(section: String, key: String, value: String) -> String? {
         switch (section, key) {
         case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
-             ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"):
+             ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"), ("couchdb", "os_process_timeout"),
+             ("quickjs", "memory_limit_bytes"):
             guard let number = Int(value), number > 0 else { return "a positive integer" }
         case ("chttpd_auth_lockout", "max_lifetime"):
             guard let number = Int(value), number >= 0 else { return "a number of milliseconds" }
@@ -105,6 +107,12 @@ struct ConfigEffects: Sendable {
             live.admins.set(name, hash: value)
         case ("couchdb", "max_document_size"):
             live.maxDocumentSize.set(value.flatMap { Int($0) } ?? defaults.maxDocumentSize)
+        // Design document functions' limits: CouchDB's query server timeout (ms) and its
+        // JavaScript engine's memory limit, read by each call as it starts.
+        case ("couchdb", "os_process_timeout"):
+            JavaScriptLimits.shared.time = value.flatMap(Double.init).map { $0 / 1000 } ?? JavaScriptLimits().time
+        case ("quickjs", "memory_limit_bytes"):
+            JavaScriptLimits.shared.memoryBytes = value.flatMap { Int($0) } ?? JavaScriptLimits().memoryBytes
         case ("uuids", "algorithm"):
             live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
         case ("uuids", "utc_id_suffix"):

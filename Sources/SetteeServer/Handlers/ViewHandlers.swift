@@ -77,7 +77,13 @@ enum ViewHandlers {
         let compiled = try ViewIndexes.compiled(view)
         let index = ViewIndexes.keyIndex(view, compiled)
         switch query.update {
-        case "true" where !database.isCurrent(index): try await database.refreshIndexes(refreshed(index, requested))
+        case "true" where !database.isCurrent(index):
+            do {
+                try await database.refreshIndexes(refreshed(index, requested))
+            } catch let error as JavaScriptError {
+                // A map function stopped by its time or memory limit: the index stays where it was.
+                throw CouchError(500, "os_process_error", error.message)
+            }
         case "lazy" where !database.isCurrent(index):
             Task.detached { try? await database.refreshIndexes(refreshed(index, requested)) }
         default: break

@@ -34,29 +34,31 @@ enum ViewIndexes {
         /// keyed by collation (then document id and the emit's place), the value `[key,
         /// value]` as JSON. A large batch goes in two halves, each on its own engine and
         /// core, serializing, mapping and encoding at once.
-        func entries(_ documents: [KeyIndexDocument]) -> [[KeyIndexEntry]] {
-            guard documents.count >= 64 else { return Self.entries(documents, mappers[0]) }
+        /// - Throws: the engine's error when a call was stopped (time or memory limit): the
+        ///   index does not move, and the query answers it (CouchDB's `os_process_error`).
+        func entries(_ documents: [KeyIndexDocument]) throws -> [[KeyIndexEntry]] {
+            guard documents.count >= 64 else { return try Self.entries(documents, mappers[0]) }
             let half = documents.count / 2
             let parts = [Array(documents[..<half]), Array(documents[half...])]
-            let results = Mutex<[[[KeyIndexEntry]]]>([[], []])
+            let results = Mutex<[Result<[[KeyIndexEntry]], JavaScriptError>]>([.success([]), .success([])])
             DispatchQueue.concurrentPerform(iterations: 2) { part in
-                let entries = Self.entries(parts[part], mappers[part])
+                let entries = Result { () throws(JavaScriptError) in try Self.entries(parts[part], mappers[part]) }
                 results.withLock { $0[part] = entries }
             }
-            return results.withLock { $0[0] + $0[1] }
+            let (first, second) = results.withLock { ($0[0], $0[1]) }
+            return try first.get() + second.get()
         }
 
-        private static func entries(_ documents: [KeyIndexDocument],
-                                    _ mapper: (engine: JavaScriptEngine, map: Int)) -> [[KeyIndexEntry]] {
+        private static func entries(_ documents: [KeyIndexDocument], _ mapper: (engine: JavaScriptEngine, map: Int))
+            throws(JavaScriptError) -> [[KeyIndexEntry]] {
             // Design documents are not mapped, as in CouchDB.
             let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
             let texts = mapped.map { document in
                 String(decoding: DocumentWriter(id: document.id, rev: document.rev.description,
                                                 body: document.body).serialize(), as: UTF8.self)
             }
-            // A call that fails (its time limit) indexes nothing for its documents, as one that throws.
-            let results = texts.isEmpty ? []
-                : (try? mapper.engine.map(mapper.map, documents: texts)) ?? Array(repeating: nil, count: texts.count)
+            // A document the function throws on emits nothing (`nil` here); a stopped call throws.
+            let results = texts.isEmpty ? [] : try mapper.engine.map(mapper.map, documents: texts)
             var next = 0
             return documents.map { document -> [KeyIndexEntry] in
                 guard !document.id.hasPrefix("_design/") else { return [] }

@@ -22,11 +22,12 @@ public struct KeyIndex: Sendable {
     /// design document).
     public let label: String
     /// The entries of each of a batch of live documents (none: left out of the index),
-    /// in the batch's order: a view's map function runs over a batch in one call.
-    public let entries: @Sendable ([KeyIndexDocument]) -> [[KeyIndexEntry]]
+    /// in the batch's order: a view's map function runs over a batch in one call. A
+    /// throw fails the catch-up step, and the index stays where it was.
+    public let entries: @Sendable ([KeyIndexDocument]) throws -> [[KeyIndexEntry]]
 
     public init(signature: String, label: String = "",
-                batchEntries: @escaping @Sendable ([KeyIndexDocument]) -> [[KeyIndexEntry]]) {
+                batchEntries: @escaping @Sendable ([KeyIndexDocument]) throws -> [[KeyIndexEntry]]) {
         self.signature = signature
         self.label = label
         self.entries = batchEntries

@@ -68,7 +68,7 @@ enum KeyIndexRecords {
         let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
         for (index, indexSince) in zip(indexes, sinces) where indexSince < target {
             let relevant = changed.filter { $0.seq > indexSince }
-            let entries = index.entries(relevant.compactMap(\.document))
+            let entries = try index.entries(relevant.compactMap(\.document))
             let wasEmpty = empty.contains(index.signature)
             // The statements' text is made once per batch, not once per row (a build's hot loop).
             let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
