@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import SetteeJSON
 import Testing
 @testable import SetteeStore
@@ -70,6 +71,37 @@ import Testing
         let byM = try await db.indexPage(Self.byM, range: .all, descending: false, after: nil, limit: 100).map(\.id)
         #expect(byM.count == 14 && byM.first == "d9" && byM.last == "d0")
         #expect(Set(byM).count == 14)
+    }
+
+    /// The map work of a catch-up runs outside the writer: a write to the database
+    /// finishes while an index's entries are still being made (were they made inside the
+    /// writer, the write would wait for them, and they for it, until the 10 s timeout).
+    @Test func makingEntriesHoldsUpNoWrite() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<5 { _ = try await db.put("d\(i)", #"{"n":\#(i)}"#).get() }
+        let started = DispatchSemaphore(value: 0), written = DispatchSemaphore(value: 0)
+        let sawWrite = Mutex<Bool?>(nil)
+        let index = KeyIndex(signature: "0e3f", batchEntries: { documents in
+            if sawWrite.withLock({ $0 }) == nil {
+                started.signal()
+                let finished = written.wait(timeout: .now() + 10) == .success
+                sawWrite.withLock { $0 = finished }
+            }
+            return documents.map { _ in [] }
+        })
+        let refresh = Task { try await db.refreshIndex(index) }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                started.wait()
+                continuation.resume()
+            }
+        }
+        _ = try await db.put("other", "{}").get()
+        written.signal()
+        try await refresh.value
+        #expect(sawWrite.withLock { $0 } == true)
     }
 
     @Test func pagesResumeAfterAKeyWithinARange() async throws {

@@ -28,7 +28,7 @@ extension Database {
         let batch = max(1, batch)
         let indexes = all.filter { index in (indexSequences.withLock { $0[index.signature] } ?? -1) < target }
         guard !indexes.isEmpty else { return }
-        var step = try await writer.write { db in try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch) }
+        var step = try await catchUpStep(indexes, target: target, batch: batch, empty: nil)
         if !step.isDone {
             // A build that takes more than one job shows in `_active_tasks` (CouchDB's
             // `indexer`); its total is the changes since the table's sequence, an upper bound.
@@ -39,14 +39,32 @@ extension Database {
             let empty = step.empty
             while !step.isDone {
                 tasks.progress(task, changesDone: done)
-                step = try await writer.write { db in
-                    try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch, empty: empty)
-                }
+                step = try await catchUpStep(indexes, target: target, batch: batch, empty: empty)
                 done += step.documents
             }
         }
         indexSequences.withLock { sequences in
             for index in indexes { sequences[index.signature] = max(sequences[index.signature] ?? 0, target) }
+        }
+    }
+
+    /// One step of a catch-up. The documents are read from a reader's snapshot and mapped
+    /// outside the writer, which takes only the writing: a slow map function (up to its
+    /// time limit per call) holds up no other write to the database. When a document of
+    /// the batch changed in between, the step is done again inside the writer.
+    private func catchUpStep(_ indexes: [KeyIndex], target: Int64, batch: Int,
+                             empty: Set<String>?) async throws -> KeyIndexRecords.Step {
+        let read = try await readers.read(.scan) { db in
+            try KeyIndexRecords.read(db, indexes, to: target, batch: batch, empty: empty)
+        }
+        if !read.isDone {
+            let entries = try KeyIndexRecords.entries(indexes, read)
+            if let step = try await writer.write({ db in try KeyIndexRecords.apply(db, indexes, read, entries, limit: batch) }) {
+                return step
+            }
+        }
+        return try await writer.write { db in
+            try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch, empty: empty)
         }
     }
 

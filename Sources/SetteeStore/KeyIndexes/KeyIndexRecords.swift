@@ -25,26 +25,55 @@ enum KeyIndexRecords {
         let empty: Set<String>
     }
 
-    /// Indexes up to `batch` documents changed since the tables' sequences, for every
-    /// index of `indexes` at once (a design document's views, as CouchDB builds them
-    /// together): the documents are read once, and each index's entries are made for
-    /// the batch in one call.
+    /// The documents one catch-up step indexes, read from a snapshot: for every index of a
+    /// step, where its table stood, and the documents changed since the lowest of those.
+    struct Batch: Sendable {
+        struct Change: Sendable, Equatable {
+            let rowID: Int64
+            let seq: Int64
+            /// The live winner; nil for a deleted document (its entries go).
+            let document: KeyIndexDocument?
+
+            static func == (a: Change, b: Change) -> Bool { a.rowID == b.rowID && a.seq == b.seq }
+        }
+
+        let sinces: [Int64]
+        let empty: Set<String>
+        let changes: [Change]
+        /// The sequence the indexes reach once the batch is in.
+        let reached: Int64
+        let target: Int64
+
+        var since: Int64 { sinces.min() ?? target }
+        var isDone: Bool { since >= target }
+
+        /// The documents index `position` has not seen, in order.
+        func documents(for position: Int) -> [KeyIndexDocument] {
+            changes.filter { $0.seq > sinces[position] }.compactMap(\.document)
+        }
+    }
+
+    /// Reads up to `batch` documents changed since the tables' sequences, for every index
+    /// of `indexes` at once (a design document's views, as CouchDB builds them together).
+    /// Needs no write: a reader's snapshot serves, so map functions can run outside the
+    /// writer (`Database.refreshIndexes`).
     ///
     /// - Parameter empty: signatures whose tables were empty when this refresh began
     ///   (`Step.empty` of its first step). A document whose seq is at most `target` has
     ///   not changed since then, so it comes once and has no entries to delete: a first
     ///   build only inserts.
-    static func catchUp(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
-                        empty: Set<String>? = nil) throws -> Step {
+    static func read(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
+                     empty: Set<String>?) throws -> Batch {
         var sinces: [Int64] = []
         for index in indexes {
-            try create(db, index)
             sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0)
         }
         let empty = empty ?? Set(zip(indexes, sinces).filter { $0.1 == 0 }.map(\.0.signature))
         let since = sinces.min() ?? target
-        guard since < target else { return Step(since: since, documents: 0, isDone: true, empty: empty) }
-        var changed: [(rowID: Int64, seq: Int64, document: KeyIndexDocument?)] = []
+        guard since < target else {
+            return Batch(sinces: sinces, empty: empty, changes: [], reached: target, target: target)
+        }
+        var changes: [Batch.Change] = []
         try db.query("""
             SELECT d.doc_id, d.seq, d.docid, d.deleted, d.winner, r.json
             FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
@@ -57,31 +86,75 @@ enum KeyIndexRecords {
                 // An unlinked winner (`DocumentRecords.WinnerRead.unlinked`): read below.
                 document = KeyIndexDocument(id: row.text(2) ?? "", rev: rev, body: [])
             }
-            changed.append((row.int64(0), row.int64(1), document))
+            changes.append(Batch.Change(rowID: row.int64(0), seq: row.int64(1), document: document))
         }
-        for i in changed.indices {
-            if let document = changed[i].document, document.body.isEmpty,
-               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: changed[i].rowID) {
-                changed[i].document = KeyIndexDocument(id: document.id, rev: document.rev, body: body)
+        for i in changes.indices {
+            if let document = changes[i].document, document.body.isEmpty,
+               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: changes[i].rowID) {
+                changes[i] = Batch.Change(rowID: changes[i].rowID, seq: changes[i].seq,
+                                          document: KeyIndexDocument(id: document.id, rev: document.rev, body: body))
             }
         }
-        let reached = changed.count < batch ? target : (changed.last?.seq ?? target)
-        for (index, indexSince) in zip(indexes, sinces) where indexSince < target {
-            let relevant = changed.filter { $0.seq > indexSince }
-            let entries = try index.entries(relevant.compactMap(\.document))
-            let wasEmpty = empty.contains(index.signature)
+        let reached = changes.count < batch ? target : (changes.last?.seq ?? target)
+        return Batch(sinces: sinces, empty: empty, changes: changes, reached: reached, target: target)
+    }
+
+    /// Each index's entries for the documents of `batch` it has not seen (empty for an
+    /// index already at the target): the map functions' work, done wherever the caller is.
+    static func entries(_ indexes: [KeyIndex], _ batch: Batch) throws -> [[[KeyIndexEntry]]] {
+        try indexes.indices.map { position in
+            batch.sinces[position] < batch.target ? try indexes[position].entries(batch.documents(for: position)) : []
+        }
+    }
+
+    /// Writes `entries` (made from `batch`) if nothing `batch` read has changed since: the
+    /// tables at the same sequences, and the same documents at the same sequences in its
+    /// window. Nil when something did: the caller does the step inside the writer instead.
+    static func apply(_ db: Connection, _ indexes: [KeyIndex], _ batch: Batch, _ entries: [[[KeyIndexEntry]]],
+                      limit: Int) throws -> Step? {
+        for (index, since) in zip(indexes, batch.sinces) {
+            try create(db, index)
+            guard try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) == since
+            else { return nil }
+        }
+        // A document of the batch written since has left its place (its seq moved past the
+        // batch); writes after the batch's last seq are the next step's.
+        var window: [Batch.Change] = []
+        try db.query("SELECT doc_id, seq FROM docs WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+                     [.integer(batch.since), .integer(batch.changes.last?.seq ?? batch.since),
+                      .integer(Int64(limit))]) { row in
+            window.append(Batch.Change(rowID: row.int64(0), seq: row.int64(1), document: nil))
+        }
+        guard window == batch.changes else { return nil }
+        return try write(db, indexes, batch, entries)
+    }
+
+    /// One catch-up step entirely inside the writer: read, map, write.
+    static func catchUp(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
+                        empty: Set<String>? = nil) throws -> Step {
+        for index in indexes { try create(db, index) }
+        let read = try read(db, indexes, to: target, batch: batch, empty: empty)
+        return try write(db, indexes, read, try entries(indexes, read))
+    }
+
+    private static func write(_ db: Connection, _ indexes: [KeyIndex], _ batch: Batch,
+                              _ entries: [[[KeyIndexEntry]]]) throws -> Step {
+        guard !batch.isDone else { return Step(since: batch.since, documents: 0, isDone: true, empty: batch.empty) }
+        for (position, index) in indexes.enumerated() where batch.sinces[position] < batch.target {
+            let indexSince = batch.sinces[position]
+            let wasEmpty = batch.empty.contains(index.signature)
             // The statements' text is made once per batch, not once per row (a build's hot loop).
             let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
             let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
             let insert = try db.prepared("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)")
             var next = 0
-            for change in relevant {
-                let isNew = wasEmpty && change.seq <= target
+            for change in batch.changes where change.seq > indexSince {
+                let isNew = wasEmpty && change.seq <= batch.target
                 if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
                 guard change.document != nil else { continue }
                 defer { next += 1 }
-                guard next < entries.count else { continue }
-                for entry in entries[next] {
+                guard next < entries[position].count else { continue }
+                for entry in entries[position][next] {
                     // A purged document's stale entry may hold the same key (same id): removed
                     // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
                     // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
@@ -92,9 +165,10 @@ enum KeyIndexRecords {
                 }
             }
             try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
-                       [.integer(max(reached, indexSince)), .text(index.signature)])
+                       [.integer(max(batch.reached, indexSince)), .text(index.signature)])
         }
-        return Step(since: since, documents: changed.count, isDone: reached >= target, empty: empty)
+        return Step(since: batch.since, documents: batch.changes.count, isDone: batch.reached >= batch.target,
+                    empty: batch.empty)
     }
 
     /// Whether `index` has its table yet (made by its first catch-up).
