@@ -14,6 +14,10 @@ final class TLSTransport: Transport, @unchecked Sendable {
     private let socket: AsyncSocket
     private let ssl: OpaquePointer
     private let lock = Mutex(false)  // true once closed: the SSL object is gone
+    /// The last read took less than it asked for and OpenSSL holds nothing more, so the
+    /// next read waits for the socket first (as `AsyncSocket` does): a keep-alive request
+    /// then costs no `SSL_read` that can only fail with "want read".
+    private let wasDrained = Atomic<Bool>(false)
 
     var peer: String { socket.peer }
     /// The common name of the client's certificate, when it sent one that verified.
@@ -78,14 +82,21 @@ final class TLSTransport: Transport, @unchecked Sendable {
     }
 
     func read(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        if wasDrained.load(ordering: .relaxed) && !socket.isPeerClosed && !hasPending() {
+            try await socket.waitUntilReady(for: .read, deadline: deadline)
+        }
+        // One SSL_read returns at most one record: 16 KiB of plaintext.
+        let capacity = min(maxBytes, 16 * 1024)
         while true {
             var outcome = Step.closed
-            let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, count in
-                outcome = step { SSL_read($0, buffer.baseAddress, Int32(min(maxBytes, Int(Int32.max)))) }
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                outcome = step { SSL_read($0, buffer.baseAddress, Int32(capacity)) }
                 if case .done(let n) = outcome { count = Int(n) } else { count = 0 }
             }
             switch outcome {
-            case .done: return bytes
+            case .done:
+                wasDrained.store(bytes.count < capacity && !hasPending(), ordering: .relaxed)
+                return bytes
             case .wait(.read): try await socket.waitUntilReady(for: .read, deadline: deadline)
             case .wait(.write): try await crossWait(deadline)
             case .closed: return []
@@ -107,6 +118,11 @@ final class TLSTransport: Transport, @unchecked Sendable {
             case .closed, .failed: throw HTTPError.connectionClosed
             }
         }
+    }
+
+    /// Whether OpenSSL holds bytes already read from the socket (a record, or part of one).
+    private func hasPending() -> Bool {
+        lock.withLock { closed in !closed && SSL_has_pending(ssl) == 1 }
     }
 
     /// A read that must write first, or a write that must read (TLS 1.3 key
