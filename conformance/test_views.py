@@ -130,6 +130,21 @@ def test_sum_of_non_numbers_is_an_error_row(vdb):
     out = rows(vdb, "by_n")
     assert out["rows"][0]["key"] is None
     assert out["rows"][0]["value"]["error"] == "builtin_reduce_error"
+    # caused_by is the value that could not be added (which one depends on the shards' order).
+    assert out["rows"][0]["value"]["caused_by"] in ("x", "y")
+
+
+def test_stats_of_arrays_and_of_strings(db):
+    """_stats of arrays of numbers: one stats object per position; of a string: the query
+    fails, 500 invalid_value (couch_query_servers.erl builtin_reduce, checked on 3.4.3)."""
+    put_doc(db, "_design/s", {"views": {"t": {"map": "function(doc) { if (doc.v) emit(doc._id, doc.v); }",
+                                              "reduce": "_stats"}}})
+    bulk_docs(db, [{"_id": "a", "v": [1, 10]}, {"_id": "b", "v": [3, 20]}])
+    out = rows(db, "t", ddoc="s")
+    assert out["rows"][0]["value"] == [{"sum": 4, "count": 2, "min": 1, "max": 3, "sumsqr": 10},
+                                       {"sum": 30, "count": 2, "min": 10, "max": 20, "sumsqr": 500}]
+    put_doc(db, "_design/w", {"views": {"t": {"map": "function(doc) { emit(doc._id, 'x'); }", "reduce": "_stats"}}})
+    assert_error(view(db, "t", ddoc="w"), 500, "invalid_value")
 
 
 def test_javascript_reduce(vdb):

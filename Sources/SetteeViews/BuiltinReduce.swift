@@ -7,9 +7,11 @@ public enum BuiltinReduce: String, Sendable {
     case stats = "_stats"
     case approxCountDistinct = "_approx_count_distinct"
 
-    /// Reduces the map values of one group (`keys` are the emitted keys). A value
-    /// `_sum` or `_stats` cannot add is CouchDB's `builtin_reduce_error` object.
-    public func reduce(keys: [JSONValue], values: [JSONValue], firstDocumentID: String?) -> JSONValue {
+    /// Reduces the map values of one group (`keys` are the emitted keys). A value `_sum`
+    /// cannot add makes CouchDB's `builtin_reduce_error` object, naming the value.
+    /// - Throws: `BuiltinReduceError` for a `_stats` input that is not a number or an
+    ///   array of numbers (CouchDB fails the query: 500 `invalid_value`).
+    public func reduce(keys: [JSONValue], values: [JSONValue]) throws(BuiltinReduceError) -> JSONValue {
         switch self {
         case .count:
             return .int(values.count)
@@ -18,26 +20,56 @@ public enum BuiltinReduce: String, Sendable {
         case .sum:
             var total: JSONValue = 0
             for value in values {
-                guard let added = Self.add(total, value) else { return Self.sumError(firstDocumentID) }
+                guard let added = Self.add(total, value) else { return Self.sumError(value) }
                 total = added
             }
             return total
         case .stats:
-            var (sum, min, max, sumsqr) = (0.0, Double.infinity, -Double.infinity, 0.0)
-            for value in values {
-                guard let number = value.doubleValue else {
-                    return ["error": "builtin_reduce_error",
-                            "reason": .string("The _stats function requires that map values be numbers or arrays of numbers, not '\(JSONWriter.string(value))'"),
-                            "caused_by": firstDocumentID.map { .string($0) } ?? .null]
+            guard let first = values.first else { return Self.stats([]) }
+            if case .array(let elements) = first {
+                // Arrays of numbers: stats element by element (CouchDB's lists:zipwith).
+                var columns = Array(repeating: [Double](), count: elements.count)
+                for value in values {
+                    guard case .array(let row) = value, row.count == elements.count else {
+                        throw .invalidValue(Self.statError(value, first: value == first))
+                    }
+                    for (column, element) in row.enumerated() {
+                        guard let number = element.doubleValue else {
+                            throw .invalidValue(Self.statError(element, first: value == first))
+                        }
+                        columns[column].append(number)
+                    }
                 }
-                sum += number
-                sumsqr += number * number
-                min = Swift.min(min, number)
-                max = Swift.max(max, number)
+                return .array(columns.map(Self.stats))
             }
-            return ["sum": Self.number(sum), "count": .int(values.count), "min": Self.number(values.isEmpty ? 0 : min),
-                    "max": Self.number(values.isEmpty ? 0 : max), "sumsqr": Self.number(sumsqr)]
+            var numbers: [Double] = []
+            numbers.reserveCapacity(values.count)
+            for (position, value) in values.enumerated() {
+                guard let number = value.doubleValue else { throw .invalidValue(Self.statError(value, first: position == 0)) }
+                numbers.append(number)
+            }
+            return Self.stats(numbers)
         }
+    }
+
+    private static func stats(_ numbers: [Double]) -> JSONValue {
+        var (sum, min, max, sumsqr) = (0.0, Double.infinity, -Double.infinity, 0.0)
+        for number in numbers {
+            sum += number
+            sumsqr += number * number
+            min = Swift.min(min, number)
+            max = Swift.max(max, number)
+        }
+        return ["sum": number(sum), "count": .int(numbers.count), "min": number(numbers.isEmpty ? 0 : min),
+                "max": number(numbers.isEmpty ? 0 : max), "sumsqr": number(sumsqr)]
+    }
+
+    /// CouchDB's two messages: the first value is checked as the accumulator starts
+    /// (`~w`), the others as they are added (`~p`).
+    private static func statError(_ value: JSONValue, first: Bool) -> String {
+        first ? "non-numeric _stats input: " + ErlangTermText.write(value)
+            : "The _stats function requires that map values be numbers or arrays of numbers, not '"
+                + ErlangTermText.print(value) + "'"
     }
 
     /// Numbers add; arrays add element by element (the shorter padded); objects add
@@ -73,15 +105,43 @@ public enum BuiltinReduce: String, Sendable {
         }
     }
 
-    private static func sumError(_ id: String?) -> JSONValue {
+    private static func sumError(_ value: JSONValue) -> JSONValue {
         ["error": "builtin_reduce_error",
          "reason": "The _sum function requires that map values be numbers, arrays of numbers, or objects. Objects cannot be mixed with other data structures. Objects can be arbitrarily nested, provided that the values for all fields are themselves numbers, arrays of numbers, or objects.",
-         "caused_by": id.map { .string($0) } ?? .null]
+         "caused_by": value]
     }
 
     /// A double written as an integer when it is one, as Erlang's JSON encoder writes sums.
     static func number(_ value: Double) -> JSONValue {
         if value == value.rounded(), abs(value) < 9.0e15 { return .number(JSONNumber(Int64(value))) }
         return .number(JSONNumber(value))
+    }
+}
+
+/// A `_stats` input CouchDB refuses: its `invalid_value` reason.
+public enum BuiltinReduceError: Error, Sendable, Equatable {
+    case invalidValue(String)
+}
+
+/// JSON values as Erlang's `io_lib:format` writes the terms CouchDB decodes them to, for
+/// the messages that quote them: `~w` writes a string as its bytes (`<<120>>`), `~p` as
+/// text (`<<"x">>`); objects are `{[{Key,Value}]}`.
+enum ErlangTermText {
+    static func write(_ value: JSONValue) -> String { text(value, printable: false) }
+    static func print(_ value: JSONValue) -> String { text(value, printable: true) }
+
+    private static func text(_ value: JSONValue, printable: Bool) -> String {
+        switch value {
+        case .string(let string):
+            return printable ? "<<" + JSONWriter.string(value) + ">>"
+                : "<<" + string.utf8.map { String($0) }.joined(separator: ",") + ">>"
+        case .array(let elements):
+            return "[" + elements.map { text($0, printable: printable) }.joined(separator: ",") + "]"
+        case .object(let object):
+            return "{[" + object.map { "{" + text(.string($0.key), printable: printable) + ","
+                + text($0.value, printable: printable) + "}" }.joined(separator: ",") + "]}"
+        default:
+            return JSONWriter.string(value)
+        }
     }
 }

@@ -187,17 +187,27 @@ enum ViewHandlers {
                                 _ ranges: [KeyRange]) async throws -> [UInt8] {
         let level: Int? = query.group ? nil : query.groupLevel
         let grouping = query.group || query.groupLevel != nil
+        // A built-in reduce reads the index's own entries (key and value) and no document;
+        // a JavaScript one is given each row's document id too.
+        let builtin = view.builtinReduce
         var groups: [(key: JSONValue, keys: [JSONValue], ids: [String], values: [JSONValue])] = []
         var currentGroup: [UInt8]?
         for range in ranges {
             var after: [UInt8]?
             currentGroup = nil  // each of `keys` groups on its own, even when one repeats
             while true {
-                let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
-                                                        limit: 1_000, bodies: false)
+                let pageSize = builtin == nil ? 1_000 : 5_000
+                let page: [(key: [UInt8], id: String?, value: [UInt8])]
+                if builtin != nil {
+                    page = try await database.indexEntries(index, range: range, descending: query.descending,
+                                                           after: after, limit: pageSize).map { ($0.key, nil, $0.value) }
+                } else {
+                    page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
+                                                        limit: pageSize, bodies: false).map { ($0.key, $0.id, $0.value) }
+                }
                 for row in page {
                     after = row.key
-                    let pair = Self.keyAndValue(row)
+                    let pair = Self.keyAndValue(row.value)
                     let groupKey: JSONValue = !grouping ? .null : Self.groupKey(pair[0], level: level)
                     let encoded = IndexKeyEncoding.encode(groupKey)
                     if currentGroup == nil || encoded != currentGroup {
@@ -205,18 +215,22 @@ enum ViewHandlers {
                         currentGroup = encoded
                     }
                     groups[groups.count - 1].keys.append(pair[0])
-                    groups[groups.count - 1].ids.append(row.id)
+                    if let id = row.id { groups[groups.count - 1].ids.append(id) }
                     groups[groups.count - 1].values.append(pair[1])
                 }
-                if page.count < 1_000 { break }
+                if page.count < pageSize { break }
             }
         }
         var out = Array(#"{"rows":["#.utf8)
         var written = 0
         for group in groups.dropFirst(query.skip).prefix(query.limit) {
             let value: JSONValue
-            if let builtin = view.builtinReduce {
-                value = builtin.reduce(keys: group.keys, values: group.values, firstDocumentID: group.ids.first)
+            if let builtin {
+                do {
+                    value = try builtin.reduce(keys: group.keys, values: group.values)
+                } catch .invalidValue(let reason) {
+                    throw CouchError(500, "invalid_value", reason)
+                }
             } else if let reduce = compiled.reduce {
                 let keys = JSONValue.array(zip(group.keys, group.ids).map { .array([$0.0, .string($0.1)]) })
                 do {
@@ -236,8 +250,10 @@ enum ViewHandlers {
     }
 
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).
-    private static func keyAndValue(_ row: KeyIndexRow) -> [JSONValue] {
-        guard let pair = (try? JSONReader.parse(row.value))?.arrayValue, pair.count == 2 else { return [.null, .null] }
+    private static func keyAndValue(_ row: KeyIndexRow) -> [JSONValue] { keyAndValue(row.value) }
+
+    private static func keyAndValue(_ value: [UInt8]) -> [JSONValue] {
+        guard let pair = (try? JSONReader.parse(value))?.arrayValue, pair.count == 2 else { return [.null, .null] }
         return pair
     }
 

@@ -68,6 +68,17 @@ extension Database {
         }
     }
 
+    /// Up to `limit` entries (key and value) of `index` in key order within `range`,
+    /// strictly after `after`, without the documents they came from (a reduce's read).
+    public func indexEntries(_ index: KeyIndex, range: KeyRange, descending: Bool, after: [UInt8]?,
+                             limit: Int) async throws -> [KeyIndexEntry] {
+        try Self.check(index)
+        return try await readers.read(.scan) { db in
+            try KeyIndexRecords.entries(db, index, range: range, descending: descending, after: after,
+                                        limit: max(1, limit))
+        }
+    }
+
     /// Up to `limit` documents of `index` (nil: every live document that is not a
     /// design document, by id) in key order within `range`, strictly after `after`.
     /// `bodies: false` leaves `KeyIndexRow.body` empty (a view read without `include_docs`).

@@ -203,6 +203,21 @@ enum KeyIndexRecords {
         return try rows(db, sql, arguments, bodies: bodies)
     }
 
+    /// Up to `limit` entries of `index` in key order within `range`, after `after`: the key
+    /// and the value only, from the index's own b-tree (no join with the documents: what a
+    /// reduce reads, as CouchDB reduces the index as it stands).
+    static func entries(_ db: Connection, _ index: KeyIndex, range: KeyRange, descending: Bool,
+                        after: [UInt8]?, limit: Int) throws -> [KeyIndexEntry] {
+        guard try exists(db, index) else { return [] }
+        let (conditions, arguments) = bounds("key", "?", range, descending: descending, after: after, limit: limit)
+        var found: [KeyIndexEntry] = []
+        try db.query("SELECT key, value FROM \(index.table) WHERE \(conditions) ORDER BY key \(descending ? "DESC" : "ASC") LIMIT ?",
+                     arguments) { row in
+            found.append(KeyIndexEntry(key: row.blob(0) ?? [], value: row.blob(1) ?? []))
+        }
+        return found
+    }
+
     /// Up to `limit` live documents that are not design documents, in id order
     /// within `range` (bounds compared as the ids' UTF-8 bytes), after `after`.
     static func allDocumentsPage(_ db: Connection, range: KeyRange, descending: Bool,
