@@ -153,6 +153,17 @@ def test_javascript_reduce(vdb):
     assert rows(vdb, "js_reduce", {"group": True})["rows"] == [{"key": "x", "value": 5}, {"key": "y", "value": 4}]
 
 
+def test_javascript_rereduce(db):
+    """Reductions of many rows are rereduced (Guide to Views › Reduce/Rereduce): a count
+    written for rereduce gives the row count over 1,200 rows, grouped and not."""
+    put_doc(db, "_design/c", {"views": {"n": {
+        "map": "function(doc) { emit(doc.g, 1); }",
+        "reduce": "function(keys, values, rereduce) { return rereduce ? sum(values) : values.length; }"}}})
+    bulk_docs(db, [{"_id": "d%04d" % i, "g": i % 3} for i in range(1200)])
+    assert rows(db, "n", ddoc="c")["rows"] == [{"key": None, "value": 1200}]
+    assert rows(db, "n", {"group": True}, ddoc="c")["rows"] == [{"key": g, "value": 400} for g in range(3)]
+
+
 def test_incremental_updates(vdb):
     """Edits, deletions and conflicts after a query are in the next one."""
     assert rows(vdb, "by_n", {"reduce": False, "key": 1})["rows"][0]["id"] == "a"

@@ -232,12 +232,7 @@ enum ViewHandlers {
                     throw CouchError(500, "invalid_value", reason)
                 }
             } else if let reduce = compiled.reduce {
-                let keys = JSONValue.array(zip(group.keys, group.ids).map { .array([$0.0, .string($0.1)]) })
-                do {
-                    value = try compiled.engine.reduce(reduce, keys: keys, values: .array(group.values), rereduce: false)
-                } catch {
-                    throw CouchError(500, "reduce_error", error.message)
-                }
+                value = try javaScriptReduce(compiled.engine, reduce, keys: group.keys, ids: group.ids, values: group.values)
             } else {
                 value = .null
             }
@@ -247,6 +242,35 @@ enum ViewHandlers {
         }
         out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
         return out
+    }
+
+    /// Rows a JavaScript reduce gets at once; more are reduced in chunks of this many, then
+    /// rereduced, as CouchDB reduces its b-tree's nodes and rereduces their results (a
+    /// function must give the same answer either way; one that does not shows it here too).
+    static let reduceChunk = 500
+
+    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, keys: [JSONValue], ids: [String],
+                                         values: [JSONValue]) throws -> JSONValue {
+        do {
+            var partials: [JSONValue] = []
+            var start = 0
+            repeat {
+                let end = min(values.count, start + reduceChunk)
+                let chunkKeys = JSONValue.array((start..<end).map { .array([keys[$0], .string(ids[$0])]) })
+                partials.append(try engine.reduce(reduce, keys: chunkKeys, values: .array(Array(values[start..<end])),
+                                                  rereduce: false))
+                start = end
+            } while start < values.count
+            while partials.count > 1 {
+                partials = try stride(from: 0, to: partials.count, by: reduceChunk).map { offset in
+                    let chunk = Array(partials[offset..<min(partials.count, offset + reduceChunk)])
+                    return try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true)
+                }
+            }
+            return partials[0]
+        } catch let error as JavaScriptError {
+            throw CouchError(500, "reduce_error", error.message)
+        }
     }
 
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).
