@@ -28,19 +28,40 @@ extension Database {
         let batch = max(1, batch)
         let indexes = all.filter { index in (indexSequences.withLock { $0[index.signature] } ?? -1) < target }
         guard !indexes.isEmpty else { return }
-        var step = try await catchUpStep(indexes, target: target, batch: batch, empty: nil)
-        if !step.isDone {
-            // A build that takes more than one job shows in `_active_tasks` (CouchDB's
-            // `indexer`); its total is the changes since the table's sequence, an upper bound.
-            let task = tasks.begin(.indexing(label: indexes[0].label), database: name,
+        var prepared = try await prepare(indexes, target: target, batch: batch, empty: nil, known: nil)
+        let empty = prepared.batch.empty
+        var task: Int?
+        defer { if let task { tasks.end(task) } }
+        var done = 0
+        while true {
+            // The next batch is read and mapped while this one is written (two cores busy).
+            let current = prepared
+            let upcoming: Task<PreparedStep, any Error>? = current.batch.isDone || current.batch.reached >= target ? nil
+                : Task { try await self.prepare(indexes, target: target, batch: batch, empty: empty,
+                                                known: current.batch.nextSinces) }
+            let step: KeyIndexRecords.Step
+            do {
+                step = try await write(current, indexes, target: target, batch: batch, empty: empty)
+            } catch {
+                upcoming?.cancel()
+                throw error
+            }
+            done += step.documents
+            if step.isDone {
+                upcoming?.cancel()
+                break
+            }
+            if task == nil {
+                // A build that takes more than one job shows in `_active_tasks` (CouchDB's
+                // `indexer`); its total is the changes since the table's sequence, an upper bound.
+                task = tasks.begin(.indexing(label: indexes[0].label), database: name,
                                    totalChanges: Int(target - step.since))
-            defer { tasks.end(task) }
-            var done = step.documents
-            let empty = step.empty
-            while !step.isDone {
-                tasks.progress(task, changesDone: done)
-                step = try await catchUpStep(indexes, target: target, batch: batch, empty: empty)
-                done += step.documents
+            }
+            if let task { tasks.progress(task, changesDone: done) }
+            if let upcoming {
+                prepared = try await upcoming.value
+            } else {
+                prepared = try await prepare(indexes, target: target, batch: batch, empty: empty, known: nil)
             }
         }
         indexSequences.withLock { sequences in
@@ -48,20 +69,30 @@ extension Database {
         }
     }
 
-    /// One step of a catch-up. The documents are read from a reader's snapshot and mapped
-    /// outside the writer, which takes only the writing: a slow map function (up to its
-    /// time limit per call) holds up no other write to the database. When a document of
-    /// the batch changed in between, the step is done again inside the writer.
-    private func catchUpStep(_ indexes: [KeyIndex], target: Int64, batch: Int,
-                             empty: Set<String>?) async throws -> KeyIndexRecords.Step {
+    /// A batch read from a reader's snapshot and mapped: the part of a catch-up step that
+    /// needs no lock, so a slow map function (up to its time limit per call) holds up no
+    /// other write to the database.
+    private struct PreparedStep: Sendable {
+        let batch: KeyIndexRecords.Batch
+        let entries: [[[KeyIndexEntry]]]
+    }
+
+    private func prepare(_ indexes: [KeyIndex], target: Int64, batch: Int, empty: Set<String>?,
+                         known: [Int64]?) async throws -> PreparedStep {
         let read = try await readers.read(.scan) { db in
-            try KeyIndexRecords.read(db, indexes, to: target, batch: batch, empty: empty)
+            try KeyIndexRecords.read(db, indexes, to: target, batch: batch, empty: empty, known: known)
         }
-        if !read.isDone {
-            let entries = try KeyIndexRecords.entries(indexes, read)
-            if let step = try await writer.write({ db in try KeyIndexRecords.apply(db, indexes, read, entries, limit: batch) }) {
-                return step
-            }
+        return PreparedStep(batch: read, entries: read.isDone ? [] : try KeyIndexRecords.entries(indexes, read))
+    }
+
+    /// Writes a prepared batch when nothing it read has moved since; otherwise (or when
+    /// there was nothing to map) does the whole step inside the writer.
+    private func write(_ prepared: PreparedStep, _ indexes: [KeyIndex], target: Int64, batch: Int,
+                       empty: Set<String>) async throws -> KeyIndexRecords.Step {
+        if !prepared.batch.isDone, let step = try await writer.write({ db in
+            try KeyIndexRecords.apply(db, indexes, prepared.batch, prepared.entries, limit: batch)
+        }) {
+            return step
         }
         return try await writer.write { db in
             try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch, empty: empty)

@@ -46,6 +46,8 @@ enum KeyIndexRecords {
 
         var since: Int64 { sinces.min() ?? target }
         var isDone: Bool { since >= target }
+        /// Where each index stands once this batch is written: the next batch starts there.
+        var nextSinces: [Int64] { sinces.map { $0 < target ? max($0, reached) : $0 } }
 
         /// The documents index `position` has not seen, in order.
         func documents(for position: Int) -> [KeyIndexDocument] {
@@ -62,11 +64,16 @@ enum KeyIndexRecords {
     ///   (`Step.empty` of its first step). A document whose seq is at most `target` has
     ///   not changed since then, so it comes once and has no entries to delete: a first
     ///   build only inserts.
+    /// - Parameter known: where the indexes stand, when the caller knows (the batch before
+    ///   this one is being written): `apply` checks it.
     static func read(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
-                     empty: Set<String>?) throws -> Batch {
-        var sinces: [Int64] = []
-        for index in indexes {
-            sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) ?? 0)
+                     empty: Set<String>?, known: [Int64]? = nil) throws -> Batch {
+        var sinces: [Int64] = known ?? []
+        if known == nil {
+            for index in indexes {
+                sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?",
+                                             [.text(index.signature)]) ?? 0)
+            }
         }
         let empty = empty ?? Set(zip(indexes, sinces).filter { $0.1 == 0 }.map(\.0.signature))
         let since = sinces.min() ?? target
