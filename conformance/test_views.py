@@ -153,6 +153,15 @@ def test_javascript_reduce(vdb):
     assert rows(vdb, "js_reduce", {"group": True})["rows"] == [{"key": "x", "value": 5}, {"key": "y", "value": 4}]
 
 
+def test_sorted_and_stable_are_checked(vdb):
+    """sorted must be a boolean and stable true or false (couch_mrview_http:parse_param);
+    sorted=false answers the rows without total_rows and offset (CouchDB 3.4.3)."""
+    out = rows(vdb, "by_n", {"reduce": False, "sorted": False, "stable": True})
+    assert len(out["rows"]) == 5 and "total_rows" not in out and "offset" not in out
+    assert_error(view(vdb, "by_n", {"sorted": "x"}), 400, "query_parse_error", 'Invalid boolean parameter: "x"')
+    assert_error(view(vdb, "by_n", {"stable": "x"}), 400, "query_parse_error", "Invalid value for `stable`.")
+
+
 def test_javascript_rereduce(db):
     """Reductions of many rows are rereduced (Guide to Views › Reduce/Rereduce): a count
     written for rereduce gives the row count over 1,200 rows, grouped and not."""

@@ -112,18 +112,21 @@ enum ViewHandlers {
     private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
                                _ ranges: [KeyRange]) async throws -> [UInt8] {
         let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
-        let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
-        var out = Array(#"{"total_rows":"#.utf8)
-        out.append(contentsOf: String(counts.total).utf8)
-        // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
-        let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
-        out.append(contentsOf: #","offset":"#.utf8)
-        out.append(contentsOf: String(min(counts.total, offset + query.skip)).utf8)
+        var out = Array("{".utf8)
+        if query.sorted {
+            let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
+            out.append(contentsOf: #""total_rows":"#.utf8)
+            out.append(contentsOf: String(counts.total).utf8)
+            // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
+            let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
+            out.append(contentsOf: #","offset":"#.utf8)
+            out.append(contentsOf: String(min(counts.total, offset + query.skip)).utf8)
+        }
         if query.updateSeq {
-            out.append(contentsOf: #","update_seq":"#.utf8)
+            out.append(contentsOf: (query.sorted ? #","update_seq":"# : #""update_seq":"#).utf8)
             SequenceToken.write(try await database.updateSequence(), to: &out)
         }
-        out.append(contentsOf: #","rows":["#.utf8)
+        out.append(contentsOf: ((query.sorted || query.updateSeq) ? #","rows":["# : #""rows":["#).utf8)
         var written = 0
         var toSkip = query.skip
         read: for range in ranges {

@@ -23,6 +23,7 @@ struct ViewQuery {
     /// "true", "false" or "lazy".
     var update = "true"
     var updateSeq = false
+    var sorted = true
 
     init(_ q: QueryOptions, body: JSONObject?) throws {
         func json(_ names: String...) throws -> JSONValue? {
@@ -76,6 +77,12 @@ struct ViewQuery {
         if q["stale"] == "ok" { update = "false" }
         if q["stale"] == "update_after" { update = "lazy" }
         updateSeq = try bool("update_seq") ?? false
+        // `sorted=false` merges shards as they answer in CouchDB, which then sends no
+        // `total_rows` or `offset`; one node has no shards to pin (`stable`).
+        sorted = try bool("sorted") ?? true
+        if let stable = body?["stable"].map({ JSONWriter.string($0) }) ?? q["stable"], !["true", "false"].contains(stable) {
+            throw CouchError.queryParseError("Invalid value for `stable`.")
+        }
     }
 
     /// The key ranges to read, in order: one per key of `keys`, else the start/end range.
