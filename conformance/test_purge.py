@@ -11,6 +11,7 @@ from couch import (
     get_doc,
     put_doc,
     sig,
+    skip_if_couchdb_defect,
     update_doc,
 )
 
@@ -121,3 +122,16 @@ def test_purge_needs_admin(client, anon, db):
     r = anon.post(anon.url(db.name, "_purge"), json={"a": [rev]})
     assert_error(r, 401, "unauthorized")
     assert get_doc(db, "a")["_rev"] == rev
+
+
+def test_a_purged_validate_doc_update_stops_applying(client, db):
+    """Purging a design document purges its validate_doc_update too: writes it refused
+    are taken afterwards (design documents are documents, purged as any other)."""
+    rev = put_doc(db, "_design/guard", {"validate_doc_update":
+                                        "function(doc) { if (doc.bad) throw({forbidden: 'no'}); }"})["rev"]
+    assert_error(client.put(db.url("x"), json={"bad": True}), 403, "forbidden")
+    assert_status(_purge(client, db, {"_design/guard": [rev]}), 201)
+    r = client.put(db.url("x"), json={"bad": True})
+    skip_if_couchdb_defect(client, r, 403, "forbidden", "CouchDB 3.4.3 keeps applying a purged design "
+                           "document's validate_doc_update (the database's cached functions are not reloaded)")
+    assert_status(r, 201)

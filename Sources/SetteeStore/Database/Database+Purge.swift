@@ -33,6 +33,10 @@ extension Database {
             try DocumentCounts.add(db, counts)
             return (results, sequence)
         }
+        // A purged design document's validate_doc_update must stop applying.
+        if let updateValidator, results.contains(where: { $0.id.hasPrefix("_design/") && !$0.revisions.isEmpty }) {
+            updateValidator.designDocumentsChanged(in: self)
+        }
         if results.contains(where: { !$0.revisions.isEmpty }) {
             changesNotifier.notify(sequence: sequence)
             events?.record(.updated, databaseName: name)
