@@ -11,11 +11,7 @@ import Testing
 /// them unchecked.
 @Suite struct JavaScriptUnavailableTests {
     func call(_ settee: SetteeProcess, _ method: String, _ path: String, json: String? = nil) throws -> TestResponse {
-        let admin = SetteeProcess.defaultAdmin
-        var headers = [("Authorization", "Basic " + Data("\(admin.name):\(admin.password)".utf8).base64EncodedString())]
-        if json != nil { headers.append(("Content-Type", "application/json")) }
-        return try TestHTTPClient.request(method, URL(string: settee.baseURL.absoluteString + path)!, headers: headers,
-                                          body: json.map { Array($0.utf8) } ?? [])
+        try settee.adminRequest(method, path, json: json)
     }
 
     @Test func designFunctionsAnswer501AndGuardedWritesAreRefused() throws {

@@ -90,6 +90,15 @@ public final class SetteeProcess: @unchecked Sendable {
         return listening.first ?? URL(fileURLWithPath: "/")
     }
 
+    /// `method path` as the default admin (Basic auth), with `json` as the body when given.
+    public func adminRequest(_ method: String, _ path: String, json: String? = nil) throws -> TestResponse {
+        let admin = Self.defaultAdmin
+        var headers = [("Authorization", "Basic " + Data("\(admin.name):\(admin.password)".utf8).base64EncodedString())]
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        return try TestHTTPClient.request(method, URL(string: baseURL.absoluteString + path)!, headers: headers,
+                                          body: json.map { Array($0.utf8) } ?? [])
+    }
+
     /// Everything the process has written so far (stdout and stderr, interleaved).
     public var output: String {
         state.lock(); defer { state.unlock() }

@@ -13,19 +13,12 @@ enum RenderHandlers {
     /// through `shows.name`. The answer carries an `ETag` of the design document, the
     /// document, `Accept` and the user, and `Vary: Accept`.
     static func show(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let (ddocID, name) = target(context)
-        let design = try await DesignDocuments.revision(ddocID, in: database)
-        let function = try RenderFunctions.compiled("shows", name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
-        let docID = context.parameters[.path]
-        let document = try await documentJSON(docID, database)
-        let etag = showETag(context, designRev: design.rev, documentRev: document?.rev)
+        let call = try await DocumentFunctionCall("shows", context, database)
+        let etag = showETag(context, designRev: call.designRev, documentRev: call.document?.rev)
         if context.headers["If-None-Match"] == etag {
             return HTTPResponse(status: 304, headers: ["ETag": etag])
         }
-        let request = try await RequestObject.make(context, database, id: docID, body: try await RequestObject.body(context))
-        var response = try ExternalResponse(try RenderFunctions.run(function, .show, first: document?.json ?? "null",
-                                                                    request: request))
+        var response = try ExternalResponse(try await call.run(.show))
         response.set("ETag", etag)
         response.set("Vary", "Accept")
         return response.response()
@@ -35,14 +28,7 @@ enum RenderHandlers {
     /// returns `[document, response]`; a document is saved as a `PUT` would save it
     /// (201, `X-Couch-Id`, `X-Couch-Update-NewRev`), null saves nothing (200).
     static func update(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let (ddocID, name) = target(context)
-        let design = try await DesignDocuments.revision(ddocID, in: database)
-        let function = try RenderFunctions.compiled("updates", name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
-        let docID = context.parameters[.path]
-        let document = try await documentJSON(docID, database)
-        let request = try await RequestObject.make(context, database, id: docID, body: try await RequestObject.body(context))
-        let result = try RenderFunctions.run(function, .update, first: document?.json ?? "null", request: request)
+        let result = try await DocumentFunctionCall("updates", context, database).run(.update)
         guard case .array(let pair) = result, pair.count == 2 else {
             throw CouchError(500, "render_error", "undefined response from update function")
         }
@@ -107,6 +93,33 @@ enum RenderHandlers {
     }
 
     // MARK: Parts
+
+    /// A show or update function and what it is called with: the document the path
+    /// names (if any) and the request object.
+    private struct DocumentFunctionCall {
+        let function: RenderFunctions.Compiled
+        let designRev: String
+        let document: (json: String, rev: String)?
+        let context: RequestContext
+        let database: Database
+
+        init(_ section: String, _ context: RequestContext, _ database: Database) async throws {
+            let (ddocID, name) = target(context)
+            let design = try await DesignDocuments.revision(ddocID, in: database)
+            function = try RenderFunctions.compiled(section, name, designDocument: ddocID, rev: design.rev,
+                                                    body: design.body)
+            designRev = design.rev
+            document = try await documentJSON(context.parameters[.path], database)
+            self.context = context
+            self.database = database
+        }
+
+        func run(_ kind: RenderKind) async throws -> JSONValue {
+            let request = try await RequestObject.make(context, database, id: context.parameters[.path],
+                                                       body: try await RequestObject.body(context))
+            return try RenderFunctions.run(function, kind, first: document?.json ?? "null", request: request)
+        }
+    }
 
     private static func target(_ context: RequestContext) -> (ddocID: String, name: String) {
         ("_design/" + (context.parameters[.ddoc] ?? ""), context.parameters[.name] ?? "")
