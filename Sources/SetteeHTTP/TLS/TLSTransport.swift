@@ -89,9 +89,12 @@ final class TLSTransport: Transport, @unchecked Sendable {
         let capacity = min(maxBytes, 16 * 1024)
         while true {
             var outcome = Step.closed
-            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                outcome = step { SSL_read($0, buffer.baseAddress, Int32(capacity)) }
-                if case .done(let n) = outcome { count = Int(n) } else { count = 0 }
+            // Read into scratch space and keep only what came, as `Socket.receive` does: a
+            // keep-alive request is a few hundred bytes, not a 16 KiB array each.
+            let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+                outcome = step { SSL_read($0, scratch.baseAddress, Int32(capacity)) }
+                guard case .done(let n) = outcome else { return [UInt8]() }
+                return Array(scratch[..<Int(n)])
             }
             switch outcome {
             case .done:
