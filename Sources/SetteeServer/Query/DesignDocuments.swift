@@ -28,8 +28,7 @@ enum DesignDocuments {
     static func revision(_ id: String, in database: Database) async throws -> (rev: String, body: JSONValue) {
         let key = database.name + "/" + id
         let sequence = database.changesNotifier.sequence
-        if let kept = parsed.withLock({ $0[key] }), kept.database == ObjectIdentifier(database),
-           kept.sequence == sequence {
+        if let kept = parsed.withLock({ $0[key] }), kept.database === database, kept.sequence == sequence {
             return (kept.rev, kept.body)
         }
         guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
@@ -38,17 +37,26 @@ enum DesignDocuments {
         let found = (rev: stored.rev.description, body: try JSONReader.parse(bytes))
         parsed.withLock { parsed in
             if parsed.count >= 256 { parsed.removeAll() }
-            parsed[key] = Parsed(database: ObjectIdentifier(database), sequence: sequence, rev: found.rev, body: found.body)
+            parsed[key] = Parsed(database: database, sequence: sequence, rev: found.rev, body: found.body)
         }
         return found
     }
 
-    private struct Parsed {
-        let database: ObjectIdentifier
+    private final class Parsed: Sendable {
+        /// Weak: a deleted and recreated database is another object, never this one again
+        /// (an `ObjectIdentifier` could be reused by the next object at the same address).
+        weak let database: Database?
         /// The database's update sequence when it was read (read before the document).
         let sequence: Int64
         let rev: String
         let body: JSONValue
+
+        init(database: Database, sequence: Int64, rev: String, body: JSONValue) {
+            self.database = database
+            self.sequence = sequence
+            self.rev = rev
+            self.body = body
+        }
     }
 
     private static let parsed = Mutex<[String: Parsed]>([:])

@@ -24,7 +24,19 @@ final class DocumentValidation: UpdateValidator {
         let handle: Int
     }
 
-    private let cache = Mutex<[ObjectIdentifier: [Function]]>([:])
+    /// A database's functions. The weak reference is what is checked: an `ObjectIdentifier`
+    /// alone could be reused by a database object made at a freed one's address.
+    private final class Kept: Sendable {
+        weak let database: Database?
+        let functions: [Function]
+
+        init(_ database: Database, _ functions: [Function]) {
+            self.database = database
+            self.functions = functions
+        }
+    }
+
+    private let cache = Mutex<[ObjectIdentifier: Kept]>([:])
 
     func validate(_ updates: [DocumentUpdate], newEdits: Bool, in database: Database) async -> [Int: WriteRejection] {
         guard let functions = try? await functions(of: database), !functions.isEmpty else { return [:] }
@@ -73,7 +85,9 @@ final class DocumentValidation: UpdateValidator {
 
     /// The database's compiled functions, read from its design documents when not kept.
     private func functions(of database: Database) async throws -> [Function] {
-        if let kept = cache.withLock({ $0[ObjectIdentifier(database)] }) { return kept }
+        if let kept = cache.withLock({ $0[ObjectIdentifier(database)] }), kept.database === database {
+            return kept.functions
+        }
         var functions: [Function] = []
         for (id, body) in try await DesignDocuments.all(database) {
             guard (body["language"]?.stringValue ?? "javascript") == "javascript",
@@ -86,7 +100,10 @@ final class DocumentValidation: UpdateValidator {
             guard let engine = try? JavaScriptEngine(), let handle = try? engine.compile(source) else { continue }
             functions.append(Function(designDocument: id, engine: engine, handle: handle))
         }
-        cache.withLock { $0[ObjectIdentifier(database)] = functions }
+        cache.withLock { cache in
+            cache = cache.filter { $0.value.database != nil }  // databases deleted since
+            cache[ObjectIdentifier(database)] = Kept(database, functions)
+        }
         return functions
     }
 
