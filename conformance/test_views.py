@@ -310,6 +310,16 @@ def test_changes_filter_functions(db, admin_auth):
     assert changed_ids(db, {"filter": "_view", "view": "f/typed"}) == ["b1", "b2"]
 
 
+def test_changes_filter_request_object(db):
+    """A filter gets CouchDB's whole request object (chttpd_external:json_req_obj, as
+    shows do): `info` (in CouchDB the shard's, so only its presence is checked), `method`,
+    and `key` in the query parsed as JSON."""
+    put_doc(db, "_design/q", {"filters": {"q": "function(doc, req) { return typeof req.info === 'object'"
+                                               " && req.method === 'GET' && req.query.key === doc.k; }"}})
+    bulk_docs(db, [{"_id": "yes", "k": 1}, {"_id": "no", "k": "1"}])
+    assert changed_ids(db, {"filter": "q/q", "key": "1"}) == ["yes"]
+
+
 def test_changes_filter_errors(db):
     """A missing filter: 404 "missing json key: NAME"; filter=_view without view: 400;
     a filter name without a slash: 400."""

@@ -7,50 +7,44 @@ import SetteeViews
 /// `_changes?filter=ddoc/name` (a design document's `filters.name`) and
 /// `filter=_view&view=ddoc/name` (the changes of documents a view's map emits for),
 /// as CouchDB runs them (docs.couchdb.org "Changes Feed" › "Filtering"): the function
-/// gets the document's winning revision (`_deleted` stubs too) and a request object
-/// with the query, the user and the security object; one that throws fails the request.
+/// gets the document's winning revision (`_deleted` stubs too) and CouchDB's request
+/// object (`RequestObject`); one that throws fails the request.
 struct ChangesFilterFunction: Sendable {
     private enum Kind: Sendable {
         case filter(request: String)
         case view
     }
 
-    private let engine: JavaScriptEngine
-    private let handle: Int
+    private let function: CompiledFunction
     private let kind: Kind
 
-    private struct Compiled: Sendable {
-        let engine: JavaScriptEngine
-        let handle: Int
-    }
-
-    private static let cache = CompiledFunctions<Compiled>()
+    private static let cache = CompiledFunctions<CompiledFunction>()
 
     static func filter(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
-        let function = try await designFunction(name, context) { $0["filters"]?[$1] }
-        let request = try await requestObject(context)
-        let (engine, handle) = try compiled(function, kind: "filter", name: name)
-        return ChangesFilterFunction(engine: engine, handle: handle, kind: .filter(request: request))
+        let database = try requestedDatabase(context)
+        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let request = try await RequestObject.make(context, database, id: nil, body: nil)
+        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
+                                     kind: .filter(request: JSONWriter.string(request)))
     }
 
     /// Filter `name` of a local replication source: `query` is `req.query`, the user the
     /// server's own replicator (an admin).
     static func replication(_ name: String, query: JSONObject, database: Database) async throws -> ChangesFilterFunction {
-        let function = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
         let security = (try? JSONReader.parse(try await database.security())) ?? [:]
         let request: JSONValue = [
             "method": "GET", "query": .object(query), "path": .array([.string(database.name), "_changes"]),
             "headers": [:], "body": "undefined", "form": [:], "cookie": [:], "id": .null,
             "userCtx": ["db": .string(database.name), "name": .null, "roles": ["_admin"]], "secObj": security,
         ]
-        let (engine, handle) = try compiled(function, kind: "filter", name: name)
-        return ChangesFilterFunction(engine: engine, handle: handle, kind: .filter(request: JSONWriter.string(request)))
+        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
+                                     kind: .filter(request: JSONWriter.string(request)))
     }
 
     static func view(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
-        let function = try await designFunction(name, context) { $0["views"]?[$1]?["map"] }
-        let (engine, handle) = try compiled(function, kind: "map", name: name)
-        return ChangesFilterFunction(engine: engine, handle: handle, kind: .view)
+        let source = try await designFunction(name, try requestedDatabase(context)) { $0["views"]?[$1]?["map"] }
+        return ChangesFilterFunction(function: try compiled(source, kind: "map", name: name), kind: .view)
     }
 
     func accepts(_ id: String, in database: Database) async throws -> Bool {
@@ -61,29 +55,29 @@ struct ChangesFilterFunction: Sendable {
         switch kind {
         case .filter(let request):
             do {
-                return try engine.filter(handle, document: document, request: request)
+                return try function.engine.filter(function.handle, document: document, request: request)
             } catch {
                 // CouchDB answers 500 `error` (its query server's crash) for the whole request.
                 throw CouchError(500, "error", "The filter function threw: \(error.message)")
             }
         case .view:
-            guard let rows = try? engine.map(handle, documents: [document]), let first = rows.first, let emitted = first else {
+            guard let rows = try? function.engine.map(function.handle, documents: [document]), let first = rows.first,
+                  let emitted = first else {
                 return false
             }
             return !emitted.isEmpty
         }
     }
 
-    /// The function source at `pick(designDocument, name)` of `ddoc/name`: 404 when the
-    /// design document or the function is missing, as CouchDB answers.
-    private static func designFunction(_ name: String, _ context: RequestContext,
-                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
+    private static func requestedDatabase(_ context: RequestContext) throws -> Database {
         guard let database = try context.node.directory.database(named: context.parameters.db ?? "") else {
             throw CouchError.databaseNotFound
         }
-        return try await designFunction(name, database, pick)
+        return database
     }
 
+    /// The function source at `pick(designDocument, name)` of `ddoc/name`: 404 when the
+    /// design document or the function is missing, as CouchDB answers.
     private static func designFunction(_ name: String, _ database: Database,
                                        _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
         let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
@@ -97,30 +91,12 @@ struct ChangesFilterFunction: Sendable {
         return source
     }
 
-    private static func compiled(_ source: String, kind: String, name: String) throws -> (JavaScriptEngine, Int) {
-        let compiled = try cache.value(for: source, failure: {
+    private static func compiled(_ source: String, kind: String, name: String) throws -> CompiledFunction {
+        try cache.value(for: source, failure: {
             "Compilation of the \(kind) function \(name) failed: \($0)"
         }) { () throws(JavaScriptError) in
             let engine = try JavaScriptEngine()
-            return Compiled(engine: engine, handle: try engine.compile(source))
+            return CompiledFunction(engine: engine, handle: try engine.compile(source))
         }
-        return (compiled.engine, compiled.handle)
-    }
-
-    /// CouchDB's request object, the parts a filter uses: `query`, `userCtx`, `secObj`,
-    /// `method`, `path`, `headers`.
-    private static func requestObject(_ context: RequestContext) async throws -> String {
-        var query = JSONObject()
-        for item in context.query.items { query[item.name] = .string(item.value) }
-        let database = try context.node.directory.database(named: context.parameters.db ?? "")
-        let security = try await database?.security() ?? Array("{}".utf8)
-        let request: JSONValue = [
-            "method": .string(context.request.method), "query": .object(query),
-            "path": .array(context.request.rawPath.split(separator: "/").map { .string(String($0)) }),
-            "userCtx": ["db": .string(context.parameters.db ?? ""), "name": context.user.name.map { .string($0) } ?? .null,
-                        "roles": .array(context.user.roles.map { .string($0) })],
-            "secObj": (try? JSONReader.parse(security)) ?? [:],
-        ]
-        return JSONWriter.string(request)
     }
 }

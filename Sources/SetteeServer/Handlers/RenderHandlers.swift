@@ -97,7 +97,7 @@ enum RenderHandlers {
     /// A show or update function and what it is called with: the document the path
     /// names (if any) and the request object.
     private struct DocumentFunctionCall {
-        let function: RenderFunctions.Compiled
+        let function: CompiledFunction
         let designRev: String
         let document: (json: String, rev: String)?
         let context: RequestContext

@@ -211,11 +211,15 @@ enum ViewHandlers {
                 for row in page {
                     after = row.key
                     let pair = Self.keyAndValue(row.value)
-                    let groupKey: JSONValue = !grouping ? .null : Self.groupKey(pair[0], level: level)
-                    let encoded = IndexKeyEncoding.encode(groupKey)
-                    if currentGroup == nil || encoded != currentGroup {
-                        groups.append((groupKey, [], [], []))
-                        currentGroup = encoded
+                    if grouping {
+                        let groupKey = Self.groupKey(pair[0], level: level)
+                        let encoded = IndexKeyEncoding.encode(groupKey)
+                        if encoded != currentGroup {
+                            groups.append((groupKey, [], [], []))
+                            currentGroup = encoded
+                        }
+                    } else if groups.isEmpty {
+                        groups.append((.null, [], [], []))
                     }
                     groups[groups.count - 1].keys.append(pair[0])
                     if let id = row.id { groups[groups.count - 1].ids.append(id) }

@@ -1,6 +1,12 @@
 import SetteeViews
 internal import Synchronization
 
+/// One design document function in the engine it was compiled into.
+struct CompiledFunction: Sendable {
+    let engine: JavaScriptEngine
+    let handle: Int
+}
+
 /// Design document functions compiled into their engines, kept by their source so a
 /// function is compiled once while it stays the same (views, `_changes` filters).
 /// Emptied when it grows past `limit`: design documents that keep changing keep

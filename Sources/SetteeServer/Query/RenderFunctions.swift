@@ -4,17 +4,12 @@ import SetteeViews
 /// Shows, lists and updates compiled into their engines, one engine per function,
 /// kept while the design document's revision stays the same.
 enum RenderFunctions {
-    struct Compiled: Sendable {
-        let engine: JavaScriptEngine
-        let handle: Int
-    }
-
-    private static let cache = CompiledFunctions<Compiled>()
+    private static let cache = CompiledFunctions<CompiledFunction>()
 
     /// Function `name` of `section` ("shows", "lists", "updates") of design document
     /// `id` at `rev`: 404 "missing json key: name" when it has none, as CouchDB answers.
     static func compiled(_ section: String, _ name: String, designDocument id: String, rev: String,
-                         body: JSONValue) throws -> Compiled {
+                         body: JSONValue) throws -> CompiledFunction {
         guard let source = body[section]?[name]?.stringValue else {
             throw CouchError.notFound("missing json key: \(name)")
         }
@@ -26,12 +21,12 @@ enum RenderFunctions {
             "Compilation of the \(section.dropLast()) function \(name) failed: \($0)"
         }) { () throws(JavaScriptError) in
             let engine = try JavaScriptEngine()
-            return Compiled(engine: engine, handle: try engine.compile(source, designDocument: .object(designDocument)))
+            return CompiledFunction(engine: engine, handle: try engine.compile(source, designDocument: .object(designDocument)))
         }
     }
 
     /// Runs a compiled function: its result, or CouchDB's error for what it threw.
-    static func run(_ compiled: Compiled, _ kind: RenderKind, first: String, request: JSONValue,
+    static func run(_ compiled: CompiledFunction, _ kind: RenderKind, first: String, request: JSONValue,
                     rows: String = "null") throws -> JSONValue {
         let outcome: RenderOutcome
         do {
