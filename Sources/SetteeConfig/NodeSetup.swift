@@ -42,6 +42,7 @@ public enum NodeSetup {
         var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
         if let size = config.maxDocumentSize { node.maxDocumentSize = size }
         if let types = config.compressibleTypes { node.store.compressibleTypes = types }
+        if let bytes = config.inlineAttachmentLimit { node.store.inlineAttachmentLimit = bytes }
         if let size = config.readerMmapSize { node.store.readerMmapSize = size }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
         node.forwardedHostHeader = config.forwardedHostHeader

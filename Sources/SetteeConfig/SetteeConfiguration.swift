@@ -60,7 +60,7 @@ public struct SetteeConfiguration: Sendable {
         "quickjs": ["memory_limit_bytes"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
-        "attachments": ["compressible_types"],
+        "attachments": ["compressible_types", "inline_max_bytes"],
         "log": ["level", "stream"],
         "settee": ["reader_mmap_size", "plain_http"],
         "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
@@ -101,6 +101,8 @@ public struct SetteeConfiguration: Sendable {
     public var passwordIterations: Int?
     /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
     public var compressibleTypes: [String]?
+    /// `[attachments] inline_max_bytes`, when set: attachments up to this size live in the database file.
+    public var inlineAttachmentLimit: Int?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
     public var readerMmapSize: Int?
     /// `[ssl]`: HTTPS beside (or, with `[settee] plain_http = false`, instead of) HTTP.
@@ -179,6 +181,11 @@ public struct SetteeConfiguration: Sendable {
                 loginLockout.maxLifetime = try Self.size(entry.value, origin: origin)
             case ("attachments", "compressible_types"):
                 compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingBlanks() }
+            case ("attachments", "inline_max_bytes"):
+                guard let bytes = Int(entry.value), bytes >= 0 else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: none)")
+                }
+                inlineAttachmentLimit = bytes
             case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
             case ("log", "stream"): logToStandardOutput = try Self.stream(entry.value, origin: origin)
             case ("settee", "reader_mmap_size"):

@@ -7,10 +7,12 @@ struct TestStore {
     let path: String
     let directory: DatabaseDirectory
 
-    init(revsLimit: Int = 1000) throws {
+    /// - Parameter inlineAttachmentLimit: nil for the store's default; 0 keeps every attachment a file.
+    init(revsLimit: Int = 1000, inlineAttachmentLimit: Int? = nil) throws {
         path = NSTemporaryDirectory() + "settee-store-tests-" + UUID().uuidString
         var configuration = StoreConfiguration(path: path)
         configuration.defaultRevsLimit = revsLimit
+        if let inlineAttachmentLimit { configuration.inlineAttachmentLimit = inlineAttachmentLimit }
         configuration.readerCount = 2
         directory = try DatabaseDirectory(configuration: configuration, logger: Logger(label: "test"))
     }

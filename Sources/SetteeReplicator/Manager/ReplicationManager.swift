@@ -46,7 +46,7 @@ public final class ReplicationManager: Sendable {
     /// Peers for a spec. Each job gets its own HTTP client: a continuous one keeps a
     /// longpoll open on one of its connections, which must not hold up another job.
     public func endpoints() -> PeerEndpoints {
-        PeerEndpoints(directory: directory, serverUUID: serverUUID, session: CurlSession(maxConnections: 4),
+        PeerEndpoints(directory: directory, serverUUID: serverUUID, session: CurlSession(maxConnections: CurlSession.connectionsPerReplication),
                       maxDocumentSize: maxDocumentSize, filters: filters)
     }
 

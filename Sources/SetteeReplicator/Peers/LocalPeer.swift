@@ -172,23 +172,27 @@ public struct LocalPeer: Peer {
         let database = try database()
         let parser = DocumentParser(maxDocumentSize: maxDocumentSize)
         var failures: [WriteFailure] = []
-        var updates: [DocumentUpdate] = []
+        var parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)] = []
         for revision in revisions {
             do {
-                let parsed = try parser.parse(revision.json, id: nil, newEdits: false)
-                // Following attachments are stored as blobs first, as a multipart upload's are.
-                var followed: [String: StoredAttachment] = [:]
-                for (name, bytes) in revision.attachments {
-                    let type = parsed.attachments?[name]?["content_type"]?.stringValue ?? "application/octet-stream"
-                    followed[name] = try await database.storeAttachment(name: name, contentType: type, bytes: bytes)
-                }
-                var update = parsed.update
-                update.attachments = try await AttachmentParser.updates(try AttachmentParser.entries(parsed.attachments),
-                                                                        database, newEdits: false, followed: followed)
+                parsed.append((revision, try parser.parse(revision.json, id: nil, newEdits: false)))
+            } catch {
+                failures.append(Self.badRequest(revision, error))
+            }
+        }
+        // Following attachments are stored first, as a multipart upload's are; several at
+        // once, since each is hashed (MD5) as it is stored.
+        let followed = await Self.storeFollowing(parsed, in: database)
+        var updates: [DocumentUpdate] = []
+        for (index, (revision, document)) in parsed.enumerated() {
+            do {
+                var update = document.update
+                update.attachments = try await AttachmentParser.updates(try AttachmentParser.entries(document.attachments),
+                                                                        database, newEdits: false,
+                                                                        followed: try followed[index].get())
                 updates.append(update)
             } catch {
-                failures.append(WriteFailure(id: revision.id, rev: revision.rev, error: "bad_request",
-                                             reason: String(describing: error)))
+                failures.append(Self.badRequest(revision, error))
             }
         }
         let results = try await database.update(updates, newEdits: false)
@@ -200,6 +204,55 @@ public struct LocalPeer: Peer {
             }
         }
         return failures
+    }
+
+    /// How many following attachments of one write are stored at once.
+    static let attachmentStores = 4
+
+    /// Each parsed revision's following attachments stored as blobs, by name (or why not).
+    private static func storeFollowing(_ parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)],
+                                       in database: Database) async -> [Result<[String: StoredAttachment], any Error>] {
+        var stored = [Result<[String: StoredAttachment], any Error>](repeating: .success([:]), count: parsed.count)
+        let work = parsed.indices.flatMap { index in
+            parsed[index].revision.attachments.map { (index: index, name: $0.key, bytes: $0.value) }
+        }
+        await withTaskGroup(of: (Int, String, Result<StoredAttachment, any Error>).self) { group in
+            func collect(_ result: (Int, String, Result<StoredAttachment, any Error>)) {
+                let (index, name, outcome) = result
+                switch (stored[index], outcome) {
+                case (.success(var named), .success(let attachment)):
+                    named[name] = attachment
+                    stored[index] = .success(named)
+                case (.success, .failure(let error)): stored[index] = .failure(error)
+                case (.failure, _): break
+                }
+            }
+            var running = 0
+            for item in work {
+                if running == attachmentStores, let done = await group.next() {
+                    collect(done)
+                    running -= 1
+                }
+                let type = parsed[item.index].document.attachments?[item.name]?["content_type"]?.stringValue
+                    ?? "application/octet-stream"
+                group.addTask {
+                    do {
+                        let attachment = try await database.storeAttachment(name: item.name, contentType: type,
+                                                                            bytes: item.bytes)
+                        return (item.index, item.name, .success(attachment))
+                    } catch {
+                        return (item.index, item.name, .failure(error))
+                    }
+                }
+                running += 1
+            }
+            for await done in group { collect(done) }
+        }
+        return stored
+    }
+
+    static func badRequest(_ revision: TransferRevision, _ error: any Error) -> WriteFailure {
+        WriteFailure(id: revision.id, rev: revision.rev, error: "bad_request", reason: String(describing: error))
     }
 
     /// CouchDB's error word and reason for a refused replicated write.

@@ -127,8 +127,32 @@ public struct RemotePeer: Peer {
                 return (request, doc)
             }
         }
-        var out: [TransferRevision] = []
-        for (request, doc) in found { out.append(try await withAttachments(doc, attsSince: request.attsSince)) }
+        return try await withAttachments(found)
+    }
+
+    /// How many attachment GETs of one chunk run at once: each waits on the network and
+    /// on the source's disk, so one after another left the connections idle
+    /// (bench/RESULTS.md, "Attachments in a blob database").
+    static let attachmentFetches = 4
+
+    /// Each document with the attachments it needs fetched, in order; the documents
+    /// that need some are fetched `attachmentFetches` at a time.
+    private func withAttachments(_ found: [(RevisionRequest, JSONObject)]) async throws -> [TransferRevision] {
+        var out = found.map { TransferRevision(json: $0.1) }
+        let fetching = found.indices.filter { found[$0].1["_attachments"] != nil }
+        try await withThrowingTaskGroup(of: (Int, TransferRevision).self) { group in
+            var running = 0
+            for index in fetching {
+                if running == Self.attachmentFetches, let (done, revision) = try await group.next() {
+                    out[done] = revision
+                    running -= 1
+                }
+                let (request, doc) = found[index]
+                group.addTask { (index, try await self.withAttachments(doc, attsSince: request.attsSince)) }
+                running += 1
+            }
+            for try await (done, revision) in group { out[done] = revision }
+        }
         return out
     }
 

@@ -31,6 +31,12 @@ public final class CurlSession: Sendable {
     private let started = Mutex(false)
     private let pinnedSessions = Mutex<[String: CurlSession]>([:])
 
+    /// Connections of one replication's session: its fetch workers (4 chunks at a time,
+    /// each with several attachment GETs) and the read-ahead of the next changes page.
+    /// With 4, exchanges queued for a connection while the peers sat idle
+    /// (bench/RESULTS.md, "Attachments in a blob database").
+    public static let connectionsPerReplication = 8
+
     public init(maxConnections: Int = 4, verifyTLS: Bool = true, pinnedFingerprint: String? = nil) {
         self.verifyTLS = verifyTLS
         self.maxConnections = max(1, maxConnections)

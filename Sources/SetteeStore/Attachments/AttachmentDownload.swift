@@ -2,15 +2,16 @@
 /// blobs on the fly when asked (a client without `Accept-Encoding: gzip`).
 ///
 /// Not for concurrent use: one task reads, awaiting each `next()`. Blocking reads and
-/// zlib run on `BlobIO`'s queue. An unlinked blob stays readable until `close`
-/// (`BlobReader`), so a compaction during a download does no harm.
+/// zlib run on `BlobIO`'s queue. An unlinked blob file stays readable until `close`
+/// (`BlobReader`), and a blob kept in the database file is read whole at the start
+/// (`InlineBlobReader`), so a compaction during a download does no harm.
 public final class AttachmentDownload: @unchecked Sendable {
     // @unchecked: state is touched only inside `BlobIO.run`, one call at a time.
-    private let reader: BlobReader
+    private let reader: any StoredBytesReader
     private let decompressor: GzipDecompressor?
     private var isDone = false
 
-    init(reader: BlobReader, decode: Bool) throws {
+    init(reader: any StoredBytesReader, decode: Bool) throws {
         self.reader = reader
         decompressor = decode ? try GzipDecompressor() : nil
     }
@@ -44,6 +45,6 @@ public final class AttachmentDownload: @unchecked Sendable {
         return all
     }
 
-    /// Releases the file.
+    /// Releases the file, if any.
     public func close() { reader.close() }
 }

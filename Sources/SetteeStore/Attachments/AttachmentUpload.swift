@@ -4,6 +4,11 @@ internal import Crypto
 /// arrive from the client, then `finish` (the blob is durable, ready for the
 /// revision that names it) or `abort` (nothing is left behind).
 ///
+/// Where the bytes go: stored bytes up to `inlineLimit` are held in memory and ride
+/// with the finished `StoredAttachment` into the write that names it, which keeps
+/// them in the database file (`InlineBlobs`); past the limit they spill into a blob
+/// file (`BlobWriter`), made durable by `finish`.
+///
 /// Encodings (spec/couchdb.md "Attachments"): `.compress` gzips identity input on
 /// the way in (compressible types); `.identity` stores bytes as is; `.gzipped`
 /// stores input that is already gzip'd (a replicator's `"encoding":"gzip"` part).
@@ -25,7 +30,13 @@ public final class AttachmentUpload: @unchecked Sendable {
         case gzipped(decodedLength: Int64)
     }
 
-    private let writer: BlobWriter
+    private let store: BlobStore
+    /// The most stored bytes kept in the database file rather than a blob file; 0: none.
+    private let inlineLimit: Int
+    /// The blob file, once the stored bytes passed `inlineLimit`.
+    private var writer: BlobWriter?
+    /// The stored bytes until then.
+    private var held: [UInt8] = []
     private let compressor: GzipCompressor?
     private let encoding: Encoding
     /// MD5 of the bytes as received, needed only when they are compressed here
@@ -36,13 +47,14 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// socket while it runs (one piece in flight keeps order and bounds memory).
     private var inFlight: Task<Void, any Error>?
 
-    init(writer: BlobWriter, encoding: Encoding) throws {
-        self.writer = writer
+    init(store: BlobStore, inlineLimit: Int, encoding: Encoding) throws {
+        self.store = store
+        self.inlineLimit = inlineLimit
         self.encoding = encoding
         compressor = encoding == .compress ? try GzipCompressor() : nil
     }
 
-    deinit { writer.abort() }
+    deinit { writer?.abort() }
 
     /// Bytes received so far.
     public var bytesReceived: Int64 { receivedLength }
@@ -56,9 +68,28 @@ public final class AttachmentUpload: @unchecked Sendable {
             try await BlobIO.run { [self] in
                 if compressor != nil { received.update(data: bytes) }
                 receivedLength += Int64(bytes.count)
-                try writer.write(compressor.map { try $0.compress(bytes) } ?? bytes)
+                try keep(compressor.map { try $0.compress(bytes) } ?? bytes)
             }
         }
+    }
+
+    /// Holds stored bytes in memory while they fit `inlineLimit`, else writes them to
+    /// the blob file (opened at the first piece past the limit).
+    private func keep(_ bytes: [UInt8]) throws {
+        if writer == nil && held.count + bytes.count <= inlineLimit {
+            held += bytes
+            return
+        }
+        try spill().write(bytes)
+    }
+
+    private func spill() throws -> BlobWriter {
+        if let writer { return writer }
+        let opened = try store.makeWriter()
+        try opened.write(held)
+        held = []
+        writer = opened
+        return opened
     }
 
     /// Waits for the piece in flight; its error, if any, is this call's.
@@ -78,18 +109,25 @@ public final class AttachmentUpload: @unchecked Sendable {
         try await settle()
         return try await BlobIO.run { [self] in
             if let expectedLength, expectedLength != receivedLength {
-                writer.abort()
+                drop()
                 throw StoreError.attachmentMismatch("Attachment \(name): expected \(expectedLength) bytes, got \(receivedLength)")
             }
             if compressor != nil, let expectedDigest, expectedDigest != AttachmentDigest(md5: Array(received.finalize())) {
-                writer.abort()
+                drop()
                 throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
             }
-            if let compressor { try writer.write(compressor.finish()) }
-            // Uncompressed here, the stored bytes are the received ones: the writer checks the digest.
+            if let compressor { try keep(compressor.finish()) }
+            // Uncompressed here, the stored bytes are the received ones: their digest is checked.
+            let check = compressor == nil ? expectedDigest : nil
             let blob: StoredBlob
+            var staged: StagedBlob?
             do {
-                blob = try writer.finish(expectedDigest: compressor == nil ? expectedDigest : nil)
+                if writer == nil && inlineLimit > 0 {
+                    blob = try heldBlob(expectedDigest: check)
+                    staged = StagedBlob(held)
+                } else {
+                    blob = try spill().finish(expectedDigest: check)
+                }
             } catch StoreError.attachmentMismatch {
                 throw StoreError.attachmentMismatch("Attachment \(name): content_md5_mismatch")
             }
@@ -99,16 +137,36 @@ public final class AttachmentUpload: @unchecked Sendable {
             case .compress: length = receivedLength
             case .gzipped(let decodedLength): length = decodedLength
             }
-            return StoredAttachment(name: name, contentType: contentType, digest: blob.key, revpos: 0,
-                                    length: length, encodedLength: blob.length,
-                                    encoding: encoding == .identity ? nil : "gzip")
+            var attachment = StoredAttachment(name: name, contentType: contentType, digest: blob.key, revpos: 0,
+                                              length: length, encodedLength: blob.length,
+                                              encoding: encoding == .identity ? nil : "gzip")
+            attachment.staged = staged
+            return attachment
         }
+    }
+
+    /// The held bytes' key, checked against the declared digest.
+    private func heldBlob(expectedDigest: AttachmentDigest?) throws -> StoredBlob {
+        guard let key = AttachmentDigest(md5: Array(Insecure.MD5.hash(data: held))) else {
+            preconditionFailure("MD5 is 16 bytes")
+        }
+        if let expectedDigest, expectedDigest != key {
+            drop()
+            throw StoreError.attachmentMismatch("digest \(key.couchDigest) does not match \(expectedDigest.couchDigest)")
+        }
+        return StoredBlob(key: key, length: Int64(held.count))
+    }
+
+    /// Forgets the bytes: the held ones, or the blob file's.
+    private func drop() {
+        writer?.abort()
+        held = []
     }
 
     /// Drops the upload and its temp file; safe after `finish` and more than once.
     public func abort() async {
         // After the piece in flight, never beside it: the writer is not thread-safe.
         _ = try? await settle()
-        _ = try? await BlobIO.run { [self] in writer.abort() }
+        _ = try? await BlobIO.run { [self] in drop() }
     }
 }

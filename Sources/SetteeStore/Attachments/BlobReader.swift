@@ -45,7 +45,7 @@ final class BlobReader {
 
     /// The next piece (at most `maxLength` bytes), or nil at the end of the range.
     /// - Throws: `StoreError.io` on a read error or when the file shrank underneath.
-    func read(maxLength: Int = 64 * 1024) throws -> [UInt8]? {
+    func read(maxLength: Int) throws -> [UInt8]? {
         precondition(maxLength > 0, "BlobReader.read needs room")
         precondition(fd >= 0, "BlobReader.read after close")
         let count = Int(min(Int64(maxLength), remaining))

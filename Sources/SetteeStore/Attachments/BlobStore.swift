@@ -6,9 +6,11 @@ typealias BlobKey = AttachmentDigest
 /// A content-addressed store of attachment bytes in one directory, one per database
 /// (`<database file>.blobs/`, see `directory(forDatabaseFile:)`).
 ///
-/// Layout: each blob is a file named by the lower-case hex MD5 of its bytes;
-/// in-progress writes are `tmp-<random>` files in the same directory (so the final
-/// `rename(2)` never crosses file systems and is atomic).
+/// Layout: small blobs are rows of `small.sqlite` (`SmallBlobFile`), written in batches
+/// by `storeSmall`; every other blob is a file named by the lower-case hex MD5 of its
+/// bytes; in-progress writes are `tmp-<random>` files in the same directory (so the
+/// final `rename(2)` never crosses file systems and is atomic). Reads, `contains`,
+/// `keys` and `sweep` see both kinds.
 ///
 /// Durability (DESIGN "Storage principles"): a blob is written and synced before the
 /// revision naming it commits, so a committed revision never names a missing blob.
@@ -24,6 +26,8 @@ final class BlobStore: Sendable {
     /// The directory holding the blobs.
     let directory: String
     static let temporaryPrefix = "tmp-"
+    /// The small blobs.
+    private let small: SmallBlobFile
 
     /// The blob directory of the database stored in `path`: `path + ".blobs"`.
     static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
@@ -35,7 +39,18 @@ final class BlobStore: Sendable {
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw StoreError.io(operation: "mkdir", path: directory, errno: errno)
         }
+        small = try SmallBlobFile(directory: directory)
     }
+
+    /// Stores small blobs (`AttachmentUpload`'s staged bytes) in one transaction,
+    /// durable when this returns.
+    /// - Throws: `StoreError.sqlite`.
+    func storeSmall(_ blobs: [(key: BlobKey, bytes: [UInt8])]) throws {
+        try small.insert(blobs)
+    }
+
+    /// Closes the small blobs' file (the database is being closed or deleted).
+    func close() { small.close() }
 
     /// Starts a new blob. Write bytes to it, then `finish()` or `abort()`.
     /// - Throws: `StoreError.io` when the temp file cannot be created.
@@ -58,10 +73,13 @@ final class BlobStore: Sendable {
         return try writer.finish()
     }
 
-    /// Whether the blob `key` is stored.
-    func contains(_ key: BlobKey) -> Bool { access(path(for: key), F_OK) == 0 }
+    /// Whether the blob `key` is stored. A small blob that cannot be read counts as
+    /// missing: a write naming it is refused rather than left dangling.
+    func contains(_ key: BlobKey) -> Bool {
+        (try? small.contains(key)) == true || access(path(for: key), F_OK) == 0
+    }
 
-    /// The stored size of `key`, or nil when it is not stored.
+    /// The stored size of blob file `key`, or nil when there is no such file.
     /// - Throws: `StoreError.io` for errors other than "no such file".
     func length(of key: BlobKey) throws -> Int64? {
         var info = stat()
@@ -76,8 +94,9 @@ final class BlobStore: Sendable {
     /// RFC 9110 §14; the caller has already answered 416 for unsatisfiable ranges).
     /// - Throws: `StoreError.attachmentNotFound` when the blob is missing,
     ///   `StoreError.io` otherwise, and `.attachmentMismatch` for a range past the end.
-    func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> BlobReader {
-        try BlobReader(path: path(for: key), key: key, range: range)
+    func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> any StoredBytesReader {
+        if let bytes = try small.read(key) { return try InlineBlobReader(bytes, range: range) }
+        return try BlobReader(path: path(for: key), key: key, range: range)
     }
 
     /// Reads all of `key` into memory (small attachments, tests).
@@ -89,7 +108,7 @@ final class BlobStore: Sendable {
         return all
     }
 
-    /// Deletes blob `key`; does nothing when it is absent.
+    /// Deletes blob file `key`; does nothing when it is absent.
     /// - Throws: `StoreError.io` for errors other than "no such file".
     func remove(_ key: BlobKey) throws {
         guard unlink(path(for: key)) == 0 || errno == ENOENT else {
@@ -97,10 +116,10 @@ final class BlobStore: Sendable {
         }
     }
 
-    /// Every stored blob's key (temp files and foreign files are skipped), sorted.
-    /// - Throws: `StoreError.io` when the directory cannot be read.
+    /// Every stored blob's key, small or a file (temp files and foreign files are skipped), sorted.
+    /// - Throws: `StoreError.io` when the directory cannot be read, `.sqlite`.
     func keys() throws -> [BlobKey] {
-        try entries().compactMap(BlobKey.init(hex:)).sorted()
+        Set(try entries().compactMap(BlobKey.init(hex:))).union(try small.keys()).sorted()
     }
 
     /// Deletes temp files left by writes that never finished (a crash, `kill -9`).
@@ -113,15 +132,16 @@ final class BlobStore: Sendable {
     }
 
     /// Deletes every blob not in `referenced` (compaction: the keys named by the
-    /// revisions that keep their bodies). Temp files are left alone. Returns how many
-    /// blobs were removed.
-    /// - Throws: `StoreError.io`.
+    /// revisions that keep their bodies), small ones and files. Temp files are left
+    /// alone. Returns how many blobs were removed.
+    /// - Throws: `StoreError.io`, `.sqlite`.
     @discardableResult
     func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
-        try removeEntries { name in
+        let smallOnes = try small.sweep(keeping: referenced)
+        return smallOnes + (try removeEntries { name in
             guard let key = BlobKey(hex: name), key.hex == name else { return false }
             return !referenced.contains(key)
-        }
+        })
     }
 
     func path(for key: BlobKey) -> String { directory + "/" + key.hex }
@@ -131,7 +151,7 @@ final class BlobStore: Sendable {
     func syncDirectory() throws {
         let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io(operation: "open", path: directory, errno: errno) }
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         guard fsync(fd) == 0 else { throw StoreError.io(operation: "fsync", path: directory, errno: errno) }
     }
 

@@ -90,7 +90,7 @@ enum AttachmentRecords {
         for update in updates where !resolved.contains(where: { $0.name == update.name }) {
             switch update {
             case .new(var attachment):
-                // The blob was written before this job; a compaction sweep (same queue)
+                // The blob was stored before this job; a compaction sweep (same queue)
                 // may have removed a deduplicated one since: refuse rather than dangle.
                 guard blobs?.contains(attachment.digest) ?? true else {
                     return .failure(.attachmentNotFound(attachment.digest.couchDigest))

@@ -1,10 +1,12 @@
 /// Attachment bytes: uploads into and downloads from the database's blob store.
 ///
 /// A write with attachments is two steps: stream each attachment into an
-/// `AttachmentUpload` and `finish` it (blob fsync'd and renamed into place), then
-/// `update` with `.new` entries naming the blobs. So a committed revision never
-/// names a missing blob; a crash between the steps leaves only an unreferenced blob,
-/// which the next compaction sweeps.
+/// `AttachmentUpload` and `finish` it, then `update` with `.new` entries naming the
+/// blobs. A larger attachment's blob file is fsync'd and renamed into place by
+/// `finish`; small ones ride with the update, which stores them all in one transaction
+/// (`BlobStore.storeSmall`) before its revisions are written. So a committed revision
+/// never names a missing blob; a crash between the steps leaves only unreferenced
+/// blobs, which the next compaction sweeps.
 extension Database {
     /// Starts an upload. `contentType` decides compression (`compressibleTypes`) unless
     /// the bytes arrive already gzip'd (`alreadyGzipped` with their identity length).
@@ -17,8 +19,7 @@ extension Database {
         } else {
             encoding = Gzip.isCompressible(contentType: contentType, patterns: compressibleTypes) ? .compress : .identity
         }
-        let blobs = self.blobs
-        return try await BlobIO.run { try AttachmentUpload(writer: try blobs.makeWriter(), encoding: encoding) }
+        return try AttachmentUpload(store: blobs, inlineLimit: inlineAttachmentLimit, encoding: encoding)
     }
 
     /// Stores `bytes` (inline base64 `data`, already decoded) as an attachment.

@@ -1,7 +1,7 @@
 /// Compaction: stems every document's tree to `_revs_limit` (as CouchDB's
 /// compactor does, so a lowered limit takes effect without new writes), drops the
 /// bodies and attachment rows of non-leaf revisions (CouchDB keeps only leaf
-/// bodies after compaction, the tree itself stays), deletes blobs no remaining
+/// bodies after compaction, the tree itself stays), deletes blobs (rows and files) no remaining
 /// revision names, then VACUUMs to give the space back to the file system, and
 /// measures the bytes in use (`sizes.active`). Runs in the background: the body-dropping
 /// is one ordinary write job; VACUUM runs on the writer queue outside any

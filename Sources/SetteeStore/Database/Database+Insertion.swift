@@ -57,6 +57,7 @@ extension Database {
                 }
             }
         }
+        try await storeStagedBlobs(of: prepared, except: refusedEarly)
         // The writer runs batches outside this task (group commit), where the task-local
         // is unset: the writer's identity travels with the batch and is set again for the policy.
         let identity = WriteContext.writer
@@ -115,5 +116,19 @@ extension Database {
                                   body: try DocumentRecords.winnerBodyFromTree(db, rowID: stored.record.rowID),
                                   attachments: [])
         }
+    }
+
+    /// Stores the small attachments uploaded for `updates` (`StoredAttachment.staged`), all
+    /// in one transaction, before the revisions naming them are written.
+    private func storeStagedBlobs(of updates: [DocumentUpdate], except refused: [Int: WriteRejection]) async throws {
+        var staged: [(key: BlobKey, bytes: [UInt8])] = []
+        for (index, update) in updates.enumerated() where refused[index] == nil {
+            for case .new(let attachment) in update.attachments {
+                if let bytes = attachment.staged?.bytes { staged.append((attachment.digest, bytes)) }
+            }
+        }
+        guard !staged.isEmpty else { return }
+        let blobs = self.blobs
+        try await BlobIO.run { [staged] in try blobs.storeSmall(staged) }
     }
 }

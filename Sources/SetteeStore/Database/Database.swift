@@ -28,6 +28,8 @@ public final class Database: Sendable {
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
     let compressibleTypes: [String]
+    /// Attachments of at most this many stored bytes are small blobs (`SmallBlobFile`).
+    let inlineAttachmentLimit: Int
     /// Wakes `_changes` feeds after each commit that adds changes (no feed polls SQLite).
     public let changesNotifier: ChangesNotifier
     /// Where this database's `updated` events go (`_db_updates`); nil when opened alone.
@@ -58,6 +60,7 @@ public final class Database: Sendable {
         // No writer exists yet, so every temp file is a leftover of a crash.
         try blobs.sweepTemporaryFiles()
         compressibleTypes = configuration.compressibleTypes
+        inlineAttachmentLimit = max(0, configuration.inlineAttachmentLimit)
         changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
         let commits = CommitCounter()
         writer = Writer(connection: connection, label: name, commits: commits)
@@ -69,6 +72,7 @@ public final class Database: Sendable {
     func close() {
         writer.close()
         readers.close()
+        blobs.close()
     }
 
     // MARK: Information

@@ -16,6 +16,11 @@ public struct StoredAttachment: Sendable, Equatable {
     /// `"gzip"` when stored compressed; nil for identity.
     public var encoding: String?
 
+    /// The bytes of a just-finished upload small enough for the blob store's
+    /// `small.sqlite`: the write naming this attachment stores them. Nil for blobs
+    /// already stored, and for every attachment read back.
+    var staged: StagedBlob?
+
     /// Whether the stored bytes are gzip'd.
     public var isGzipped: Bool { encoding == "gzip" }
 
@@ -29,4 +34,19 @@ public struct StoredAttachment: Sendable, Equatable {
         self.encodedLength = encodedLength
         self.encoding = encoding
     }
+
+    /// What a stub shows and the blob it names; where the bytes wait (`staged`) is not part of it.
+    public static func == (lhs: StoredAttachment, rhs: StoredAttachment) -> Bool {
+        lhs.name == rhs.name && lhs.contentType == rhs.contentType && lhs.digest == rhs.digest
+            && lhs.revpos == rhs.revpos && lhs.length == rhs.length && lhs.encodedLength == rhs.encodedLength
+            && lhs.encoding == rhs.encoding
+    }
+}
+
+/// The bytes of a finished upload small enough for the blob store's `small.sqlite`:
+/// they ride with the `StoredAttachment` into the write that names it, which stores
+/// them first (`Database.update`). A class, so copies of the attachment share one buffer.
+final class StagedBlob: Sendable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
 }

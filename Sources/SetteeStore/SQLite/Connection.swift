@@ -27,7 +27,9 @@ final class Connection {
     }()
 
     /// Opens (creating) the file at `path` and applies the durability pragmas.
-    init(path: String) throws {
+    /// - Parameter newFileSettings: pragmas for a file not written yet (`page_size`,
+    ///   `auto_vacuum`): they must come before WAL mode, after which a page size is fixed.
+    init(path: String, newFileSettings: String? = nil) throws {
         _ = Connection.configured
         self.path = path
         var db: OpaquePointer?
@@ -44,6 +46,7 @@ final class Connection {
         sqlite3_busy_timeout(db, Int32(Self.busyTimeoutMilliseconds))
         // WAL: readers never block the writer. synchronous=FULL: a commit is fsynced
         // before it returns, so a 2xx survives power loss (https://sqlite.org/pragma.html#pragma_synchronous).
+        if let newFileSettings { try execute(newFileSettings) }
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
     }
 

@@ -138,7 +138,7 @@ struct Replicate: AsyncParsableCommand {
 
     /// The store, opened only when an endpoint is a local name.
     private func makeEndpoints(logger: Logger) throws -> PeerEndpoints {
-        let session = CurlSession(maxConnections: 4, verifyTLS: !peers.insecure)
+        let session = CurlSession(maxConnections: CurlSession.connectionsPerReplication, verifyTLS: !peers.insecure)
         let isLocal = { (text: String) in !text.lowercased().hasPrefix("http://") && !text.lowercased().hasPrefix("https://") }
         guard isLocal(source) || isLocal(target) else {
             return PeerEndpoints(directory: nil, serverUUID: "", session: session)
