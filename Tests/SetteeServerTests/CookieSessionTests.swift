@@ -24,4 +24,16 @@ import Testing
             #expect(sessions.verify(value, now: 1_000, passwordHash: { _ in "h" }) == nil)
         }
     }
+
+    @Test func base64URLRoundTripsEveryByteAndLength() {
+        // 0xfb 0xff encode to "-" and "_" (base64's "+" and "/"); lengths 0-5 cover every padding.
+        let bytes: [UInt8] = [0xfb, 0xff, 0xbf, 0x00, 0x3e]
+        for count in 0...bytes.count {
+            let text = CookieSession.base64URL(Array(bytes.prefix(count)))
+            #expect(!text.contains("+") && !text.contains("/") && !text.contains("="))
+            #expect(CookieSession.decodeBase64URL(text) == Array(bytes.prefix(count)))
+        }
+        #expect(CookieSession.base64URL([0xfb, 0xff]).contains("-") || CookieSession.base64URL([0xfb, 0xff]).contains("_"))
+        #expect(CookieSession.decodeBase64URL("a!b") == nil)
+    }
 }
