@@ -52,7 +52,7 @@ let package = Package(
         // to store updates and back: below the server, so the replicator can use them.
         .target(
             name: "SetteeDocuments",
-            dependencies: ["SetteeStore", "SetteeJSON"],
+            dependencies: ["SetteeStore", "SetteeJSON", "CLinux"],
             swiftSettings: swiftSettings),
         .target(
             name: "SetteeHTTP",

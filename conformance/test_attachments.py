@@ -318,6 +318,50 @@ def test_bulk_get_attachments_true_json(db):
     assert doc["_attachments"]["x.bin"]["data"] == B64
 
 
+def test_bulk_get_multipart_mixed(db):
+    """_bulk_get with Accept: multipart/mixed (and not JSON) answers multipart/mixed:
+    a revision with attachments newer than its atts_since as a nested
+    multipart/related part with X-Doc-Id and X-Rev-Id, attachment bytes as stored; one
+    without as its JSON with stubs; an unknown id as an application/json; error="true"
+    part (chttpd_db.erl bulk_get_is_multipart, send_docs_multipart_bulk_get; checked
+    on CouchDB 3.4.3)."""
+    rev = put_doc(db, "a", {"_attachments": {"x.bin": inline()}})["rev"]
+    plain = put_doc(db, "b", {"v": 1})["rev"]
+    r = db.client.post(db.url("_bulk_get"), params={"revs": "true"},
+                       headers={"Accept": "multipart/mixed"},
+                       json={"docs": [{"id": "a", "rev": rev}, {"id": "b"}, {"id": "nope"},
+                                      {"id": "a", "rev": rev, "atts_since": [rev]}]})
+    assert_status(r, 200)
+    assert media_type(r.headers["Content-Type"]) == "multipart/mixed"
+    parts = parse_multipart(r.content, r.headers["Content-Type"])
+    assert len(parts) == 4
+    first = dict(parts[0].headers)
+    assert first["X-Doc-Id"] == "a" and first["X-Rev-Id"] == rev
+    assert media_type(parts[0].content_type) == "multipart/related"
+    inner = parts[0].parts
+    doc = inner[0].json()
+    assert doc["_rev"] == rev and doc["_attachments"]["x.bin"]["follows"] is True
+    assert "_revisions" in doc
+    assert inner[1].body == DATA
+    assert media_type(parts[1].content_type) == "application/json"
+    assert parts[1].json()["_rev"] == plain
+    assert parts[2].content_type.replace(" ", "") == 'application/json;error="true"'
+    assert parts[2].json() == {"id": "nope", "rev": "undefined", "error": "not_found", "reason": "missing"}
+    assert media_type(parts[3].content_type) == "application/json"
+    assert parts[3].json()["_attachments"]["x.bin"]["stub"] is True
+
+
+def test_bulk_get_accepting_json_too_answers_json(db):
+    """_bulk_get with an Accept that takes JSON as well as multipart answers JSON
+    (chttpd_db.erl bulk_get_is_multipart: multipart only when JSON is not accepted)."""
+    rev = put_doc(db, "a", {"v": 1})["rev"]
+    r = db.client.post(db.url("_bulk_get"), headers={"Accept": "application/json, multipart/mixed"},
+                       json={"docs": [{"id": "a", "rev": rev}]})
+    assert_status(r, 200)
+    assert media_type(r.headers["Content-Type"]) == "application/json"
+    assert body_of(r)["results"][0]["docs"][0]["ok"]["_rev"] == rev
+
+
 def test_invalid_base64_is_400(db):
     """Inline `data` that is not base64: 400 bad_request (couch_att.erl: "Invalid
     attachment data")."""

@@ -11,4 +11,9 @@ extern int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flag
 static inline int settee_start_writeback(int fd, off_t offset, off_t nbytes) {
     return sync_file_range(fd, offset, nbytes, 2 /* SYNC_FILE_RANGE_WRITE */);
 }
+
+#include <stddef.h>
+// memmem(3), a GNU extension too (glibc's two-way search, vectorized): the first
+// `needle` in `haystack`, or NULL.
+extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
 #endif

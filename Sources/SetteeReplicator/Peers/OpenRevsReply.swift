@@ -41,7 +41,11 @@ enum OpenRevsReply {
                 found.append(try related(parts(part.body, boundary: inner), maxAttachmentBytes: maxAttachmentBytes))
             } else {
                 let json = try object(part.body)
-                if json["missing"] != nil { throw Missing() }
+                // `{"missing": rev}` comes as an `error="true"` part; a document may have a
+                // field of that name.
+                if type.lowercased().contains("error=\"true\"") || (json.count == 1 && json["missing"] != nil) {
+                    throw Missing()
+                }
                 found.append(Found(json: json, attachments: [:]))
             }
         }

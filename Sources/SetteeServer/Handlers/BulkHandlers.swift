@@ -159,42 +159,56 @@ enum BulkHandlers {
         options.revs = try context.query.bool("revs")
         let latest = try context.query.bool("latest")
         let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
-        var out: [UInt8] = Array(#"{"results":["#.utf8)
-        for (i, item) in docs.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
+        var items: [BulkGetItem] = []
+        for item in docs {
             guard let id = item["id"]?.stringValue else {
-                out.append(contentsOf: JSONWriter.serialize(["id": item["id"] ?? .null, "docs": [["error": [
-                    "id": item["id"] ?? .null, "rev": item["rev"] ?? .null, "error": "illegal_docid",
-                    "reason": "Document id must be a string"]]]]))
+                items.append(BulkGetItem(id: item["id"] ?? .null, outcome: .failed(["id": item["id"] ?? .null,
+                    "rev": item["rev"] ?? .null, "error": "illegal_docid", "reason": "Document id must be a string"])))
                 continue
             }
-            out.append(contentsOf: #"{"id":"#.utf8)
-            JSONWriter.writeString(id, to: &out)
-            out.append(contentsOf: #","docs":["#.utf8)
             guard try await UsersDatabaseReadRule.mayRead(id, context, database) else {
-                out.append(contentsOf: JSONWriter.serialize(["error": ["id": .string(id), "rev": item["rev"] ?? "undefined",
-                                                                       "error": "not_found", "reason": "missing"]]))
-                out.append(contentsOf: "]}".utf8)
+                items.append(BulkGetItem(id: .string(id), outcome: .failed(["id": .string(id),
+                    "rev": item["rev"] ?? "undefined", "error": "not_found", "reason": "missing"])))
                 continue
             }
             var itemOptions = options
             itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap {
                 $0.stringValue.flatMap(RevisionID.init)
             }
-            try await writeDocs(id: id, rev: item["rev"]?.stringValue, latest: latest, options: itemOptions,
-                                database: database, strippingFor: strip, to: &out)
+            let rev = item["rev"]?.stringValue
+            let found = try await lookUp(id: id, rev: rev, latest: latest, database: database)
+            items.append(BulkGetItem(id: .string(id), options: itemOptions, outcome: found.isEmpty
+                ? .failed(["id": .string(id), "rev": .string(rev ?? "undefined"), "error": "not_found", "reason": "missing"])
+                : .found(found)))
+        }
+        if BulkGetMultipart.isWanted(accept: context.headers["Accept"]) {
+            return BulkGetMultipart.response(items, database, strippingFor: strip)
+        }
+        var out: [UInt8] = Array(#"{"results":["#.utf8)
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"id":"#.utf8)
+            JSONWriter.write(item.id, to: &out)
+            out.append(contentsOf: #","docs":["#.utf8)
+            switch item.outcome {
+            case .failed(let error): out.append(contentsOf: JSONWriter.serialize(["error": .object(error)]))
+            case .found(let found):
+                try await writeDocs(found, options: item.options, database: database, strippingFor: strip, to: &out)
+            }
             out.append(contentsOf: "]}".utf8)
         }
         out.append(contentsOf: "]}\n".utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
-    /// - Parameter strippingFor: a `_replicator` reader who sees others' documents without credentials.
-    private static func writeDocs(id: String, rev revText: String?, latest: Bool, options: DocumentOptions,
-                                  database: Database, strippingFor reader: UserContext?, to out: inout [UInt8]) async throws {
+    /// The revisions a `_bulk_get` item asks for, with bodies: `rev` (or the leaves that
+    /// replaced it, `latest`), every leaf without one (as `open_revs=all`, chttpd_db
+    /// bulk_get); by generation, then suffix, as CouchDB sorts open_revs replies
+    /// (`OpenRevsHandler.revisions`). Empty when there is none.
+    private static func lookUp(id: String, rev revText: String?, latest: Bool,
+                               database: Database) async throws -> [(StoredDocument, StoredRevision)] {
         let requested = revText.flatMap(RevisionID.init)
         var found: [(StoredDocument, StoredRevision)] = []
-        // No rev: every leaf, as `open_revs=all` (chttpd_db bulk_get).
         if let document = try await database.document(id: id, revisions: requested.map { .revision($0) } ?? .allLeaves) {
             if let requested, latest, !document.tree.isLeaf(requested) {
                 let leaves = document.tree.latest(from: requested)
@@ -205,19 +219,15 @@ enum BulkHandlers {
                 found = document.revisions.filter { $0.body != nil }.map { (document, $0) }
             }
         }
-        if found.isEmpty {
-            var error: JSONObject = ["id": .string(id)]
-            error["rev"] = .string(revText ?? "undefined")
-            error["error"] = "not_found"
-            error["reason"] = "missing"
-            out.append(contentsOf: JSONWriter.serialize(["error": .object(error)]))
-            return
-        }
-        // By generation, then suffix, as CouchDB sorts open_revs replies (`OpenRevsHandler.revisions`).
-        found.sort { $0.1.rev < $1.1.rev }
+        return found.sorted { $0.1.rev < $1.1.rev }
+    }
+
+    /// - Parameter strippingFor: a `_replicator` reader who sees others' documents without credentials.
+    private static func writeDocs(_ found: [(StoredDocument, StoredRevision)], options: DocumentOptions,
+                                  database: Database, strippingFor reader: UserContext?, to out: inout [UInt8]) async throws {
         for (i, (document, revision)) in found.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            // JSON only: `attachments=true` inlines `data` (chttpd_db bulk_get, non-multipart).
+            // JSON: `attachments=true` inlines `data` (chttpd_db bulk_get, non-multipart).
             let forms = options.attachments ? try await AttachmentJSON.inlineForms(
                 database, document.tree, revision, attsSince: options.attsSince) : [:]
             out.append(contentsOf: #"{"ok":"#.utf8)
