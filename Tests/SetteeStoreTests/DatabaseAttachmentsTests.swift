@@ -103,6 +103,19 @@ import Testing
         await #expect(throws: StoreError.self) { _ = try await again.openAttachment(small, range: 10..<1_001) }
     }
 
+    @Test func theSmallBlobFileIsMadeByTheFirstSmallAttachment() async throws {
+        try await withDatabase { db in
+            let small = db.blobs.directory + "/" + SmallBlobFile.fileName
+            _ = try await db.put("plain").get()
+            #expect(try db.blobs.keys().isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: small))
+            let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [1, 2])
+            _ = try await put(db, "d", [.new(a)]).get()
+            #expect(FileManager.default.fileExists(atPath: small))
+            #expect(try await db.attachmentData(a) == [1, 2])
+        }
+    }
+
     @Test func aRefusedWritesSmallBlobGoesAtTheNextCompaction() async throws {
         try await withDatabase { db in
             let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [5, 6, 7])

@@ -39,7 +39,7 @@ final class BlobStore: Sendable {
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw StoreError.io(operation: "mkdir", path: directory, errno: errno)
         }
-        small = try SmallBlobFile(directory: directory)
+        small = SmallBlobFile(directory: directory)
     }
 
     /// Stores small blobs (`AttachmentUpload`'s staged bytes) in one transaction,

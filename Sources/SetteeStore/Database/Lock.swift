@@ -21,6 +21,9 @@ final class Lock: @unchecked Sendable {
     func lock() { pthread_mutex_lock(mutex) }
     func unlock() { pthread_mutex_unlock(mutex) }
 
+    /// Takes the lock only if it is free.
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }

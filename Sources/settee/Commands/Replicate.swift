@@ -57,8 +57,8 @@ struct Replicate: AsyncParsableCommand {
     @Option(name: .customLong("batch-size"), help: "Changes per batch (default 1000).")
     var batchSize: Int = 1000
 
-    @Option(help: "Chunks of 100 revisions copied at once (default 4).")
-    var workers: Int = 4
+    @Option(help: "Chunks of 100 revisions copied at once.")
+    var workers: Int = ReplicationOptions.defaultWorkers
 
     @Flag(name: .customLong("no-checkpoints"), help: "Neither read nor write checkpoints.")
     var noCheckpoints = false
