@@ -56,6 +56,32 @@ import Testing
         }
     }
 
+    /// The same for attachments: small ones (rows of the blob directory's `small.sqlite`,
+    /// committed before their revision) and one past `[attachments] inline_max_bytes`
+    /// (a blob file), each read back whole after a kill -9.
+    @Test func acknowledgedAttachmentsSurviveKill9() throws {
+        let dir = try TempDirectory(prefix: "durable-attachments")
+        let settee = try SetteeProcess.start(dataDirectory: dir.path)
+        #expect(try request(settee, "PUT", "/db").status == 201)
+        var stored: [String: [UInt8]] = [:]
+        for i in 0..<20 {
+            let bytes = (0..<(i == 0 ? 300_000 : 1_000 + i * 997)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+            let data = Data(bytes).base64EncodedString()
+            let body = #"{"_attachments":{"a.bin":{"content_type":"application/octet-stream","data":"\#(data)"}}}"#
+            #expect(try request(settee, "PUT", "/db/doc\(i)", json: body).status == 201)
+            stored["doc\(i)"] = bytes
+        }
+        settee.kill(SIGKILL)
+        _ = try settee.waitForExit(timeout: 30)
+
+        let again = try SetteeProcess.start(dataDirectory: dir.path)
+        defer { again.kill(SIGKILL) }
+        for (id, bytes) in stored {
+            let read = try request(again, "GET", "/db/\(id)/a.bin")
+            #expect(read.status == 200 && read.body == bytes, "\(id) lost its acknowledged attachment")
+        }
+    }
+
     /// Issue "_changes feeds": a continuous feed delivers a write within 100 ms. The
     /// feed is read as bytes arrive; the clock runs from the PUT's answer to the line.
     @Test func continuousFeedDeliversAWriteWithin100ms() throws {
