@@ -101,7 +101,7 @@ public struct SetteeConfiguration: Sendable {
     public var passwordIterations: Int?
     /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
     public var compressibleTypes: [String]?
-    /// `[attachments] inline_max_bytes`, when set: attachments up to this size live in the database file.
+    /// `[attachments] inline_max_bytes`, when set: attachments up to this size are rows of the blob directory's `small.sqlite`.
     public var inlineAttachmentLimit: Int?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
     public var readerMmapSize: Int?

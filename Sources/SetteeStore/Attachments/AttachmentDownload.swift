@@ -3,7 +3,7 @@
 ///
 /// Not for concurrent use: one task reads, awaiting each `next()`. Blocking reads and
 /// zlib run on `BlobIO`'s queue. An unlinked blob file stays readable until `close`
-/// (`BlobReader`), and a blob kept in the database file is read whole at the start
+/// (`BlobReader`), and a small blob (`SmallBlobFile`) is read whole at the start
 /// (`InlineBlobReader`), so a compaction during a download does no harm.
 public final class AttachmentDownload: @unchecked Sendable {
     // @unchecked: state is touched only inside `BlobIO.run`, one call at a time.

@@ -5,9 +5,9 @@ internal import Crypto
 /// revision that names it) or `abort` (nothing is left behind).
 ///
 /// Where the bytes go: stored bytes up to `inlineLimit` are held in memory and ride
-/// with the finished `StoredAttachment` into the write that names it, which keeps
-/// them in the database file (`InlineBlobs`); past the limit they spill into a blob
-/// file (`BlobWriter`), made durable by `finish`.
+/// with the finished `StoredAttachment` into the write that names it, which stores
+/// them in the blob directory's `small.sqlite` (`SmallBlobFile`) first; past the limit
+/// they spill into a blob file (`BlobWriter`), made durable by `finish`.
 ///
 /// Encodings (spec/couchdb.md "Attachments"): `.compress` gzips identity input on
 /// the way in (compressible types); `.identity` stores bytes as is; `.gzipped`
@@ -31,7 +31,7 @@ public final class AttachmentUpload: @unchecked Sendable {
     }
 
     private let store: BlobStore
-    /// The most stored bytes kept in the database file rather than a blob file; 0: none.
+    /// The most stored bytes kept as a small blob rather than a blob file; 0: none.
     private let inlineLimit: Int
     /// The blob file, once the stored bytes passed `inlineLimit`.
     private var writer: BlobWriter?

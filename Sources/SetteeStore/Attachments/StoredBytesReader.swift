@@ -1,5 +1,5 @@
 /// Where an `AttachmentDownload` reads stored bytes from, in pieces: a blob file
-/// (`BlobReader`) or a blob kept in the database file (`InlineBlobReader`).
+/// (`BlobReader`) or a small blob of `small.sqlite` (`InlineBlobReader`).
 protocol StoredBytesReader: AnyObject {
     /// The next piece (at most `maxLength` bytes), or nil at the end of the range.
     func read(maxLength: Int) throws -> [UInt8]?
@@ -12,7 +12,7 @@ extension StoredBytesReader {
 
 extension BlobReader: StoredBytesReader {}
 
-/// A blob read whole from the database file (`InlineBlobs`), handed out in pieces
+/// A small blob read whole from `small.sqlite` (`SmallBlobFile`), handed out in pieces
 /// like a file's; `range` as `BlobReader`'s.
 final class InlineBlobReader: StoredBytesReader {
     private let bytes: [UInt8]

@@ -143,8 +143,8 @@ public struct StoreConfiguration: Sendable {
     public var readerMmapSize: Int = 256 * 1024 * 1024
     /// Attachment types stored gzip'd (CouchDB's `[attachments] compressible_types`).
     public var compressibleTypes: [String] = Gzip.defaultCompressibleTypes
-    /// Attachments of at most this many stored bytes are kept inside the database file
-    /// rather than one file each (`[attachments] inline_max_bytes`; 0: none).
+    /// Attachments of at most this many stored bytes are rows of the blob directory's
+    /// `small.sqlite` rather than one file each (`[attachments] inline_max_bytes`; 0: none).
     public var inlineAttachmentLimit: Int = 100 * 1024
     /// Rules for the databases that have them, by name (`_replicator`'s document
     /// checks; `_users`' later): every write to that database passes its rule.
