@@ -42,11 +42,11 @@ final class BlobStore: Sendable {
         small = SmallBlobFile(directory: directory)
     }
 
-    /// Stores small blobs (`AttachmentUpload`'s staged bytes) in one transaction,
-    /// durable when this returns.
+    /// Stores small blobs (`AttachmentUpload`'s staged bytes) in one transaction (shared
+    /// with other stores that arrive meanwhile), durable when this returns.
     /// - Throws: `StoreError.sqlite`.
-    func storeSmall(_ blobs: [(key: BlobKey, bytes: [UInt8])]) throws {
-        try small.insert(blobs)
+    func storeSmall(_ blobs: [(key: BlobKey, bytes: [UInt8])]) async throws {
+        try await small.insert(blobs)
     }
 
     /// Closes the small blobs' file (the database is being closed or deleted).

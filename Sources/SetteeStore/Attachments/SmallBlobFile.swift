@@ -30,40 +30,39 @@ final class SmallBlobFile: Sendable {
     static let fileName = "small.sqlite"
     static let readerCount = 2
     private let path: String
-    private let writer = Mutex<Connection?>(nil)
+    private let writer: WriterConnection
     private let readers: [Slot]
     private let nextReader = Atomic<Int>(0)
+    private let commits: GroupCommit<StagedRow>
 
     init(directory: String) {
         path = directory + "/" + Self.fileName
         readers = (0..<Self.readerCount).map { _ in Slot() }
-    }
-
-    /// Stores `blobs` in one transaction, durable when this returns; identical bytes
-    /// already stored are kept (same digest).
-    /// - Throws: `StoreError.sqlite`.
-    func insert(_ blobs: [(key: BlobKey, bytes: [UInt8])]) throws {
-        try writer.withLock { connection in
-            let db = try connection ?? openWriter()
-            connection = db
-            try db.run("BEGIN IMMEDIATE")
-            do {
-                for blob in blobs {
+        let writer = WriterConnection(path: path)
+        self.writer = writer
+        commits = GroupCommit(label: "settee.small-blobs") { rows in
+            try writer.transaction { db in
+                for row in rows {
                     try db.run("INSERT OR IGNORE INTO blobs(digest, data) VALUES (?, ?)",
-                               [.blob(blob.key.md5), .blob(blob.bytes)])
+                               [.blob(row.key.md5), .blob(row.bytes)])
                 }
-                try db.run("COMMIT")
-            } catch {
-                try? db.run("ROLLBACK")
-                throw error
             }
         }
     }
 
-    private func openWriter() throws -> Connection {
-        let db = try Connection(path: path, newFileSettings: "PRAGMA page_size=32768; PRAGMA auto_vacuum=INCREMENTAL;")
-        try db.execute("CREATE TABLE IF NOT EXISTS blobs (digest BLOB PRIMARY KEY, data BLOB NOT NULL)")
-        return db
+    /// Stores `blobs`, durable when this returns; identical bytes already stored are kept
+    /// (same digest). Stores that arrive while one commits go together in the next
+    /// transaction (`GroupCommit`): a server taking many small attachments at once, one
+    /// request each (a replicator's `PUT`s), shares one fsync among them.
+    /// - Throws: `StoreError.sqlite`.
+    func insert(_ blobs: [(key: BlobKey, bytes: [UInt8])]) async throws {
+        try await commits.submit(blobs.map { StagedRow(key: $0.key, bytes: $0.bytes) })
+    }
+
+    /// One blob waiting for its commit.
+    private struct StagedRow: Sendable {
+        let key: BlobKey
+        let bytes: [UInt8]
     }
 
     /// The bytes stored under `key`, or nil when it is not kept here.
@@ -120,25 +119,48 @@ final class SmallBlobFile: Sendable {
     func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
         let unreferenced = try keys().filter { !referenced.contains($0) }
         guard !unreferenced.isEmpty else { return 0 }
-        try writer.withLock { connection in
-            let db = try connection ?? openWriter()
-            connection = db
-            try db.run("BEGIN IMMEDIATE")
-            do {
-                for key in unreferenced { try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)]) }
-                try db.run("COMMIT")
-            } catch {
-                try? db.run("ROLLBACK")
-                throw error
-            }
-            try db.execute("PRAGMA incremental_vacuum")
+        try writer.transaction { db in
+            for key in unreferenced { try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)]) }
         }
+        try writer.transaction { db in try db.execute("PRAGMA incremental_vacuum") }
         return unreferenced.count
     }
 
     func close() {
-        writer.withLock { $0?.close() }
+        writer.close()
         for reader in readers { reader.lock.withLock { reader.connection?.close() } }
+    }
+
+    /// The writing connection, opened (and the file made) by the first write.
+    private final class WriterConnection: Sendable {
+        let path: String
+        private let connection = Mutex<Connection?>(nil)
+
+        init(path: String) { self.path = path }
+
+        /// Runs `body` in one transaction: committed (durable) when this returns, else rolled back.
+        func transaction(_ body: (Connection) throws -> Void) throws {
+            try connection.withLock { connection in
+                let db = try connection ?? Self.open(path)
+                connection = db
+                try db.run("BEGIN IMMEDIATE")
+                do {
+                    try body(db)
+                    try db.run("COMMIT")
+                } catch {
+                    try? db.run("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+
+        private static func open(_ path: String) throws -> Connection {
+            let db = try Connection(path: path, newFileSettings: "PRAGMA page_size=32768; PRAGMA auto_vacuum=INCREMENTAL;")
+            try db.execute("CREATE TABLE IF NOT EXISTS blobs (digest BLOB PRIMARY KEY, data BLOB NOT NULL)")
+            return db
+        }
+
+        func close() { connection.withLock { $0?.close() } }
     }
 
     /// A reader connection and its lock.

@@ -128,7 +128,6 @@ extension Database {
             }
         }
         guard !staged.isEmpty else { return }
-        let blobs = self.blobs
-        try await BlobIO.run { [staged] in try blobs.storeSmall(staged) }
+        try await blobs.storeSmall(staged)
     }
 }
