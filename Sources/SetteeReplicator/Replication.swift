@@ -187,18 +187,7 @@ public final class Replication: Sendable {
         let chunks = stride(from: 0, to: requests.count, by: Self.chunkSize).map {
             Array(requests[$0..<min($0 + Self.chunkSize, requests.count)])
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var running = 0
-            for chunk in chunks {
-                if running == max(1, options.workers) {
-                    try await group.next()
-                    running -= 1
-                }
-                group.addTask { try await self.copy(chunk) }
-                running += 1
-            }
-            try await group.waitForAll()
-        }
+        _ = try await chunks.concurrentMap(limit: options.workers) { try await self.copy($0) }
     }
 
     /// Revisions per `_bulk_get`; `options.workers` of them are in flight at once.

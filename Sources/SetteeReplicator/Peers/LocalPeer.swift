@@ -182,7 +182,7 @@ public struct LocalPeer: Peer {
         }
         // Following attachments are stored first, as a multipart upload's are; several at
         // once, since each is hashed (MD5) as it is stored.
-        let followed = await Self.storeFollowing(parsed, in: database)
+        let followed = try await Self.storeFollowing(parsed, in: database)
         var updates: [DocumentUpdate] = []
         for (index, (revision, document)) in parsed.enumerated() {
             do {
@@ -211,42 +211,31 @@ public struct LocalPeer: Peer {
 
     /// Each parsed revision's following attachments stored as blobs, by name (or why not).
     private static func storeFollowing(_ parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)],
-                                       in database: Database) async -> [Result<[String: StoredAttachment], any Error>] {
-        var stored = [Result<[String: StoredAttachment], any Error>](repeating: .success([:]), count: parsed.count)
+                                       in database: Database) async throws -> [Result<[String: StoredAttachment], any Error>] {
         let work = parsed.indices.flatMap { index in
-            parsed[index].revision.attachments.map { (index: index, name: $0.key, bytes: $0.value) }
+            parsed[index].revision.attachments.map { name, bytes in
+                (index: index, name: name, bytes: bytes, type: parsed[index].document.attachments?[name]?["content_type"]?
+                    .stringValue ?? "application/octet-stream")
+            }
         }
-        await withTaskGroup(of: (Int, String, Result<StoredAttachment, any Error>).self) { group in
-            func collect(_ result: (Int, String, Result<StoredAttachment, any Error>)) {
-                let (index, name, outcome) = result
-                switch (stored[index], outcome) {
-                case (.success(var named), .success(let attachment)):
-                    named[name] = attachment
-                    stored[index] = .success(named)
-                case (.success, .failure(let error)): stored[index] = .failure(error)
-                case (.failure, _): break
-                }
+        // Results, not throws: one attachment that cannot be stored fails its own document only.
+        let outcomes = try await work.concurrentMap(limit: attachmentStores) { item -> Result<StoredAttachment, any Error> in
+            do {
+                return .success(try await database.storeAttachment(name: item.name, contentType: item.type,
+                                                                   bytes: item.bytes))
+            } catch {
+                return .failure(error)
             }
-            var running = 0
-            for item in work {
-                if running == attachmentStores, let done = await group.next() {
-                    collect(done)
-                    running -= 1
-                }
-                let type = parsed[item.index].document.attachments?[item.name]?["content_type"]?.stringValue
-                    ?? "application/octet-stream"
-                group.addTask {
-                    do {
-                        let attachment = try await database.storeAttachment(name: item.name, contentType: type,
-                                                                            bytes: item.bytes)
-                        return (item.index, item.name, .success(attachment))
-                    } catch {
-                        return (item.index, item.name, .failure(error))
-                    }
-                }
-                running += 1
+        }
+        var stored = [Result<[String: StoredAttachment], any Error>](repeating: .success([:]), count: parsed.count)
+        for (item, outcome) in zip(work, outcomes) {
+            switch (stored[item.index], outcome) {
+            case (.success(var named), .success(let attachment)):
+                named[item.name] = attachment
+                stored[item.index] = .success(named)
+            case (.success, .failure(let error)): stored[item.index] = .failure(error)
+            case (.failure, _): break
             }
-            for await done in group { collect(done) }
         }
         return stored
     }

@@ -140,19 +140,10 @@ public struct RemotePeer: Peer {
     private func withAttachments(_ found: [(RevisionRequest, JSONObject)]) async throws -> [TransferRevision] {
         var out = found.map { TransferRevision(json: $0.1) }
         let fetching = found.indices.filter { found[$0].1["_attachments"] != nil }
-        try await withThrowingTaskGroup(of: (Int, TransferRevision).self) { group in
-            var running = 0
-            for index in fetching {
-                if running == Self.attachmentFetches, let (done, revision) = try await group.next() {
-                    out[done] = revision
-                    running -= 1
-                }
-                let (request, doc) = found[index]
-                group.addTask { (index, try await self.withAttachments(doc, attsSince: request.attsSince)) }
-                running += 1
-            }
-            for try await (done, revision) in group { out[done] = revision }
+        let fetched = try await fetching.concurrentMap(limit: Self.attachmentFetches) { index in
+            try await self.withAttachments(found[index].1, attsSince: found[index].0.attsSince)
         }
+        for (index, revision) in zip(fetching, fetched) { out[index] = revision }
         return out
     }
 

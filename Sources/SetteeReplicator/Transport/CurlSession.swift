@@ -31,8 +31,8 @@ public final class CurlSession: Sendable {
     private let started = Mutex(false)
     private let pinnedSessions = Mutex<[String: CurlSession]>([:])
 
-    /// Connections of one replication's session: its fetch workers (4 chunks at a time,
-    /// each with several attachment GETs) and the read-ahead of the next changes page.
+    /// Connections of one replication's session: its chunks in flight (8 by default, each
+    /// with several attachment GETs) and the read-ahead of the next changes page.
     /// With 4, exchanges queued for a connection while the peers sat idle
     /// (bench/RESULTS.md, "Attachments in a blob database").
     public static let connectionsPerReplication = 8

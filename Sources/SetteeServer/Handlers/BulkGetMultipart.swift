@@ -1,6 +1,7 @@
 import SetteeDocuments
 import SetteeHTTP
 import SetteeJSON
+import SetteeReplicator
 import SetteeStore
 
 /// One document of a `_bulk_get` request, looked up.
@@ -28,11 +29,7 @@ enum BulkGetMultipart {
     /// Whether `accept` asks for multipart and does not take JSON (no header takes JSON).
     static func isWanted(accept: String?) -> Bool {
         guard let accept else { return false }
-        let types = accept.split(separator: ",").map { range in
-            let type = range.prefix { $0 != ";" }
-            return String(type.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-                .lowercased()
-        }
+        let types = accept.split(separator: ",").map { $0.prefix { $0 != ";" }.trimmingBlanks().lowercased() }
         let takesJSON = types.contains { ["application/json", "application/*", "*/*"].contains($0) }
         let takesMultipart = types.contains { ["multipart/mixed", "multipart/related", "multipart/*"].contains($0) }
         return takesMultipart && !takesJSON

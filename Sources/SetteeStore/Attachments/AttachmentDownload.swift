@@ -4,7 +4,7 @@
 /// Not for concurrent use: one task reads, awaiting each `next()`. Blocking reads and
 /// zlib run on `BlobIO`'s queue. An unlinked blob file stays readable until `close`
 /// (`BlobReader`), and a small blob (`SmallBlobFile`) is read whole at the start
-/// (`InlineBlobReader`), so a compaction during a download does no harm.
+/// (`SmallBlobReader`), so a compaction during a download does no harm.
 public final class AttachmentDownload: @unchecked Sendable {
     // @unchecked: state is touched only inside `BlobIO.run`, one call at a time.
     private let reader: any StoredBytesReader

@@ -95,7 +95,7 @@ final class BlobStore: Sendable {
     /// - Throws: `StoreError.attachmentNotFound` when the blob is missing,
     ///   `StoreError.io` otherwise, and `.attachmentMismatch` for a range past the end.
     func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> any StoredBytesReader {
-        if let bytes = try small.read(key) { return try InlineBlobReader(bytes, range: range) }
+        if let bytes = try small.read(key) { return try SmallBlobReader(bytes, range: range) }
         return try BlobReader(path: path(for: key), key: key, range: range)
     }
 

@@ -121,8 +121,8 @@ final class SmallBlobFile: Sendable {
         guard !unreferenced.isEmpty else { return 0 }
         try writer.transaction { db in
             for key in unreferenced { try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)]) }
+            try db.execute("PRAGMA incremental_vacuum")
         }
-        try writer.transaction { db in try db.execute("PRAGMA incremental_vacuum") }
         return unreferenced.count
     }
 

@@ -1,5 +1,5 @@
 /// Where an `AttachmentDownload` reads stored bytes from, in pieces: a blob file
-/// (`BlobReader`) or a small blob of `small.sqlite` (`InlineBlobReader`).
+/// (`BlobReader`) or a small blob of `small.sqlite` (`SmallBlobReader`).
 protocol StoredBytesReader: AnyObject {
     /// The next piece (at most `maxLength` bytes), or nil at the end of the range.
     func read(maxLength: Int) throws -> [UInt8]?
@@ -14,7 +14,7 @@ extension BlobReader: StoredBytesReader {}
 
 /// A small blob read whole from `small.sqlite` (`SmallBlobFile`), handed out in pieces
 /// like a file's; `range` as `BlobReader`'s.
-final class InlineBlobReader: StoredBytesReader {
+final class SmallBlobReader: StoredBytesReader {
     private let bytes: [UInt8]
     private var offset: Int
     private let end: Int
@@ -39,4 +39,4 @@ final class InlineBlobReader: StoredBytesReader {
 }
 
 @available(*, unavailable)
-extension InlineBlobReader: Sendable {}
+extension SmallBlobReader: Sendable {}
