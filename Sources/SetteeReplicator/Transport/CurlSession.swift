@@ -64,13 +64,22 @@ public final class CurlSession: Sendable {
         guard !wasStarted else { return }
         _ = Self.globalInit
         for _ in 0..<maxConnections {
+            queue.workerStarted()
             WorkerThread.start { [queue, verifyTLS, pinnedFingerprint] in
                 CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint).run(queue)
+                queue.workerEnded()
             }
         }
     }
 
-    deinit { queue.close() }
+    /// Ends the threads and waits until each has cleaned up its handle: a worker still
+    /// closing its TLS connections while the process exits ran into OpenSSL's exit-time
+    /// cleanup and crashed `settee replicate` (SIGSEGV after a finished replication).
+    /// Never runs on a worker: their closures hold the queue, not the session.
+    deinit {
+        queue.close()
+        queue.waitForWorkers()
+    }
 
     /// curl_global_init is not thread-safe; a static let runs it once, before any handle.
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -117,6 +126,8 @@ final class JobQueue: @unchecked Sendable {
     private let condition = Condition()
     private var jobs: [CurlJob] = []
     private var isClosed = false
+    /// Worker threads started and not yet ended.
+    private var workers = 0
 
     func push(_ job: CurlJob) {
         condition.lock()
@@ -135,6 +146,26 @@ final class JobQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while jobs.isEmpty && !isClosed { condition.wait() }
         return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+
+    func workerStarted() {
+        condition.lock()
+        workers += 1
+        condition.unlock()
+    }
+
+    func workerEnded() {
+        condition.lock()
+        workers -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns once every worker has ended (after `close`).
+    func waitForWorkers() {
+        condition.lock()
+        while workers > 0 { condition.wait() }
+        condition.unlock()
     }
 
     func close() {
