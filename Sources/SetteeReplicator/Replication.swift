@@ -94,52 +94,83 @@ public final class Replication: Sendable {
             return max(.milliseconds(50), min(options.pollTimeout, options.checkpointInterval - (clock.now - last)))
         }
         // The next page is read while this one is copied: the source is otherwise idle
-        // while the target diffs and writes. Only the copied page's seq is checkpointed.
+        // while the target diffs and writes. `seq` is where reading goes on from;
+        // `writtenSeq` is the last page written with all before it, the only one checkpointed.
         var readAhead: Task<ChangesPage, any Error>?
         defer { readAhead?.cancel() }
-        while true {
-            try Task.checkCancellation()
-            let page: ChangesPage
-            if let ahead = readAhead {
-                readAhead = nil
-                page = try await ahead.value
-            } else {
-                page = try await nextPage(after: seq, wait: caughtUp ? longpollWait(since: lastCheckpoint, clock) : nil)
+        var writtenSeq = seq
+        var savedSeq: JSONValue?
+        try await withThrowingTaskGroup(of: Int.self) { chunkTasks in
+            var pages = PagesInFlight()
+            var running = 0
+            /// Records the pages now written in order: progress, lag, what to checkpoint.
+            func recordWritten() {
+                guard let (lastSeq, readAt) = pages.popWritten() else { return }
+                writtenSeq = lastSeq
+                state.withLock {
+                    $0.sourceSeq = lastSeq
+                    if let readAt { $0.lastPageLag = clock.now - readAt }
+                }
             }
-            // A page shorter than asked for was the end of the feed when read: no read-ahead,
-            // and next the longpoll (continuous) or the end (one-shot).
-            let isFull = page.rows.count >= options.batchSize
-            if isFull {
-                let next = page.lastSeq
-                readAhead = Task { try await self.nextPage(after: next, wait: nil) }
+            /// Waits for one chunk to be written.
+            func settleOne() async throws {
+                guard let number = try await chunkTasks.next() else { return }
+                running -= 1
+                pages.chunkWritten(of: number)
+                recordWritten()
             }
-            if !page.rows.isEmpty {
+            while true {
+                try Task.checkCancellation()
+                let page: ChangesPage
+                if let ahead = readAhead {
+                    readAhead = nil
+                    page = try await ahead.value
+                } else {
+                    page = try await nextPage(after: seq, wait: caughtUp ? longpollWait(since: lastCheckpoint, clock) : nil)
+                }
                 let read = clock.now
-                try await retrying { try await self.transfer(page.rows) }
-                state.withLock { $0.lastPageLag = clock.now - read }
-            }
-            seq = page.lastSeq
-            state.withLock { $0.sourceSeq = seq }
-            if !page.rows.isEmpty { uncheckpointed = true }
-            let isEnd = !isFull && !options.continuous
-            // Continuous jobs checkpoint on the interval, and when an idle longpoll ends
-            // with nothing (not after every small page: that would delay the next change).
-            if options.useCheckpoints
-                && (isEnd || page.rows.isEmpty || clock.now - lastCheckpoint >= options.checkpointInterval) {
-                let stats = progress.stats
-                try await retrying { try await checkpointer.save(seq, stats: stats) }
-                lastCheckpoint = clock.now
-                uncheckpointed = false
-                state.withLock { $0.checkpointedSeq = seq }
-            }
-            if isEnd { break }
-            if !isFull {
-                caughtUp = true
-                state.withLock { $0.caughtUp = true }
+                // A page shorter than asked for was the end of the feed when read: no read-ahead,
+                // and next the longpoll (continuous) or the end (one-shot).
+                let isFull = page.rows.count >= options.batchSize
+                if isFull {
+                    let next = page.lastSeq
+                    readAhead = Task { try await self.nextPage(after: next, wait: nil) }
+                }
+                seq = page.lastSeq
+                let chunks = page.rows.isEmpty ? [] : try await retrying { try await self.missingChunks(page.rows) }
+                let number = pages.add(lastSeq: page.lastSeq, chunks: chunks.count, readAt: page.rows.isEmpty ? nil : read)
+                for chunk in chunks {
+                    while running >= max(1, options.workers) { try await settleOne() }
+                    chunkTasks.addTask { try await self.retrying { try await self.copy(chunk) }; return number }
+                    running += 1
+                }
+                recordWritten()  // a page with nothing to copy, behind none still copying
+                if !page.rows.isEmpty { uncheckpointed = true }
+                // At the feed's end everything lands before the longpoll or the end; while
+                // full pages flow, at most `workers` of them wait for their chunks.
+                while running > 0 && (!isFull || pages.count > max(1, options.workers)) { try await settleOne() }
+                let isEnd = !isFull && !options.continuous
+                // Continuous jobs checkpoint on the interval, and when an idle longpoll ends
+                // with nothing (not after every small page: that would delay the next change).
+                if options.useCheckpoints && (isEnd || page.rows.isEmpty
+                    || (clock.now - lastCheckpoint >= options.checkpointInterval && savedSeq != writtenSeq)) {
+                    let stats = progress.stats
+                    let checkpointSeq = writtenSeq
+                    try await retrying { try await checkpointer.save(checkpointSeq, stats: stats) }
+                    lastCheckpoint = clock.now
+                    uncheckpointed = checkpointSeq != seq
+                    savedSeq = checkpointSeq
+                    state.withLock { $0.checkpointedSeq = checkpointSeq }
+                }
+                if isEnd { break }
+                if !isFull {
+                    caughtUp = true
+                    state.withLock { $0.caughtUp = true }
+                }
             }
         }
         let stats = progress.stats
-        return Outcome(replicationID: id, sessionID: checkpointer.sessionID, sourceLastSeq: seq, stats: stats,
+        return Outcome(replicationID: id, sessionID: checkpointer.sessionID, sourceLastSeq: writtenSeq, stats: stats,
                        noChanges: stats.missingChecked == 0, history: checkpointer.history)
     }
 
@@ -172,8 +203,8 @@ public final class Replication: Sendable {
         try await retrying { try await self.target.create(parameters: self.options.createTargetParameters) }
     }
 
-    /// One page: what the target lacks, fetched and written in chunks, several at once.
-    private func transfer(_ rows: [ChangeRow]) async throws {
+    /// What of one page the target lacks (`_revs_diff`), in chunks to fetch and write.
+    private func missingChunks(_ rows: [ChangeRow]) async throws -> [[RevisionRequest]] {
         var wanted: [String: [String]] = [:]
         for row in rows { wanted[row.id, default: []].append(contentsOf: row.revisions) }
         let missing = try await target.missingRevisions(wanted)
@@ -184,13 +215,12 @@ public final class Replication: Sendable {
             $0.stats.missingChecked += wanted.values.reduce(0) { $0 + $1.count }
             $0.stats.missingFound += requests.count
         }
-        let chunks = stride(from: 0, to: requests.count, by: Self.chunkSize).map {
+        return stride(from: 0, to: requests.count, by: Self.chunkSize).map {
             Array(requests[$0..<min($0 + Self.chunkSize, requests.count)])
         }
-        _ = try await chunks.concurrentMap(limit: options.workers) { try await self.copy($0) }
     }
 
-    /// Revisions per `_bulk_get`; `options.workers` of them are in flight at once.
+    /// Revisions per `_bulk_get`; `options.workers` of them are in flight at once, across pages.
     static let chunkSize = 100
 
     private func copy(_ requests: [RevisionRequest]) async throws {
