@@ -1,4 +1,4 @@
-public import SetteeJSON
+internal import SetteeJSON
 
 /// Pages of changes whose chunks are still being copied, oldest first.
 ///

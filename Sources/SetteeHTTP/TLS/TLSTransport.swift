@@ -31,10 +31,18 @@ final class TLSTransport: Transport, @unchecked Sendable {
             socket.close()
             throw TLSError.openSSL("SSL_new")
         }
-        SSL_set_fd(ssl, socket.socket.fd)
+        guard let method = Self.socketMethod, let bio = settee_socket_bio_new(method, socket.socket.fd) else {
+            SSL_free(ssl)
+            socket.close()
+            throw TLSError.openSSL("BIO_new")
+        }
+        SSL_set_bio(ssl, bio, bio)  // the session owns the BIO; the BIO does not own the fd
         self.socket = socket
         self.ssl = ssl
     }
+
+    /// The BIO methods every session's socket uses (recv/send; see shim.h), made once.
+    nonisolated(unsafe) private static let socketMethod = settee_socket_bio_method_new()
 
     /// What one SSL call asks for next.
     private enum Step {
