@@ -43,6 +43,8 @@ final class CurlTransfer: Sendable {
         return true
     }
 
+    static let largestReservation = 16 << 20
+
     /// One header line from curl (the status line of each response starts a new set:
     /// redirects and `100 Continue` come before the final one).
     func receivedHeader(_ line: UnsafeBufferPointer<UInt8>) {
@@ -54,6 +56,11 @@ final class CurlTransfer: Sendable {
                 let name = text[..<colon].lowercased()
                 let value = URLText.trimmed(text[text.index(after: colon)...])
                 s.headers.append((name, value))
+                // Collected in one allocation, not grown by doubling (each growth a copy of
+                // what came so far); a declared length is trusted up to 16 MiB only.
+                if name == "content-length", !isStreaming, let length = Int(value), length > 0 {
+                    s.body.reserveCapacity(min(length, Self.largestReservation))
+                }
             }
         }
     }

@@ -77,7 +77,8 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// the blob file (opened at the first piece past the limit).
     private func keep(_ bytes: [UInt8]) throws {
         if writer == nil && held.count + bytes.count <= inlineLimit {
-            held += bytes
+            // A whole attachment handed over at once (a replicator's) is kept, not copied.
+            if held.isEmpty { held = bytes } else { held += bytes }
             return
         }
         try spill().write(bytes)

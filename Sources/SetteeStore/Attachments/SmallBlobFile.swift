@@ -43,8 +43,8 @@ final class SmallBlobFile: Sendable {
         commits = GroupCommit(label: "settee.small-blobs") { rows in
             try writer.transaction { db in
                 for row in rows {
-                    try db.run("INSERT OR IGNORE INTO blobs(digest, data) VALUES (?, ?)",
-                               [.blob(row.key.md5), .blob(row.bytes)])
+                    try db.run("INSERT OR IGNORE INTO blobs(digest, data) VALUES (?, ?)", [.blob(row.key.md5)],
+                               borrowing: row.bytes)
                 }
             }
         }

@@ -107,6 +107,13 @@ final class Connection {
         while try statement.step() {}
     }
 
+    /// Runs `sql` with `arguments`, and `borrowed` bound to the parameter after them
+    /// without SQLite's copy of it (`Statement.runBindingBorrowed`).
+    func run(_ sql: String, _ arguments: [SQLiteValue], borrowing borrowed: [UInt8]) throws {
+        let statement = try statement(sql, arguments + [.null])
+        try statement.runBindingBorrowed(borrowed, at: Int32(arguments.count + 1))
+    }
+
     /// Runs a query, calling `row` for each result row.
     func query(_ sql: String, _ arguments: [SQLiteValue] = [], row: (Statement) throws -> Void) throws {
         let statement = try statement(sql, arguments)
