@@ -6,10 +6,10 @@ internal import Synchronization
 /*
  CurlSession: the replicator's HTTP client over libcurl.
 
- A fixed set of threads, each owning one curl easy handle, take exchanges from a
- queue. A handle keeps its connections between exchanges (HTTP keep-alive), so
- N threads are at most N connections per peer, and at most N exchanges run at
- once. curl blocks its thread, never Swift's cooperative pool; the waiting task
+ One thread per session drives a curl multi handle: up to N exchanges at once
+ (N the session's connections), taken from a queue as earlier ones end. The multi
+ handle's connection cache keeps up to N connections open between exchanges
+ (HTTP keep-alive). curl never blocks Swift's cooperative pool; the waiting task
  suspends on a continuation. Cancelling that task sets a flag the progress
  callback reads, which aborts the transfer within curl's progress interval.
  */
@@ -63,16 +63,14 @@ public final class CurlSession: Sendable {
         }
         guard !wasStarted else { return }
         _ = Self.globalInit
-        for _ in 0..<maxConnections {
-            queue.workerStarted()
-            WorkerThread.start { [queue, verifyTLS, pinnedFingerprint] in
-                CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint).run(queue)
-                queue.workerEnded()
-            }
+        queue.workerStarted()
+        WorkerThread.start { [queue, verifyTLS, pinnedFingerprint, maxConnections] in
+            CurlWorker(verifyTLS: verifyTLS, pinnedFingerprint: pinnedFingerprint, maxTransfers: maxConnections).run(queue)
+            queue.workerEnded()
         }
     }
 
-    /// Ends the threads and waits until each has cleaned up its handle: a worker still
+    /// Ends the thread and waits until it has cleaned up its handles: a worker still
     /// closing its TLS connections while the process exits ran into OpenSSL's exit-time
     /// cleanup and crashed `settee replicate` (SIGSEGV after a finished replication).
     /// Never runs on a worker: their closures hold the queue, not the session.
@@ -120,14 +118,30 @@ struct CurlJob: Sendable {
     let finish: @Sendable (Result<Int, RemoteError>) -> Void
 }
 
-/// The exchanges waiting for a curl thread. Closing it ends the threads once idle.
+/// The exchanges waiting for the curl thread. Closing it ends the thread once idle.
 final class JobQueue: @unchecked Sendable {
-    // `condition` guards `jobs` and `isClosed`; threads wait on it for work.
+    // `condition` guards everything below; the thread waits on it for work when idle.
     private let condition = Condition()
     private var jobs: [CurlJob] = []
     private var isClosed = false
     /// Worker threads started and not yet ended.
     private var workers = 0
+    /// Wakes the thread when it waits on its transfers rather than on this queue.
+    private var wake: (@Sendable () -> Void)?
+
+    /// Sets (or clears, with nil) what a push or a close runs to wake the thread.
+    func onPush(_ action: (@Sendable () -> Void)?) {
+        condition.lock()
+        wake = action
+        condition.unlock()
+    }
+
+    /// The next job without waiting; nil when there is none now.
+    func tryPop() -> CurlJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
 
     func push(_ job: CurlJob) {
         condition.lock()
@@ -138,6 +152,7 @@ final class JobQueue: @unchecked Sendable {
         }
         jobs.append(job)
         condition.signal()
+        wake?()
     }
 
     /// The next job; nil once closed.
@@ -174,6 +189,7 @@ final class JobQueue: @unchecked Sendable {
         let waiting = jobs
         jobs = []
         condition.broadcast()
+        wake?()
         condition.unlock()
         for job in waiting { job.finish(.failure(.cancelled)) }
     }

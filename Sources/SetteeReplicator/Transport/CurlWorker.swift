@@ -1,32 +1,90 @@
 internal import CCurl
 internal import FoundationEssentials
 
-/// One curl thread: an easy handle reused for every exchange it runs, so its
-/// connections stay open between them (curl_easy_reset keeps live connections).
+/// The session's curl thread: one multi handle runs up to `maxTransfers` exchanges at
+/// once, and its connection cache keeps connections open between them (keep-alive).
+/// Easy handles are reused from exchange to exchange (curl_easy_reset keeps nothing
+/// of the last one's options); callbacks run on this thread.
 struct CurlWorker {
     let verifyTLS: Bool
     /// The one certificate this session's peers may present (`AB:CD:…`), if pinned.
     let pinnedFingerprint: String?
+    let maxTransfers: Int
+
+    /// An exchange on the multi handle, and what must live until it ends.
+    private struct Running {
+        let job: CurlJob
+        let headers: UnsafeMutablePointer<curl_slist>?
+        let pin: CertificatePin?
+    }
 
     func run(_ queue: JobQueue) {
-        guard let handle = curl_easy_init() else {
-            while let job = queue.pop() { job.finish(.failure(.transport(code: -1, message: "curl_easy_init failed"))) }
+        guard let multi = curl_multi_init() else {
+            while let job = queue.pop() { job.finish(.failure(.transport(code: -1, message: "curl_multi_init failed"))) }
             return
         }
-        defer { curl_easy_cleanup(handle) }
-        while let job = queue.pop() {
-            curl_easy_reset(handle)
-            job.finish(perform(job.transfer, on: handle))
+        // A job pushed while the loop waits in curl_multi_poll wakes it (thread-safe).
+        let address = Int(bitPattern: multi)  // a pointer is not Sendable; its address is
+        queue.onPush { _ = curl_multi_wakeup(UnsafeMutableRawPointer(bitPattern: address)) }
+        settee_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxTransfers)
+        var running: [UnsafeMutableRawPointer: Running] = [:]
+        var idle: [UnsafeMutableRawPointer] = []
+        defer {
+            queue.onPush(nil)
+            for handle in idle { curl_easy_cleanup(handle) }
+            curl_multi_cleanup(multi)
+        }
+        while true {
+            // With nothing running, sleep until a job comes (nil: closed, and done).
+            if running.isEmpty {
+                guard let job = queue.pop() else { return }
+                start(job, multi, &running, &idle)
+            }
+            while running.count < maxTransfers, let job = queue.tryPop() { start(job, multi, &running, &idle) }
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                      let ended = running.removeValue(forKey: handle) else { continue }
+                curl_multi_remove_handle(multi, handle)
+                ended.job.finish(outcome(settee_curl_message_result(message), ended.job.transfer, ended.pin, handle))
+                curl_slist_free_all(ended.headers)
+                idle.append(handle)
+            }
+            // Up to a second: cancellation is seen by the progress callback, which curl
+            // calls at least that often.
+            if !running.isEmpty { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
     }
 
-    private func perform(_ transfer: CurlTransfer, on handle: UnsafeMutableRawPointer) -> Result<Int, RemoteError> {
+    /// Adds `job`'s exchange to the multi handle on a reused (or new) easy handle.
+    private func start(_ job: CurlJob, _ multi: UnsafeMutableRawPointer, _ running: inout [UnsafeMutableRawPointer: Running],
+                       _ idle: inout [UnsafeMutableRawPointer]) {
+        guard let handle = idle.popLast() ?? curl_easy_init() else {
+            job.finish(.failure(.transport(code: -1, message: "curl_easy_init failed")))
+            return
+        }
+        curl_easy_reset(handle)
+        let (headers, pin) = prepare(job.transfer, on: handle)
+        guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+            curl_slist_free_all(headers)
+            idle.append(handle)
+            job.finish(.failure(.transport(code: -1, message: "curl_multi_add_handle failed")))
+            return
+        }
+        running[handle] = Running(job: job, headers: headers, pin: pin)
+    }
+
+    /// Sets `transfer`'s options on `handle`. - Returns: the header list and the pin,
+    /// which must live until the exchange ends.
+    private func prepare(_ transfer: CurlTransfer, on handle: UnsafeMutableRawPointer)
+        -> (UnsafeMutablePointer<curl_slist>?, CertificatePin?) {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var headers: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers { headers = curl_slist_append(headers, "\(name): \(value)") }
         headers = curl_slist_append(headers, "Expect:")  // no 100-continue round trip
-        defer { curl_slist_free_all(headers) }
 
         settee_curl_setopt_string(handle, CURLOPT_URL, request.url)
         settee_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headers)
@@ -70,8 +128,12 @@ struct CurlWorker {
             return transfer.isCancelled ? 1 : 0
         }
         settee_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        return (headers, pin)
+    }
 
-        let code = curl_easy_perform(handle)
+    /// What an ended exchange reports: its status, or why there is none.
+    private func outcome(_ code: CURLcode, _ transfer: CurlTransfer, _ pin: CertificatePin?,
+                         _ handle: UnsafeMutableRawPointer) -> Result<Int, RemoteError> {
         if transfer.isCancelled { return .failure(.cancelled) }
         if code != CURLE_OK, let pin, let presented = pin.mismatch {
             return .failure(.certificateMismatch(expected: pin.expected, presented: presented))
