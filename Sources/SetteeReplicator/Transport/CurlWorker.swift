@@ -26,7 +26,10 @@ struct CurlWorker {
         // A job pushed while the loop waits in curl_multi_poll wakes it (thread-safe).
         let address = Int(bitPattern: multi)  // a pointer is not Sendable; its address is
         queue.onPush { _ = curl_multi_wakeup(UnsafeMutableRawPointer(bitPattern: address)) }
-        settee_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxTransfers)
+        // Idle connections kept: a replication's session speaks to two peers, each of
+        // which may have every exchange in flight at some point; with room for only
+        // `maxTransfers` in all, connections to one were closed to open ones to the other.
+        settee_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 2 * maxTransfers)
         var running: [UnsafeMutableRawPointer: Running] = [:]
         var idle: [UnsafeMutableRawPointer] = []
         defer {
