@@ -43,6 +43,8 @@ final class CurlTransfer: Sendable {
         return true
     }
 
+    /// The most a declared `Content-Length` reserves before the bytes come: a peer's
+    /// header must not make the replicator allocate more than this on its word alone.
     static let largestReservation = 16 << 20
 
     /// One header line from curl (the status line of each response starts a new set:
