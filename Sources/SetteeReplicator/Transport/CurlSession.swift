@@ -8,9 +8,9 @@ internal import Synchronization
 
  One thread per session drives a curl multi handle: up to N exchanges at once
  (N the session's connections), taken from a queue as earlier ones end. The multi
- handle's connection cache keeps up to N connections open between exchanges
- (HTTP keep-alive). curl never blocks Swift's cooperative pool; the waiting task
- suspends on a continuation. Cancelling that task sets a flag the progress
+ handle's connection cache keeps up to 2N connections open between exchanges
+ (HTTP keep-alive; N to each of a replication's two peers). curl never blocks
+ Swift's cooperative pool; the waiting task suspends on a continuation. Cancelling that task sets a flag the progress
  callback reads, which aborts the transfer within curl's progress interval.
  */
 
