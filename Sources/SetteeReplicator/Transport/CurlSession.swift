@@ -10,8 +10,9 @@ internal import Synchronization
  (N the session's connections), taken from a queue as earlier ones end. The multi
  handle's connection cache keeps up to 2N connections open between exchanges
  (HTTP keep-alive; N to each of a replication's two peers). curl never blocks
- Swift's cooperative pool; the waiting task suspends on a continuation. Cancelling that task sets a flag the progress
- callback reads, which aborts the transfer within curl's progress interval.
+ Swift's cooperative pool; the waiting task suspends on a continuation. Cancelling
+ that task sets a flag the progress callback reads, which aborts the transfer
+ within curl's progress interval.
  */
 
 /// The replicator's HTTP client: keep-alive connections, several exchanges at
