@@ -16,4 +16,19 @@ static inline int settee_start_writeback(int fd, off_t offset, off_t nbytes) {
 // memmem(3), a GNU extension too (glibc's two-way search, vectorized): the first
 // `needle` in `haystack`, or NULL.
 extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
+
+// fallocate(2), also declared only under _GNU_SOURCE; the prototype is glibc's own.
+extern int fallocate(int fd, int mode, off_t offset, off_t len);
+
+// Frees the file system blocks of a byte range of `fd`, which reads back as zeros
+// afterwards; the file keeps its size. The flags are linux/falloc.h's
+// FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (that header's own types clash with
+// Glibc's module).
+static inline int settee_punch_hole(int fd, off_t offset, off_t length) {
+    return fallocate(fd, 0x02 | 0x01, offset, length);
+}
+
+// O_DIRECT for open(2): glibc names it only under _GNU_SOURCE, but always defines
+// __O_DIRECT, whose value differs between architectures.
+static inline int settee_o_direct(void) { return __O_DIRECT; }
 #endif

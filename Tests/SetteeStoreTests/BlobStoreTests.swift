@@ -13,9 +13,11 @@ import Testing
         try body(try BlobStore(directory: dir), dir)
     }
 
-    /// The blob and temp files in `dir`: not the small blobs' `small.sqlite` (and its WAL).
+    /// The blob and temp files in `dir`: not the small blobs' `small.sqlite` (and its WAL)
+    /// or their pack file.
     func files(in dir: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: dir).filter { !$0.hasPrefix(SmallBlobFile.fileName) }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: dir)
+            .filter { !$0.hasPrefix(SmallBlobFile.fileName) && $0 != BlobPackAppender.fileName }.sorted()
     }
 
     @Test func digestMatchesCouchDB() throws {
