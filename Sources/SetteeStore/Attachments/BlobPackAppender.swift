@@ -1,5 +1,6 @@
 internal import CLinux
 internal import Glibc
+internal import Synchronization
 
 /// Writes the pack file of a `SmallBlobFile` (`pack` in the blob directory): blobs of at
 /// least `SmallBlobFile.packMinimum` bytes, appended end to end, each starting on a
@@ -27,7 +28,8 @@ final class BlobPackAppender {
     /// Every blob starts at a multiple of this: the alignment direct I/O asks of offsets,
     /// lengths and buffers, and the unit in which holes are punched.
     static let blockSize = 4096
-    /// The staging buffer: direct I/O reads from aligned memory, which blob arrays are not.
+    /// The staging buffer's size: direct I/O reads from aligned memory, which blob arrays
+    /// are not.
     static let bufferSize = 1 << 20
 
     private let path: String
@@ -35,22 +37,13 @@ final class BlobPackAppender {
     private var isDirect = false
     /// Where the next blob goes: the file's size, rounded up to a block.
     private var end: Int64 = 0
-    private let buffer: UnsafeMutableRawPointer
+    /// The staging buffer during an `append`, from `StagingBuffer.take()`.
+    private var buffer: UnsafeMutableRawPointer!
     private var buffered = 0
 
-    init(path: String) {
-        self.path = path
-        var memory: UnsafeMutableRawPointer?
-        guard posix_memalign(&memory, Self.blockSize, Self.bufferSize) == 0, let memory else {
-            fatalError("posix_memalign of \(Self.bufferSize) bytes failed")
-        }
-        buffer = memory
-    }
+    init(path: String) { self.path = path }
 
-    deinit {
-        close()
-        free(buffer)
-    }
+    deinit { close() }
 
     /// Appends `blobs` and makes them durable; returns the offset of each.
     /// - Throws: `StoreError.io` (disk full: `ENOSPC`).
@@ -59,6 +52,12 @@ final class BlobPackAppender {
         var offsets: [Int64] = []
         offsets.reserveCapacity(blobs.count)
         let start = end
+        let staging = StagingBuffer.take()
+        buffer = staging.pointer
+        defer {
+            buffer = nil
+            StagingBuffer.give(staging)
+        }
         do {
             for blob in blobs {
                 offsets.append(end + Int64(buffered))
@@ -164,5 +163,35 @@ final class BlobPackAppender {
         Glibc.close(fd)
         fd = opened
         isDirect = false
+    }
+}
+
+/// A staging buffer for `BlobPackAppender`, aligned for direct I/O. Every pack file of
+/// the process draws from one pool and holds a buffer only while it appends, with at most
+/// `spareLimit` kept idle: a server with a thousand databases does not keep a megabyte
+/// for each, and a kept buffer's pages are already the process's, so reusing it costs no
+/// page faults.
+private final class StagingBuffer: @unchecked Sendable {
+    // @unchecked: the memory is used by one appender at a time (`take`/`give`).
+    static let spareLimit = 4
+    private static let spares = Mutex<[StagingBuffer]>([])
+    let pointer: UnsafeMutableRawPointer
+
+    private init() {
+        var memory: UnsafeMutableRawPointer?
+        guard posix_memalign(&memory, BlobPackAppender.blockSize, BlobPackAppender.bufferSize) == 0, let memory else {
+            fatalError("posix_memalign of \(BlobPackAppender.bufferSize) bytes failed")
+        }
+        pointer = memory
+    }
+
+    deinit { free(pointer) }
+
+    static func take() -> StagingBuffer { spares.withLock { $0.popLast() } ?? StagingBuffer() }
+
+    static func give(_ buffer: StagingBuffer) {
+        spares.withLock { spares in
+            if spares.count < spareLimit { spares.append(buffer) }
+        }
     }
 }
