@@ -129,7 +129,10 @@ extension ServerUnderTest {
             "_id": "conflicted", "_rev": "2-0000000000000000000000000000abcd",
             "_revisions": ["start": 2, "ids": ["0000000000000000000000000000abcd", .string(String(base.dropFirst(2)))]],
             "side": "b",
+            // 5 MB: a blob file; 60 KB: in the blob directory's pack file; notes.txt: a row.
             "_attachments": ["big.bin": ["content_type": "application/octet-stream", "data": .string(blob)],
+                             "thumb.bin": ["content_type": "image/png",
+                                           "data": .string(Data((0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }).base64EncodedString())],
                              "notes.txt": ["content_type": "text/plain",
                                            "data": .string(Data(String(repeating: "couch ", count: 300).utf8).base64EncodedString())]],
         ]
