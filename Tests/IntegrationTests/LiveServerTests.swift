@@ -57,15 +57,16 @@ import Testing
     }
 
     /// The same for attachments: small ones (rows of the blob directory's `small.sqlite`,
-    /// committed before their revision) and one past `[attachments] inline_max_bytes`
-    /// (a blob file), each read back whole after a kill -9.
+    /// or from 16 KiB bytes in its pack file, committed before their revision) and one past
+    /// `[attachments] inline_max_bytes` (a blob file), each read back whole after a kill -9.
     @Test func acknowledgedAttachmentsSurviveKill9() throws {
         let dir = try TempDirectory(prefix: "durable-attachments")
         let settee = try SetteeProcess.start(dataDirectory: dir.path)
         #expect(try request(settee, "PUT", "/db").status == 201)
         var stored: [String: [UInt8]] = [:]
         for i in 0..<20 {
-            let bytes = (0..<(i == 0 ? 300_000 : 1_000 + i * 997)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+            // 300 KB, then 1,077 to 28,797 bytes: rows below 16 KiB, the pack file from 16,384 (five).
+            let bytes = (0..<(i == 0 ? 300_000 : 1_000 + i * i * 77)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
             let data = Data(bytes).base64EncodedString()
             let body = #"{"_attachments":{"a.bin":{"content_type":"application/octet-stream","data":"\#(data)"}}}"#
             #expect(try request(settee, "PUT", "/db/doc\(i)", json: body).status == 201)
