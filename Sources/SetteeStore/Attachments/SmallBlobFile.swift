@@ -108,9 +108,19 @@ final class SmallBlobFile: Sendable {
         } ?? nil
         switch found {
         case .row(let bytes): return bytes
-        case .packed(let offset, let length): return try pack.read(offset: offset, length: length)
+        case .packed(let offset, let length):
+            let bytes = try pack.read(offset: offset, length: length)
+            // Compaction punches a blob's bytes out only once its row's deletion committed:
+            // if the row still names this offset after the read, the bytes were the blob's,
+            // not the zeros of a hole punched meanwhile.
+            guard try packedOffset(of: key) == offset else { return nil }
+            return bytes
         case nil: return nil
         }
+    }
+
+    private func packedOffset(of key: BlobKey) throws -> Int64? {
+        try withReader { db in try db.integer("SELECT offset FROM packed WHERE digest = ?", [.blob(key.md5)]) } ?? nil
     }
 
     /// Where a blob's bytes are.
