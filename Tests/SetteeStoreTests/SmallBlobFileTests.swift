@@ -4,7 +4,9 @@ import Testing
 @testable import SetteeStore
 
 /// `SmallBlobFile` and its pack file (`BlobPackAppender`, `BlobPackReader`): where each
-/// size of blob goes, that every one reads back, and that compaction gives space back.
+/// size of blob goes, that every one reads back, and that compaction gives space back;
+/// with direct I/O and through the page cache (`directIO: false`, what a file system
+/// without direct I/O gets).
 @Suite struct SmallBlobFileTests {
     /// A fresh directory per test, removed when `body` returns.
     func withDirectory(_ body: (String) async throws -> Void) async throws {
@@ -27,9 +29,9 @@ import Testing
         return (Int64(info.st_size), Int64(info.st_blocks) * 512)
     }
 
-    @Test func everySizeReadsBack() async throws {
+    @Test(arguments: [true, false]) func everySizeReadsBack(directIO: Bool) async throws {
         try await withDirectory { dir in
-            let file = SmallBlobFile(directory: dir)
+            let file = SmallBlobFile(directory: dir, directIO: directIO)
             defer { file.close() }
             // Around the row/pack boundary, one block, and more than the staging buffer.
             let sizes = [0, 100, SmallBlobFile.packMinimum - 1, SmallBlobFile.packMinimum, 100_000,
@@ -44,9 +46,9 @@ import Testing
         }
     }
 
-    @Test func sameBytesArePackedOnce() async throws {
+    @Test(arguments: [true, false]) func sameBytesArePackedOnce(directIO: Bool) async throws {
         try await withDirectory { dir in
-            let file = SmallBlobFile(directory: dir)
+            let file = SmallBlobFile(directory: dir, directIO: directIO)
             defer { file.close() }
             let one = blob(50_000)
             try await file.insert([one, one])
@@ -56,13 +58,13 @@ import Testing
         }
     }
 
-    @Test func reopenedFileAppendsAfterWhatIsThere() async throws {
+    @Test(arguments: [true, false]) func reopenedFileAppendsAfterWhatIsThere(directIO: Bool) async throws {
         try await withDirectory { dir in
             let first = blob(40_000), second = blob(70_000)
-            let before = SmallBlobFile(directory: dir)
+            let before = SmallBlobFile(directory: dir, directIO: directIO)
             try await before.insert([first])
             before.close()
-            let after = SmallBlobFile(directory: dir)
+            let after = SmallBlobFile(directory: dir, directIO: directIO)
             defer { after.close() }
             try await after.insert([second])
             #expect(try after.read(first.key) == first.bytes)
@@ -70,9 +72,9 @@ import Testing
         }
     }
 
-    @Test func sweepGivesPackBytesBack() async throws {
+    @Test(arguments: [true, false]) func sweepGivesPackBytesBack(directIO: Bool) async throws {
         try await withDirectory { dir in
-            let file = SmallBlobFile(directory: dir)
+            let file = SmallBlobFile(directory: dir, directIO: directIO)
             defer { file.close() }
             let kept = blob(1 << 20), gone = [blob(1 << 20), blob(1 << 20)]
             try await file.insert([gone[0], kept, gone[1]])
@@ -87,10 +89,10 @@ import Testing
         }
     }
 
-    @Test func bytesNoRowNamesArePunched() async throws {
+    @Test(arguments: [true, false]) func bytesNoRowNamesArePunched(directIO: Bool) async throws {
         try await withDirectory { dir in
             let kept = blob(30_000)
-            let before = SmallBlobFile(directory: dir)
+            let before = SmallBlobFile(directory: dir, directIO: directIO)
             try await before.insert([kept])
             before.close()
             // What a crash between the pack's fdatasync and the rows' commit leaves.
@@ -98,7 +100,7 @@ import Testing
             let fd = open(dir + "/" + BlobPackAppender.fileName, O_WRONLY | O_APPEND)
             #expect(write(fd, leftover, leftover.count) == leftover.count)
             close(fd)
-            let file = SmallBlobFile(directory: dir)
+            let file = SmallBlobFile(directory: dir, directIO: directIO)
             defer { file.close() }
             let withLeftover = packSize(dir)
             #expect(try file.sweep(keeping: [kept.key]) == 0)

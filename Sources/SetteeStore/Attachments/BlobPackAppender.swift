@@ -34,6 +34,8 @@ final class BlobPackAppender {
 
     private let path: String
     private var fd: Int32 = -1
+    /// Whether to ask for direct I/O (tests turn it off to cover the page-cache path).
+    private let wantsDirect: Bool
     private var isDirect = false
     /// Where the next blob goes: the file's size, rounded up to a block.
     private var end: Int64 = 0
@@ -41,7 +43,10 @@ final class BlobPackAppender {
     private var buffer: UnsafeMutableRawPointer!
     private var buffered = 0
 
-    init(path: String) { self.path = path }
+    init(path: String, directIO: Bool = true) {
+        self.path = path
+        wantsDirect = directIO
+    }
 
     deinit { close() }
 
@@ -112,9 +117,13 @@ final class BlobPackAppender {
 
     private func openIfNeeded() throws {
         guard fd < 0 else { return }
-        var opened = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | settee_o_direct(), 0o644)
-        isDirect = opened >= 0
-        if opened < 0 && errno == EINVAL { opened = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
+        var opened: Int32 = -1
+        if wantsDirect {
+            opened = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | settee_o_direct(), 0o644)
+            isDirect = opened >= 0
+            guard opened >= 0 || errno == EINVAL else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        }
+        if opened < 0 { opened = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
         guard opened >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
         fd = opened
         end = Int64(Self.paddedLength(Int(try size(of: opened))))

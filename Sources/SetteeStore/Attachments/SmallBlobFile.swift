@@ -46,12 +46,14 @@ final class SmallBlobFile: Sendable {
     private let nextReader = Atomic<Int>(0)
     private let commits: GroupCommit<StagedRow>
 
-    init(directory: String) {
+    /// - Parameter directIO: whether the pack file is written with direct I/O (tests turn
+    ///   it off to cover the page-cache path that file systems without it take).
+    init(directory: String, directIO: Bool = true) {
         path = directory + "/" + Self.fileName
         readers = (0..<Self.readerCount).map { _ in Slot() }
         let packPath = directory + "/" + BlobPackAppender.fileName
         pack = BlobPackReader(path: packPath)
-        let writer = WriterConnection(path: path, packPath: packPath)
+        let writer = WriterConnection(path: path, packPath: packPath, directIO: directIO)
         self.writer = writer
         commits = GroupCommit(label: "settee.small-blobs") { rows in
             try writer.transaction { db, pack in try Self.store(rows, in: db, pack: pack) }
@@ -210,11 +212,13 @@ final class SmallBlobFile: Sendable {
     private final class WriterConnection: Sendable {
         let path: String
         let packPath: String
+        let directIO: Bool
         private let opened = Mutex<(connection: Connection, pack: BlobPackAppender)?>(nil)
 
-        init(path: String, packPath: String) {
+        init(path: String, packPath: String, directIO: Bool) {
             self.path = path
             self.packPath = packPath
+            self.directIO = directIO
         }
 
         /// Runs `body` in one transaction: committed (durable) when this returns, else rolled back.
@@ -234,7 +238,7 @@ final class SmallBlobFile: Sendable {
         /// Runs `body` under the writer's lock, outside any transaction.
         func withPack(_ body: (Connection, BlobPackAppender) throws -> Void) throws {
             try opened.withLock { opened in
-                let writer = try opened ?? (Self.open(path), BlobPackAppender(path: packPath))
+                let writer = try opened ?? (Self.open(path), BlobPackAppender(path: packPath, directIO: directIO))
                 opened = writer
                 try body(writer.connection, writer.pack)
             }
