@@ -12,10 +12,10 @@ internal import Synchronization
 /// kind of VM charges for on first use (copying into fresh page-cache pages was 27 % of
 /// a cold pull's samples). Here they are written once, with direct I/O (`O_DIRECT`) from
 /// one reused buffer, and take no page cache: a pull of 1 GB of 100 KB attachments into
-/// a fresh data directory went from 8.6–8.9 s to 5.8–6.2 s (bench/RESULTS.md, "A pack
-/// file for attachments"). Where the file system refuses direct I/O (tmpfs), the same
-/// bytes are written through the page cache. Reads always go through the page cache:
-/// the kernel keeps it coherent with direct writes.
+/// a fresh data directory went from 6.9–8.9 s to 5.3–5.8 s (bench/RESULTS.md, "A pack
+/// file for attachments"). Where a file system refuses direct I/O, the same bytes are
+/// written through the page cache. Reads always go through the page cache: the kernel
+/// keeps it coherent with direct writes.
 ///
 /// Durability: `append` returns once the bytes are on disk (`fdatasync`); only then do
 /// the rows naming them commit (`SmallBlobFile`). Bytes a crash left without a row and

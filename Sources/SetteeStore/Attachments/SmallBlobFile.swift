@@ -182,12 +182,14 @@ final class SmallBlobFile: Sendable {
     func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
         guard access(path, F_OK) == 0 else { return 0 }
         let unreferenced = try keys().filter { !referenced.contains($0) }
-        try writer.transaction { db, _ in
-            for key in unreferenced {
-                try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)])
-                try db.run("DELETE FROM packed WHERE digest = ?", [.blob(key.md5)])
+        if !unreferenced.isEmpty {
+            try writer.transaction { db, _ in
+                for key in unreferenced {
+                    try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)])
+                    try db.run("DELETE FROM packed WHERE digest = ?", [.blob(key.md5)])
+                }
+                try db.execute("PRAGMA incremental_vacuum")
             }
-            try db.execute("PRAGMA incremental_vacuum")
         }
         guard access(writer.packPath, F_OK) == 0 else { return unreferenced.count }
         try writer.withPack { db, pack in
