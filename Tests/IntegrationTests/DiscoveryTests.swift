@@ -128,7 +128,12 @@ import Testing
             let peers = (try? JSONReader.parse(Array(listing.output.utf8)))?.arrayValue ?? []
             found = peers.first { $0["url"]?.stringValue == baseA }
         }
-        #expect(found?["uuid"]?.stringValue == uuidA, "\(output)")
+        // When B never lists A, what both servers said of mDNS is what tells why.
+        let mdnsLines = { (server: SetteeProcess) in
+            server.output.split(separator: "\n").filter { $0.contains("mDNS") || $0.contains("iscovery") }.suffix(20)
+                .joined(separator: "\n")
+        }
+        #expect(found?["uuid"]?.stringValue == uuidA, "\(output)\nA:\n\(mdnsLines(a))\nB:\n\(mdnsLines(b))")
         #expect(found?["databases"] == ["shared"], "\(output)")
 
         // Edits on each side arrive on the other.
