@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "SetteeDocumentsTests",
                     dependencies: ["SetteeDocuments", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "SetteeHTTPTests", dependencies: ["SetteeHTTP", "SetteeTestSupport"],
+        .testTarget(name: "SetteeHTTPTests", dependencies: ["SetteeHTTP", "COpenSSL", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeServerTests",
                     dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeReplicator",

@@ -6,6 +6,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/rand.h>
+#include <openssl/hmac.h>
 
 // OpenSSL 3.0 exposes these as macros (or variadic functions), which Swift cannot import.
 static inline long settee_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int v) { return SSL_CTX_set_min_proto_version(ctx, v); }
@@ -77,4 +78,57 @@ static inline BIO *settee_socket_bio_new(BIO_METHOD *method, int fd) {
     BIO *bio = BIO_new(method);
     if (bio) BIO_set_data(bio, (void *)(intptr_t)fd);
     return bio;
+}
+
+// TLS 1.3 application traffic secrets, as OpenSSL's key log callback reports them at the
+// end of a handshake, for the server's own record layer (TLS13Records.swift). The
+// session's ex_data slot 0 (OpenSSL's "app data") points at the struct to fill; a
+// session without one is not captured. Nothing here writes a secret anywhere else.
+#include <string.h>
+
+struct settee_tls13_secrets {
+    unsigned char client[EVP_MAX_MD_SIZE];
+    unsigned char server[EVP_MAX_MD_SIZE];
+    int client_length;
+    int server_length;
+};
+
+static int settee_hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/// Parses "<label> <client random> <secret>" into `out`; the secret's length, or 0.
+static int settee_keylog_secret(const char *line, const char *label, unsigned char *out) {
+    size_t label_length = strlen(label);
+    if (strncmp(line, label, label_length) != 0 || line[label_length] != ' ') return 0;
+    const char *secret = strchr(line + label_length + 1, ' ');
+    if (!secret) return 0;
+    secret += 1;
+    int length = 0;
+    while (secret[0] && secret[1] && length < EVP_MAX_MD_SIZE) {
+        int high = settee_hex_digit(secret[0]), low = settee_hex_digit(secret[1]);
+        if (high < 0 || low < 0) return 0;
+        out[length++] = (unsigned char)(high * 16 + low);
+        secret += 2;
+    }
+    return secret[0] == 0 ? length : 0;
+}
+
+static void settee_keylog_capture(const SSL *ssl, const char *line) {
+    struct settee_tls13_secrets *secrets = SSL_get_ex_data(ssl, 0);
+    if (!secrets) return;
+    int n = settee_keylog_secret(line, "CLIENT_TRAFFIC_SECRET_0", secrets->client);
+    if (n) { secrets->client_length = n; return; }
+    n = settee_keylog_secret(line, "SERVER_TRAFFIC_SECRET_0", secrets->server);
+    if (n) secrets->server_length = n;
+}
+
+static inline void settee_ssl_ctx_capture_traffic_secrets(SSL_CTX *ctx) {
+    SSL_CTX_set_keylog_callback(ctx, settee_keylog_capture);
+}
+static inline int settee_ssl_set_secrets(SSL *ssl, struct settee_tls13_secrets *secrets) {
+    return SSL_set_ex_data(ssl, 0, secrets);
 }

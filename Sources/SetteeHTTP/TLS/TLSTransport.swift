@@ -7,17 +7,31 @@ internal import Synchronization
 /// suspends on the socket's readiness like a plain read or write, so a slow or
 /// silent peer holds one task, never the event loop.
 ///
+/// A TLS 1.3 session with an AES-GCM suite leaves OpenSSL once the handshake is done:
+/// `TLS13Records` frames its records from then on (bench/tls). Other sessions (TLS 1.2,
+/// ChaCha20) stay with OpenSSL throughout.
+///
 /// One task reads and one writes at a time (the `Transport` contract); the two
-/// may run at once, so every call into the SSL object is made under `lock`.
+/// may run at once, so every call into the SSL object or the records is made under `lock`.
 final class TLSTransport: Transport, @unchecked Sendable {
-    // @unchecked: `ssl` is touched only under `lock`, and freed once in `close`.
+    // @unchecked: the SSL object and the records are touched only under `lock`.
     private let socket: AsyncSocket
-    private let ssl: OpaquePointer
-    private let lock = Mutex(false)  // true once closed: the SSL object is gone
+    private struct Session {
+        /// OpenSSL's session; nil once closed, or once the records took over.
+        var ssl: OpaquePointer?
+        var records: TLS13Records?
+        var closed = false
+    }
+    private let lock: Mutex<Session>
+    /// Where OpenSSL's key log callback leaves the session's traffic secrets (shim.h);
+    /// wiped once the records have their keys (or OpenSSL keeps the session), freed in `close`.
+    private let secrets: UnsafeMutablePointer<settee_tls13_secrets>
     /// The last read took less than it asked for and OpenSSL holds nothing more, so the
     /// next read waits for the socket first (as `AsyncSocket` does): a keep-alive request
     /// then costs no `SSL_read` that can only fail with "want read".
     private let wasDrained = Atomic<Bool>(false)
+    /// Set once `lock`'s records exist; read without the lock on every call.
+    private let usesOwnRecords = Atomic<Bool>(false)
 
     var peer: String { socket.peer }
     /// The common name of the client's certificate, when it sent one that verified.
@@ -37,8 +51,14 @@ final class TLSTransport: Transport, @unchecked Sendable {
             throw TLSError.openSSL("BIO_new")
         }
         SSL_set_bio(ssl, bio, bio)  // the session owns the BIO; the BIO does not own the fd
+        secrets = .allocate(capacity: 1)
+        secrets.initialize(to: settee_tls13_secrets())
+        _ = settee_ssl_set_secrets(ssl, secrets)
+        // No read-ahead during the handshake: OpenSSL then reads no byte past the client's
+        // Finished, and the first record after it is the records' to open.
+        SSL_set_read_ahead(ssl, 0)
         self.socket = socket
-        self.ssl = ssl
+        lock = Mutex(Session(ssl: ssl))
     }
 
     /// The BIO methods every session's socket uses (recv/send; see shim.h), made once.
@@ -54,8 +74,8 @@ final class TLSTransport: Transport, @unchecked Sendable {
 
     /// Runs `call` on the session under the lock and reads OpenSSL's verdict.
     private func step(_ call: (OpaquePointer) -> Int32) -> Step {
-        lock.withLock { closed in
-            guard !closed else { return .closed }
+        lock.withLock { session in
+            guard let ssl = session.ssl else { return .closed }
             ERR_clear_error()
             let result = call(ssl)
             if result > 0 { return .done(result) }
@@ -75,7 +95,8 @@ final class TLSTransport: Transport, @unchecked Sendable {
         while true {
             switch step({ SSL_accept($0) }) {
             case .done:
-                clientName = lock.withLock { closed in closed ? nil : Self.verifiedClientName(ssl) }
+                clientName = lock.withLock { session in session.ssl.flatMap(Self.verifiedClientName) }
+                try await takeOverRecords(deadline: deadline)
                 return
             case .wait(let direction):
                 do {
@@ -90,6 +111,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
     }
 
     func read(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        if usesOwnRecords.load(ordering: .relaxed) { return try await readRecords(maxBytes: maxBytes, deadline: deadline) }
         if wasDrained.load(ordering: .relaxed) && !socket.isPeerClosed && !hasPending() {
             try await socket.waitUntilReady(for: .read, deadline: deadline)
         }
@@ -117,6 +139,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
     }
 
     func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws {
+        if usesOwnRecords.load(ordering: .relaxed) { return try await writeRecords(bytes, deadline: deadline) }
         var offset = 0
         while offset < bytes.count {
             let outcome = bytes.withUnsafeBytes { raw in
@@ -133,7 +156,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
 
     /// Whether OpenSSL holds bytes already read from the socket (a record, or part of one).
     private func hasPending() -> Bool {
-        lock.withLock { closed in !closed && SSL_has_pending(ssl) == 1 }
+        lock.withLock { session in session.ssl.map { SSL_has_pending($0) == 1 } ?? false }
     }
 
     /// A read that must write first, or a write that must read (TLS 1.3 key
@@ -142,6 +165,106 @@ final class TLSTransport: Transport, @unchecked Sendable {
     private func crossWait(_ deadline: ContinuousClock.Instant?) async throws {
         if let deadline, ContinuousClock.now >= deadline { throw HTTPError.timedOut }
         try await Task.sleep(for: .milliseconds(1))
+    }
+
+    /// After a TLS 1.3 handshake with an AES-GCM suite, moves the session to
+    /// `TLS13Records` and releases OpenSSL's (and its buffers). OpenSSL first sends a
+    /// KeyUpdate of its own: whatever it sent under the first server secret (session
+    /// tickets) is then behind it, and the records start the next key at sequence number
+    /// 0, as the client does. The client's first secret is still at 0: nothing after its
+    /// Finished has been read. Any other session goes on with OpenSSL, reading ahead again.
+    private func takeOverRecords(deadline: ContinuousClock.Instant) async throws {
+        defer { lock.withLock { session in if !session.closed { wipeSecrets() } } }
+        let suite = lock.withLock { session -> TLS13TrafficKey.Suite? in
+            guard let ssl = session.ssl else { return nil }
+            guard SSL_version(ssl) == TLS1_3_VERSION, let cipher = SSL_get_current_cipher(ssl),
+                  let suite = TLS13TrafficKey.Suite(protocolID: SSL_CIPHER_get_protocol_id(cipher)),
+                  secrets.pointee.client_length > 0, secrets.pointee.server_length > 0,
+                  SSL_has_pending(ssl) == 0, SSL_key_update(ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1
+            else {
+                SSL_set_read_ahead(ssl, 1)
+                return nil
+            }
+            return suite
+        }
+        guard let suite else { return }
+        var sent = false
+        while !sent {
+            switch step({ SSL_do_handshake($0) }) {
+            case .done: sent = true
+            case .wait(let direction): try await socket.waitUntilReady(for: direction, deadline: deadline)
+            case .closed: throw TLSError.handshake("the client closed the connection")
+            case .failed(let reason): throw TLSError.handshake(reason)
+            }
+        }
+        lock.withLock { session in
+            guard let ssl = session.ssl else { return }
+            guard SSL_get_key_update_type(ssl) == SSL_KEY_UPDATE_NONE, SSL_has_pending(ssl) == 0,
+                  let readKey = TLS13TrafficKey(secret: secretBytes(\.client, secrets.pointee.client_length),
+                                                suite: suite, sealing: false),
+                  let firstWriteKey = TLS13TrafficKey(secret: secretBytes(\.server, secrets.pointee.server_length),
+                                                      suite: suite, sealing: true),
+                  let writeKey = firstWriteKey.updated(sealing: true)
+            else {
+                SSL_set_read_ahead(ssl, 1)
+                return
+            }
+            session.records = TLS13Records(readKey: readKey, writeKey: writeKey)
+            // Marked shut down, so freeing it does not drop its session from the cache.
+            SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN)
+            SSL_free(ssl)
+            session.ssl = nil
+            usesOwnRecords.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Application data through `TLS13Records`, reading ciphertext as it needs it.
+    private func readRecords(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        while true {
+            let outcome = lock.withLock { session -> Result<TLS13Records.Opened, TLS13Records.Failure> in
+                guard !session.closed, let records = session.records else { return .success(.closed) }
+                do throws(TLS13Records.Failure) { return .success(try records.open(maxBytes: maxBytes)) }
+                catch { return .failure(error) }
+            }
+            switch outcome {
+            case .success(.data(let bytes)): return bytes
+            case .success(.closed): return []
+            case .success(.needsMore):
+                let ciphertext = try await socket.read(maxBytes: 64 * 1024, deadline: deadline)
+                guard !ciphertext.isEmpty else { return [] }  // closed without close_notify
+                lock.withLock { session in session.records?.receive(ciphertext) }
+            case .failure(let failure):
+                if let alert = failure.alert { sendAlert(alert) }
+                throw HTTPError.connectionClosed
+            }
+        }
+    }
+
+    private func writeRecords(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws {
+        let sealed = lock.withLock { session -> [UInt8]? in
+            guard !session.closed, let records = session.records else { return nil }
+            return bytes.withUnsafeBytes { records.seal($0) }
+        }
+        guard let sealed else { throw HTTPError.connectionClosed }
+        try await socket.write(sealed, deadline: deadline)
+    }
+
+    /// Sends an alert if the socket takes it now; the connection is ending either way.
+    private func sendAlert(_ description: UInt8) {
+        let sealed = lock.withLock { session -> [UInt8]? in
+            session.closed ? nil : session.records?.sealAlert(description)
+        }
+        guard let sealed else { return }
+        _ = try? sealed.withUnsafeBytes { raw throws(HTTPError) in try socket.socket.send(raw) }
+    }
+
+    private func secretBytes(_ field: KeyPath<settee_tls13_secrets, (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)>, _ length: Int32) -> [UInt8] {
+        withUnsafeBytes(of: secrets.pointee[keyPath: field]) { Array($0.prefix(Int(length))) }
+    }
+
+    /// Zeroes the captured secrets (under `lock`, before the SSL object is freed).
+    private func wipeSecrets() {
+        OPENSSL_cleanse(secrets, MemoryLayout<settee_tls13_secrets>.size)
     }
 
     /// The subject common name of a client certificate that verified against the
@@ -162,17 +285,26 @@ final class TLSTransport: Transport, @unchecked Sendable {
 
     /// Sends close_notify, then ends the TCP write side.
     func shutdownWrite() {
-        _ = step { SSL_shutdown($0) }
+        if usesOwnRecords.load(ordering: .relaxed) {
+            sendAlert(TLS13Records.Alert.closeNotify)
+        } else {
+            _ = step { SSL_shutdown($0) }
+        }
         socket.shutdownWrite()
     }
 
     func interrupt(_ error: HTTPError) { socket.interrupt(error) }
 
     func close() {
-        let wasOpen = lock.withLock { closed in
-            defer { closed = true }
-            if !closed { SSL_free(ssl) }
-            return !closed
+        let wasOpen = lock.withLock { session in
+            defer { session.closed = true }
+            guard !session.closed else { return false }
+            if let ssl = session.ssl { SSL_free(ssl) }
+            session.ssl = nil
+            session.records = nil
+            wipeSecrets()
+            secrets.deallocate()
+            return true
         }
         if wasOpen { socket.close() }
     }

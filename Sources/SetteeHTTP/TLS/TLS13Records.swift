@@ -1,0 +1,208 @@
+/// The server's TLS 1.3 record layer once OpenSSL has finished the handshake: what the
+/// kernel's TLS offload does, in user space. OpenSSL 3.0 spends about three times the
+/// AES-GCM work on its own bookkeeping per record (error queue, parameter lookups,
+/// state machine), which on keep-alive GETs was most of what HTTPS cost over HTTP
+/// (bench/tls). The handshake, certificates and every cryptographic primitive stay
+/// OpenSSL's; this frames records (RFC 8446 §5), keeps sequence numbers, and handles
+/// what a client may send after the handshake: application data, alerts, KeyUpdate.
+///
+/// Not thread-safe: `TLSTransport` calls it under its lock.
+final class TLS13Records {
+    /// What the next `open` produced.
+    enum Opened {
+        case data([UInt8])
+        /// No whole record is buffered: read more ciphertext.
+        case needsMore
+        /// The client sent close_notify.
+        case closed
+    }
+
+    /// The connection must end; `alert` is the description to send first, if any.
+    struct Failure: Error {
+        let alert: UInt8?
+    }
+
+    /// Alert descriptions (§6).
+    enum Alert {
+        static let closeNotify: UInt8 = 0
+        static let unexpectedMessage: UInt8 = 10
+        static let badRecordMAC: UInt8 = 20
+        static let recordOverflow: UInt8 = 22
+        static let illegalParameter: UInt8 = 47
+        static let decodeError: UInt8 = 50
+        static let userCanceled: UInt8 = 90
+    }
+
+    private enum ContentType {
+        static let alert: UInt8 = 21
+        static let handshake: UInt8 = 22
+        static let applicationData: UInt8 = 23
+    }
+
+    static let maxPlaintext = 16 * 1024
+    private static let maxCiphertext = maxPlaintext + 256
+    private static let keyUpdateMessage: UInt8 = 24
+    /// Records sealed under one key before this side moves to the next one, well below
+    /// AES-GCM's limit of 2^24.5 full records (§5.5).
+    static let recordsPerKey: UInt64 = 1 << 24
+
+    private var readKey: TLS13TrafficKey
+    private var writeKey: TLS13TrafficKey
+    /// The client asked for a KeyUpdate; ours goes before the next record we send (§4.6.3).
+    private var owesKeyUpdate = false
+    /// Ciphertext received and not yet opened, from `inboxStart`.
+    private var inbox: [UInt8] = []
+    private var inboxStart = 0
+    /// Plaintext of the last record beyond what the last `open` could return.
+    private var leftover: ArraySlice<UInt8> = []
+
+    init(readKey: TLS13TrafficKey, writeKey: TLS13TrafficKey) {
+        self.readKey = readKey
+        self.writeKey = writeKey
+    }
+
+    /// Appends ciphertext read from the socket.
+    func receive(_ bytes: [UInt8]) {
+        if inboxStart == inbox.count {
+            inbox = bytes
+        } else {
+            inbox.removeFirst(inboxStart)
+            inbox.append(contentsOf: bytes)
+        }
+        inboxStart = 0
+    }
+
+    /// Up to `maxBytes` of application data, opening buffered records as needed.
+    /// - Throws: `Failure` for anything a client may not send: the connection ends.
+    func open(maxBytes: Int) throws(Failure) -> Opened {
+        if !leftover.isEmpty {
+            let part = leftover.prefix(maxBytes)
+            leftover = leftover.dropFirst(part.count)
+            return .data(Array(part))
+        }
+        while true {
+            guard let (type, content) = try openRecord() else { return .needsMore }
+            switch type {
+            case ContentType.applicationData:
+                if content.isEmpty { continue }  // allowed, and means nothing
+                if content.count <= maxBytes { return .data(content) }
+                leftover = content[maxBytes...]
+                return .data(Array(content[..<maxBytes]))
+            case ContentType.alert:
+                guard content.count == 2 else { throw Failure(alert: Alert.decodeError) }
+                switch content[1] {
+                case Alert.closeNotify: return .closed
+                case Alert.userCanceled: continue  // a close_notify follows
+                default: throw Failure(alert: nil)  // the client's fatal alert: nothing to answer
+                }
+            case ContentType.handshake:
+                try handleHandshake(content)
+            default:
+                throw Failure(alert: Alert.unexpectedMessage)
+            }
+        }
+    }
+
+    /// The next whole record's content type and content, decrypted; nil until one is buffered.
+    private func openRecord() throws(Failure) -> (UInt8, [UInt8])? {
+        let available = inbox.count - inboxStart
+        guard available >= TLS13TrafficKey.headerLength else { return nil }
+        let type = inbox[inboxStart]
+        let length = Int(inbox[inboxStart + 3]) << 8 | Int(inbox[inboxStart + 4])
+        // After the handshake every record is protected and says application_data outside.
+        guard type == ContentType.applicationData else { throw Failure(alert: Alert.unexpectedMessage) }
+        guard length <= Self.maxCiphertext else { throw Failure(alert: Alert.recordOverflow) }
+        guard length > TLS13TrafficKey.tagLength else { throw Failure(alert: Alert.badRecordMAC) }
+        guard available >= TLS13TrafficKey.headerLength + length else { return nil }
+        let start = inboxStart
+        let key = readKey
+        var plaintext = [UInt8](unsafeUninitializedCapacity: length - TLS13TrafficKey.tagLength) { out, count in
+            let opened = inbox.withUnsafeBytes { raw in
+                key.open(header: UnsafeRawBufferPointer(rebasing: raw[start..<start + TLS13TrafficKey.headerLength]),
+                         body: UnsafeRawBufferPointer(rebasing: raw[(start + TLS13TrafficKey.headerLength)...]
+                             .prefix(length)),
+                         into: UnsafeMutableRawBufferPointer(out))
+            }
+            count = opened ? out.count : 0
+        }
+        guard !plaintext.isEmpty else { throw Failure(alert: Alert.badRecordMAC) }
+        inboxStart += TLS13TrafficKey.headerLength + length
+        if inboxStart == inbox.count {
+            inbox = []
+            inboxStart = 0
+        }
+        // TLSInnerPlaintext: content, its type, then zero padding (§5.4).
+        guard let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else {
+            throw Failure(alert: Alert.unexpectedMessage)
+        }
+        let innerType = plaintext[typeIndex]
+        plaintext.removeSubrange(typeIndex...)
+        guard plaintext.count <= Self.maxPlaintext else { throw Failure(alert: Alert.recordOverflow) }
+        return (innerType, plaintext)
+    }
+
+    /// Handshake messages after the handshake: only KeyUpdate is one a server that never
+    /// asks for post-handshake authentication can get. It must end its record (§5.1).
+    private func handleHandshake(_ content: [UInt8]) throws(Failure) {
+        guard content.count == 5, content[0] == Self.keyUpdateMessage else {
+            throw Failure(alert: Alert.unexpectedMessage)
+        }
+        guard content[1] == 0, content[2] == 0, content[3] == 1 else { throw Failure(alert: Alert.decodeError) }
+        guard content[4] <= 1 else { throw Failure(alert: Alert.illegalParameter) }
+        guard let next = readKey.updated(sealing: false) else { throw Failure(alert: nil) }
+        readKey = next
+        if content[4] == 1 { owesKeyUpdate = true }
+    }
+
+    /// `bytes` as application data records, after a KeyUpdate of ours when one is due;
+    /// nil when sealing failed (the connection must end).
+    func seal(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        let updating = owesKeyUpdate || writeKey.sequence >= Self.recordsPerKey
+        let keyUpdate: [UInt8] = [Self.keyUpdateMessage, 0, 0, 1, 0]  // update_not_requested
+        let chunks = stride(from: 0, to: bytes.count, by: Self.maxPlaintext).map { start in
+            start..<min(start + Self.maxPlaintext, bytes.count)
+        }
+        let overhead = TLS13TrafficKey.headerLength + 1 + TLS13TrafficKey.tagLength
+        let total = chunks.count * overhead + bytes.count + (updating ? overhead + keyUpdate.count : 0)
+        var failed = false
+        let sealed = [UInt8](unsafeUninitializedCapacity: total) { out, count in
+            count = total
+            var offset = 0
+            if updating {
+                let length = overhead + keyUpdate.count
+                failed = !keyUpdate.withUnsafeBytes { content in
+                    writeKey.seal(content, type: ContentType.handshake,
+                                  into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[offset..<offset + length]))
+                }
+                offset += length
+                if !failed, let next = writeKey.updated(sealing: true) {
+                    writeKey = next
+                    owesKeyUpdate = false
+                } else {
+                    failed = true
+                }
+            }
+            for chunk in chunks where !failed {
+                let length = overhead + chunk.count
+                failed = !writeKey.seal(UnsafeRawBufferPointer(rebasing: bytes[chunk]), type: ContentType.applicationData,
+                                        into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[offset..<offset + length]))
+                offset += length
+            }
+            if failed { count = 0 }
+        }
+        return failed ? nil : sealed
+    }
+
+    /// An alert record: close_notify, or the fatal alert a `Failure` names.
+    func sealAlert(_ description: UInt8) -> [UInt8]? {
+        let level: UInt8 = description == Alert.closeNotify ? 1 : 2
+        let content = [level, description]
+        let total = TLS13TrafficKey.headerLength + content.count + 1 + TLS13TrafficKey.tagLength
+        var sealedOK = false
+        let sealed = [UInt8](unsafeUninitializedCapacity: total) { out, count in
+            sealedOK = content.withUnsafeBytes { writeKey.seal($0, type: ContentType.alert, into: UnsafeMutableRawBufferPointer(out)) }
+            count = total
+        }
+        return sealedOK ? sealed : nil
+    }
+}

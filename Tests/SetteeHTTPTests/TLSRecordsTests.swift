@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+@testable import SetteeHTTP
+import SetteeTestSupport
+import Testing
+
+/// The server's own TLS 1.3 record layer (`TLS13Records`), which takes over from OpenSSL
+/// after an AES-GCM handshake: requests and responses across many records, the client's
+/// KeyUpdates, and records a client may not send. RFC 8446 §4.6.3, §5, §6.
+@Suite struct TLSRecordsTests {
+    /// Starts an HTTPS-only server with a fresh self-signed certificate, runs `body` with its port.
+    private func withTLSServer(_ body: (Int) async throws -> Void) async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let pair = try SelfSignedCertificate.generate(commonName: "test", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        try pair.certificate.write(toFile: dir.appending("cert.pem"), atomically: true, encoding: .utf8)
+        try pair.key.write(toFile: dir.appending("key.pem"), atomically: true, encoding: .utf8)
+        var config = ServerConfiguration()
+        config.port = 0
+        config.servesPlainHTTP = false
+        config.limits.maxBodyBytes = 1 << 20
+        config.tls = TLSListener(port: 0, context: try TLSContext(certificateFile: dir.appending("cert.pem"),
+                                                                  keyFile: dir.appending("key.pem")))
+        let server = HTTPServer(configuration: config, responder: TestResponder(), logger: Logger(label: "test"))
+        _ = try server.start()
+        do {
+            try await body(server.tlsPorts[0])
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    /// A body that spans several 16 KiB records each way, not repeating within a record.
+    private static let largeBody = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+
+    /// AES-GCM sessions move to the records (the server's KeyUpdate right after the handshake
+    /// marks it); ChaCha20 and TLS 1.2 stay with OpenSSL. Either way, keep-alive requests
+    /// and bodies of many records arrive whole in both directions.
+    @Test(arguments: [("TLS_AES_128_GCM_SHA256", false, 1), ("TLS_AES_256_GCM_SHA384", false, 1),
+                      ("TLS_CHACHA20_POLY1305_SHA256", false, 0), ("", true, 0)])
+    func requestsAndLargeBodiesCrossEverySuite(suite: String, tls12: Bool, serverKeyUpdates: Int) async throws {
+        try await withTLSServer { port in
+            let client = try await TLSTestClient(port: port, suites: suite, tls12: tls12)
+            #expect(client.version == (tls12 ? "TLSv1.2" : "TLSv1.3"))
+            for _ in 0..<3 {
+                let hello = try await client.request("GET", "/hello")
+                #expect(hello.status == 200)
+                #expect(hello.body == Array("hello".utf8))
+            }
+            let echo = try await client.request("POST", "/echo", body: Self.largeBody)
+            #expect(echo.status == 200)
+            #expect(echo.body == Self.largeBody)
+            #expect(try await client.request("GET", "/hello").body == Array("hello".utf8))
+            #expect(await client.keyUpdatesReceived == serverKeyUpdates)
+        }
+    }
+
+    /// A KeyUpdate from the client moves the server's reading key; one that asks for an
+    /// update moves its sending key too, announced by a KeyUpdate of its own (§4.6.3).
+    @Test func clientKeyUpdatesAreFollowed() async throws {
+        try await withTLSServer { port in
+            let client = try await TLSTestClient(port: port)
+            #expect(try await client.request("GET", "/hello").status == 200)
+            #expect(await client.keyUpdatesReceived == 1)
+
+            await client.updateKeys(requestingServerUpdate: true)
+            #expect(try await client.request("GET", "/hello").body == Array("hello".utf8))
+            #expect(await client.keyUpdatesReceived == 2)
+
+            await client.updateKeys(requestingServerUpdate: false)
+            #expect(try await client.request("POST", "/echo", body: Self.largeBody).body == Self.largeBody)
+            #expect(await client.keyUpdatesReceived == 2)
+        }
+    }
+
+    /// A record altered in flight fails authentication: the server answers bad_record_mac
+    /// (alert 20) and closes that connection only; the next client is served.
+    @Test func alteredRecordEndsOnlyItsConnection() async throws {
+        try await withTLSServer { port in
+            let client = try await TLSTestClient(port: port)
+            #expect(try await client.request("GET", "/hello").status == 200)
+            var records = try await client.sealedRecords(Array("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            records[records.count - 20] ^= 0x01
+            await client.sendRaw(records)
+            #expect(await client.readUntilClosed() == .closed)
+            #expect(await client.alertsReceived == [20])
+
+            let next = try await TLSTestClient(port: port)
+            #expect(try await next.request("GET", "/hello").body == Array("hello".utf8))
+        }
+    }
+
+    /// Records no client may send after the handshake end the connection at once: an
+    /// unprotected handshake record (unexpected_message, 10), and a length over 2^14 + 256
+    /// (record_overflow, 22) — refused from its header, without waiting for its body.
+    @Test(arguments: [([22, 3, 3, 0, 4, 1, 0, 0, 0] as [UInt8], UInt8(10)), ([23, 3, 3, 0x48, 0x01], UInt8(22))])
+    func recordsAClientMayNotSendEndTheConnection(record: [UInt8], alert: UInt8) async throws {
+        try await withTLSServer { port in
+            let client = try await TLSTestClient(port: port)
+            #expect(try await client.request("GET", "/hello").status == 200)
+            await client.sendRaw(record)
+            #expect(await client.readUntilClosed() == .closed)
+            #expect(await client.alertsReceived == [alert])
+        }
+    }
+
+    /// The server sends close_notify before it closes its side (`Connection: close`, §6.1);
+    /// the client's close_notify ends the connection at once.
+    @Test func closeNotifyBothWays() async throws {
+        try await withTLSServer { port in
+            let client = try await TLSTestClient(port: port)
+            #expect(try await client.request("GET", "/hello", headers: "Connection: close\r\n").status == 200)
+            #expect(await client.readUntilClosed() == .closeNotify)
+
+            let other = try await TLSTestClient(port: port)
+            #expect(try await other.request("GET", "/hello").status == 200)
+            await other.closeNotify()
+            #expect(await other.readUntilClosed() != .timedOut)
+        }
+    }
+}
