@@ -50,4 +50,24 @@ import Testing
         #expect(try await settee.pictures("fromcouch") == (try await settee.pictures("src")))
         try await couch.request("DELETE", "/\(there)")
     }
+
+    /// CouchDB's replicator (Erlang's own TLS 1.3, not OpenSSL) over HTTPS to Settee, whose
+    /// TLS 1.3 sessions leave OpenSSL after the handshake (`TLS13Records`): it must read
+    /// the KeyUpdate Settee sends then, and every record after it, both ways.
+    @Test(.enabled(if: CouchDBServer.url != nil)) func couchDBsReplicatorOverHTTPS() async throws {
+        let settee = try RemoteServer(https: true), couch = try CouchDBServer()
+        let there = name()
+        try await settee.fill("src", count: 200)
+        let admin = SetteeProcess.defaultAdmin
+        let https = "https://\(admin.name):\(admin.password)@127.0.0.1:\(try #require(settee.tlsPort))"
+        let pull = try await couch.request("POST", "/_replicate", json: [
+            "source": .string(https + "/src"), "target": .string(couch.url(there)), "create_target": true])
+        #expect(pull.status == 200 && pull.json["ok"] == true)
+        #expect(try await couch.pictures(there) == (try await settee.pictures("src")))
+        let push = try await couch.request("POST", "/_replicate", json: [
+            "source": .string(couch.url(there)), "target": .string(https + "/fromcouch"), "create_target": true])
+        #expect(push.status == 200 && push.json["ok"] == true)
+        #expect(try await settee.pictures("fromcouch") == (try await settee.pictures("src")))
+        try await couch.request("DELETE", "/\(there)")
+    }
 }

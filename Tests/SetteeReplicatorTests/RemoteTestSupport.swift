@@ -27,10 +27,18 @@ final class RemoteServer: ServerUnderTest {
     let directory: TempDirectory
     private(set) var process: SetteeProcess
     let session = CurlSession(maxConnections: 4)
+    /// HTTPS beside HTTP on this port (a self-signed certificate), when asked for.
+    let tlsPort: Int?
 
-    init() throws {
+    init(https: Bool = false) throws {
         directory = try TempDirectory()
-        process = try SetteeProcess.start(dataDirectory: directory.path)
+        let tlsPort = https ? try FreePort.find() : nil
+        self.tlsPort = tlsPort
+        process = try SetteeProcess.start(dataDirectory: directory.path, environment: Self.environment(tlsPort))
+    }
+
+    private static func environment(_ tlsPort: Int?) -> [String: String] {
+        tlsPort.map { ["SETTEE_TLS_PORT": String($0)] } ?? [:]
     }
 
     deinit {
@@ -49,7 +57,7 @@ final class RemoteServer: ServerUnderTest {
     func restart(kill signal: Int32 = SIGTERM, port: Int? = nil) throws {
         process.kill(signal)
         _ = try process.waitForExit()
-        process = try SetteeProcess.start(dataDirectory: directory.path, port: port)
+        process = try SetteeProcess.start(dataDirectory: directory.path, port: port, environment: Self.environment(tlsPort))
     }
 }
 
