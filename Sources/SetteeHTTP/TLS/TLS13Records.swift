@@ -44,7 +44,8 @@ final class TLS13Records {
     private static let keyUpdateMessage: UInt8 = 24
     /// Records sealed under one key before this side moves to the next one, well below
     /// AES-GCM's limit of 2^24.5 full records (§5.5).
-    static let recordsPerKey: UInt64 = 1 << 24
+    static let defaultRecordsPerKey: UInt64 = 1 << 24
+    private let recordsPerKey: UInt64
 
     private var readKey: TLS13TrafficKey
     private var writeKey: TLS13TrafficKey
@@ -56,9 +57,10 @@ final class TLS13Records {
     /// Plaintext of the last record beyond what the last `open` could return.
     private var leftover: ArraySlice<UInt8> = []
 
-    init(readKey: TLS13TrafficKey, writeKey: TLS13TrafficKey) {
+    init(readKey: TLS13TrafficKey, writeKey: TLS13TrafficKey, recordsPerKey: UInt64 = defaultRecordsPerKey) {
         self.readKey = readKey
         self.writeKey = writeKey
+        self.recordsPerKey = recordsPerKey
     }
 
     /// Appends ciphertext read from the socket.
@@ -157,7 +159,7 @@ final class TLS13Records {
     /// `bytes` as application data records, after a KeyUpdate of ours when one is due;
     /// nil when sealing failed (the connection must end).
     func seal(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        let updating = owesKeyUpdate || writeKey.sequence >= Self.recordsPerKey
+        let updating = owesKeyUpdate || writeKey.sequence >= recordsPerKey
         let keyUpdate: [UInt8] = [Self.keyUpdateMessage, 0, 0, 1, 0]  // update_not_requested
         let chunks = stride(from: 0, to: bytes.count, by: Self.maxPlaintext).map { start in
             start..<min(start + Self.maxPlaintext, bytes.count)

@@ -1,0 +1,103 @@
+@testable import SetteeHTTP
+import SetteeTestSupport
+import Testing
+
+/// `TLS13Records` against itself: one side seals with the keys the other opens with, as a
+/// client and the server do after a handshake. RFC 8446 §5 (records), §4.6.3 (KeyUpdate).
+@Suite struct TLS13RecordsTests {
+    private static let clientSecret = (0..<32).map { UInt8($0) }
+    private static let serverSecret = (0..<32).map { UInt8(200 - $0) }
+
+    private func key(_ secret: [UInt8], sealing: Bool, suite: TLS13TrafficKey.Suite = .aes128GCMSHA256) throws
+        -> TLS13TrafficKey {
+        try #require(TLS13TrafficKey(secret: secret, suite: suite, sealing: sealing))
+    }
+
+    /// A server and the client it talks to.
+    private func pair(suite: TLS13TrafficKey.Suite = .aes128GCMSHA256, serverRecordsPerKey: UInt64 = 1 << 24) throws
+        -> (server: TLS13Records, client: TLS13Records) {
+        let server = TLS13Records(readKey: try key(Self.clientSecret, sealing: false, suite: suite),
+                                  writeKey: try key(Self.serverSecret, sealing: true, suite: suite),
+                                  recordsPerKey: serverRecordsPerKey)
+        let client = TLS13Records(readKey: try key(Self.serverSecret, sealing: false, suite: suite),
+                                  writeKey: try key(Self.clientSecret, sealing: true, suite: suite))
+        return (server, client)
+    }
+
+    /// Everything `records` opens from `wire`, read `maxBytes` at a time.
+    private func openAll(_ records: TLS13Records, _ wire: [UInt8], maxBytes: Int = 64 * 1024) throws -> [UInt8] {
+        records.receive(wire)
+        var plaintext: [UInt8] = []
+        while case .data(let bytes) = try records.open(maxBytes: maxBytes) { plaintext += bytes }
+        return plaintext
+    }
+
+    @Test(arguments: [1, 100, 16 * 1024, 16 * 1024 + 1, 100_000])
+    func whatOneSideSealsTheOtherOpens(size: Int) throws {
+        for suite in [TLS13TrafficKey.Suite.aes128GCMSHA256, .aes256GCMSHA384] {
+            let (server, client) = try pair(suite: suite)
+            var random = SplitMix(state: UInt64(size))
+            let message = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let wire = try #require(message.withUnsafeBytes { server.seal($0) })
+            // One record per 16 KiB, each 22 bytes longer than its content (header, type, tag).
+            let records = (size + 16 * 1024 - 1) / (16 * 1024)
+            #expect(wire.count == size + 22 * records)
+            #expect(try openAll(client, wire) == message)
+            let again = try #require(message.withUnsafeBytes { server.seal($0) })
+            #expect(try openAll(client, again, maxBytes: 1000) == message)
+        }
+    }
+
+    /// Each record takes the next sequence number: the same plaintext never seals the
+    /// same way twice, and a record replayed or taken out of order does not open.
+    @Test func replayedOrReorderedRecordsDoNotOpen() throws {
+        let (server, client) = try pair()
+        let message = Array("GET / HTTP/1.1\r\n\r\n".utf8)
+        let first = try #require(message.withUnsafeBytes { server.seal($0) })
+        let second = try #require(message.withUnsafeBytes { server.seal($0) })
+        #expect(first != second)
+        #expect(try openAll(client, first) == message)
+        #expect(throws: TLS13Records.Failure.self) { try openAll(client, first) }
+
+        let (otherServer, otherClient) = try pair()
+        _ = try #require(message.withUnsafeBytes { otherServer.seal($0) })
+        let later = try #require(message.withUnsafeBytes { otherServer.seal($0) })
+        #expect(throws: TLS13Records.Failure.self) { try openAll(otherClient, later) }
+    }
+
+    /// Past its records-per-key limit the sealing side sends a KeyUpdate and moves to the
+    /// next secret; the opening side follows it, and every byte still arrives.
+    @Test func aSideRekeysAfterItsLimitAndThePeerFollows() throws {
+        let (server, client) = try pair(serverRecordsPerKey: 3)
+        var wire: [UInt8] = []
+        var sent: [UInt8] = []
+        for index in 0..<10 {
+            let message = Array("record \(index)".utf8)
+            sent += message
+            wire += try #require(message.withUnsafeBytes { server.seal($0) })
+        }
+        // Ten data records and a KeyUpdate (27 bytes on the wire) at the 4th, 7th and 10th.
+        #expect(wire.count == sent.count + 22 * 10 + 3 * 27)
+        #expect(try openAll(client, wire) == sent)
+    }
+
+    /// Arbitrary bytes after the handshake end the connection or wait for more; they
+    /// never open, and never crash the server.
+    @Test func arbitraryBytesNeverOpen() throws {
+        var random = SplitMix(state: 23)
+        for _ in 0..<2000 {
+            let (server, _) = try pair()
+            let length = Int.random(in: 0...64, using: &random)
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            if length >= 5, Bool.random(using: &random) { bytes[0] = 23 }  // past the type check, often
+            server.receive(bytes)
+            do {
+                let opened = try server.open(maxBytes: 1 << 16)
+                guard case .needsMore = opened else {
+                    Issue.record("\(bytes) opened as \(opened)")
+                    return
+                }
+            } catch {}
+        }
+    }
+}
