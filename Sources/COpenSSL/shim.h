@@ -25,23 +25,33 @@ static inline long settee_ssl_mode_partial_write(void) { return SSL_MODE_ENABLE_
 // (fdget_pos, vfs_read, rw_verify_area) on every record: recv/send skip it
 // (bench/tls). Semantics as the socket BIO's: EAGAIN asks for a retry, 0 is end
 // of stream (BIO_eof, which OpenSSL reads to report an unexpected EOF), the fd is
-// not closed with the BIO.
+// not closed with the BIO. It also remembers whether the last recv found the kernel's
+// queue empty (a short read, or EAGAIN): a short SSL_read alone does not say so, since
+// OpenSSL may read less than the socket holds (its buffer is one record, 512 bytes for
+// a client that negotiated max_fragment_length).
 #include <sys/socket.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+struct settee_socket_bio_state {
+    int fd;
+    int drained;
+};
 
 static int settee_socket_bio_write(BIO *bio, const char *data, int length) {
-    int fd = (int)(intptr_t)BIO_get_data(bio);
-    ssize_t n = send(fd, data, (size_t)length, MSG_NOSIGNAL);
+    struct settee_socket_bio_state *state = BIO_get_data(bio);
+    ssize_t n = send(state->fd, data, (size_t)length, MSG_NOSIGNAL);
     BIO_clear_retry_flags(bio);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_write(bio);
     return (int)n;
 }
 
 static int settee_socket_bio_read(BIO *bio, char *data, int length) {
-    int fd = (int)(intptr_t)BIO_get_data(bio);
-    ssize_t n = recv(fd, data, (size_t)length, 0);
+    struct settee_socket_bio_state *state = BIO_get_data(bio);
+    ssize_t n = recv(state->fd, data, (size_t)length, 0);
     BIO_clear_retry_flags(bio);
+    state->drained = n < length;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(bio);
     else if (n == 0) BIO_set_flags(bio, BIO_FLAGS_IN_EOF);
     return (int)n;
@@ -49,16 +59,23 @@ static int settee_socket_bio_read(BIO *bio, char *data, int length) {
 
 static long settee_socket_bio_ctrl(BIO *bio, int command, long number, void *pointer) {
     (void)number; (void)pointer;
+    struct settee_socket_bio_state *state = BIO_get_data(bio);
     switch (command) {
     case BIO_CTRL_FLUSH: return 1;
     case BIO_CTRL_EOF: return BIO_test_flags(bio, BIO_FLAGS_IN_EOF) != 0;
-    case BIO_C_GET_FD: return (long)(intptr_t)BIO_get_data(bio);
+    case BIO_C_GET_FD: return state ? state->fd : -1;
     default: return 0;
     }
 }
 
 static int settee_socket_bio_create(BIO *bio) {
     BIO_set_init(bio, 1);
+    return 1;
+}
+
+static int settee_socket_bio_destroy(BIO *bio) {
+    free(BIO_get_data(bio));
+    BIO_set_data(bio, NULL);
     return 1;
 }
 
@@ -70,14 +87,25 @@ static inline BIO_METHOD *settee_socket_bio_method_new(void) {
     BIO_meth_set_read(method, settee_socket_bio_read);
     BIO_meth_set_ctrl(method, settee_socket_bio_ctrl);
     BIO_meth_set_create(method, settee_socket_bio_create);
+    BIO_meth_set_destroy(method, settee_socket_bio_destroy);
     return method;
 }
 
 /// A BIO of `method` over `fd`; NULL when OpenSSL cannot make one.
 static inline BIO *settee_socket_bio_new(BIO_METHOD *method, int fd) {
+    struct settee_socket_bio_state *state = calloc(1, sizeof *state);
+    if (!state) return NULL;
+    state->fd = fd;
     BIO *bio = BIO_new(method);
-    if (bio) BIO_set_data(bio, (void *)(intptr_t)fd);
+    if (!bio) { free(state); return NULL; }
+    BIO_set_data(bio, state);
     return bio;
+}
+
+/// Whether the last recv on the BIO's socket found the kernel's queue empty.
+static inline int settee_socket_bio_drained(BIO *bio) {
+    struct settee_socket_bio_state *state = BIO_get_data(bio);
+    return state && state->drained;
 }
 
 // TLS 1.3 application traffic secrets, as OpenSSL's key log callback reports them at the

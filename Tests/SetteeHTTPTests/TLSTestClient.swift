@@ -28,7 +28,8 @@ final class TLSTestClient: @unchecked Sendable {
 
     /// - Parameters:
     ///   - tls12: offer TLS 1.2 only; otherwise TLS 1.3 with `suites`.
-    init(port: Int, suites: String = "TLS_AES_128_GCM_SHA256", tls12: Bool = false) async throws {
+    ///   - smallRecords: ask for records of at most 512 bytes (RFC 6066 max_fragment_length).
+    init(port: Int, suites: String = "TLS_AES_128_GCM_SHA256", tls12: Bool = false, smallRecords: Bool = false) async throws {
         let address = try SocketAddress(host: "127.0.0.1", port: port)
         let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -45,6 +46,7 @@ final class TLSTestClient: @unchecked Sendable {
             _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_3_VERSION), nil)
             _ = SSL_CTX_set_ciphersuites(context, suites)
         }
+        if smallRecords { _ = SSL_CTX_set_tlsext_max_fragment_length(context, UInt8(TLSEXT_max_fragment_length_512)) }
         ssl = SSL_new(context)!
         network = BIO_new(BIO_s_mem())!
         outgoing = BIO_new(BIO_s_mem())!

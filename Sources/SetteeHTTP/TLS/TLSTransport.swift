@@ -26,9 +26,9 @@ final class TLSTransport: Transport, @unchecked Sendable {
     /// Where OpenSSL's key log callback leaves the session's traffic secrets (shim.h);
     /// wiped once the records have their keys (or OpenSSL keeps the session), freed in `close`.
     private let secrets: UnsafeMutablePointer<settee_tls13_secrets>
-    /// The last read took less than it asked for and OpenSSL holds nothing more, so the
-    /// next read waits for the socket first (as `AsyncSocket` does): a keep-alive request
-    /// then costs no `SSL_read` that can only fail with "want read".
+    /// The last read left the socket drained (`isDrained`), so the next read waits for the
+    /// socket first (as `AsyncSocket` does): a keep-alive request then costs no `SSL_read`
+    /// that can only fail with "want read".
     private let wasDrained = Atomic<Bool>(false)
     /// Set once `lock`'s records exist; read without the lock on every call.
     private let usesOwnRecords = Atomic<Bool>(false)
@@ -128,7 +128,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
             }
             switch outcome {
             case .done:
-                wasDrained.store(bytes.count < capacity && !hasPending(), ordering: .relaxed)
+                wasDrained.store(isDrained(), ordering: .relaxed)
                 return bytes
             case .wait(.read): try await socket.waitUntilReady(for: .read, deadline: deadline)
             case .wait(.write): try await crossWait(deadline)
@@ -159,6 +159,15 @@ final class TLSTransport: Transport, @unchecked Sendable {
         lock.withLock { session in session.ssl.map { SSL_has_pending($0) == 1 } ?? false }
     }
 
+    /// Whether the socket's last recv found the kernel's queue empty and OpenSSL holds
+    /// nothing read from it: only then can the next read wait for new bytes first.
+    private func isDrained() -> Bool {
+        lock.withLock { session in
+            guard let ssl = session.ssl else { return false }
+            return SSL_has_pending(ssl) == 0 && settee_socket_bio_drained(SSL_get_rbio(ssl)) == 1
+        }
+    }
+
     /// A read that must write first, or a write that must read (TLS 1.3 key
     /// updates): the other direction may have its own waiter, and one socket has
     /// one waiter per direction, so this retries after a millisecond instead.
@@ -179,6 +188,10 @@ final class TLSTransport: Transport, @unchecked Sendable {
             guard let ssl = session.ssl else { return nil }
             guard SSL_version(ssl) == TLS1_3_VERSION, let cipher = SSL_get_current_cipher(ssl),
                   let suite = TLS13TrafficKey.Suite(protocolID: SSL_CIPHER_get_protocol_id(cipher)),
+                  // A client that asked for smaller records (RFC 6066's max_fragment_length,
+                  // small devices) gets them from OpenSSL; the records always fill 16 KiB.
+                  let negotiated = SSL_get_session(ssl),
+                  SSL_SESSION_get_max_fragment_length(negotiated) == UInt8(TLSEXT_max_fragment_length_DISABLED),
                   secrets.pointee.client_length > 0, secrets.pointee.server_length > 0,
                   SSL_has_pending(ssl) == 0, SSL_key_update(ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1
             else {
