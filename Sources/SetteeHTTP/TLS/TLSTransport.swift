@@ -212,11 +212,14 @@ final class TLSTransport: Transport, @unchecked Sendable {
         }
         lock.withLock { session in
             guard let ssl = session.ssl else { return }
+            var clientSecret = secretBytes(client: true), serverSecret = secretBytes(client: false)
+            defer {
+                clientSecret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+                serverSecret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+            }
             guard SSL_get_key_update_type(ssl) == SSL_KEY_UPDATE_NONE, SSL_has_pending(ssl) == 0,
-                  let readKey = TLS13TrafficKey(secret: secretBytes(\.client, secrets.pointee.client_length),
-                                                suite: suite, sealing: false),
-                  let firstWriteKey = TLS13TrafficKey(secret: secretBytes(\.server, secrets.pointee.server_length),
-                                                      suite: suite, sealing: true),
+                  let readKey = TLS13TrafficKey(secret: clientSecret, suite: suite, sealing: false),
+                  let firstWriteKey = TLS13TrafficKey(secret: serverSecret, suite: suite, sealing: true),
                   let writeKey = firstWriteKey.updated(sealing: true)
             else {
                 SSL_set_read_ahead(ssl, 1)
@@ -271,8 +274,11 @@ final class TLSTransport: Transport, @unchecked Sendable {
         _ = try? sealed.withUnsafeBytes { raw throws(HTTPError) in try socket.socket.send(raw) }
     }
 
-    private func secretBytes(_ field: KeyPath<settee_tls13_secrets, (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)>, _ length: Int32) -> [UInt8] {
-        withUnsafeBytes(of: secrets.pointee[keyPath: field]) { Array($0.prefix(Int(length))) }
+    /// A copy of the client's or the server's captured traffic secret.
+    private func secretBytes(client: Bool) -> [UInt8] {
+        let length = Int(client ? secrets.pointee.client_length : secrets.pointee.server_length)
+        return client ? withUnsafeBytes(of: secrets.pointee.client) { Array($0.prefix(length)) }
+            : withUnsafeBytes(of: secrets.pointee.server) { Array($0.prefix(length)) }
     }
 
     /// Zeroes the captured secrets (under `lock`, before the SSL object is freed).
