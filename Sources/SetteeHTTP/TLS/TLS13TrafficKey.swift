@@ -35,8 +35,9 @@ final class TLS13TrafficKey {
 
     /// - Parameter sealing: true for the direction this side sends in.
     init?(secret: [UInt8], suite: Suite, sealing: Bool) {
-        guard let context = EVP_CIPHER_CTX_new() else { return nil }
-        var key = Self.expandLabel(secret, "key", length: suite.keyLength, suite: suite)
+        guard var key = Self.expandLabel(secret, "key", length: suite.keyLength, suite: suite),
+              let iv = Self.expandLabel(secret, "iv", length: Self.nonceLength, suite: suite),
+              let context = EVP_CIPHER_CTX_new() else { return nil }
         defer { key.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
         guard EVP_CipherInit_ex(context, suite.cipher, nil, key, nil, sealing ? 1 : 0) == 1 else {
             EVP_CIPHER_CTX_free(context)
@@ -45,12 +46,12 @@ final class TLS13TrafficKey {
         self.context = context
         self.suite = suite
         self.secret = secret
-        iv = Self.expandLabel(secret, "iv", length: Self.nonceLength, suite: suite)
+        self.iv = iv
     }
 
     /// The key after a KeyUpdate: the next generation of the traffic secret (§7.2).
     func updated(sealing: Bool) -> TLS13TrafficKey? {
-        var next = Self.expandLabel(secret, "traffic upd", length: secret.count, suite: suite)
+        guard var next = Self.expandLabel(secret, "traffic upd", length: secret.count, suite: suite) else { return nil }
         defer { next.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
         return TLS13TrafficKey(secret: next, suite: suite, sealing: sealing)
     }
@@ -117,14 +118,15 @@ final class TLS13TrafficKey {
 
     /// HKDF-Expand-Label(secret, label, "", length) (§7.1) for a length up to the
     /// hash's: then HKDF-Expand is the first block, HMAC(secret, HkdfLabel || 0x01).
-    private static func expandLabel(_ secret: [UInt8], _ label: String, length: Int, suite: Suite) -> [UInt8] {
+    /// Nil when HMAC fails (the session then cannot go on).
+    private static func expandLabel(_ secret: [UInt8], _ label: String, length: Int, suite: Suite) -> [UInt8]? {
         let fullLabel = Array("tls13 \(label)".utf8)
         let info = [UInt8(length >> 8), UInt8(length & 0xff), UInt8(fullLabel.count)] + fullLabel + [0, 1]
         var block = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var blockLength: UInt32 = 0
-        _ = HMAC(suite.digest, secret, Int32(secret.count), info, info.count, &block, &blockLength)
-        precondition(Int(blockLength) >= length, "HKDF-Expand-Label longer than one block")
         defer { block.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        guard HMAC(suite.digest, secret, Int32(secret.count), info, info.count, &block, &blockLength) != nil,
+              Int(blockLength) >= length else { return nil }
         return Array(block[..<length])
     }
 
