@@ -139,13 +139,15 @@ final class TLSTestClient: @unchecked Sendable {
             sendAll(drainOutgoing())
             if result == 1 { log.handshakeDone = true; return }
             guard SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ, fill() else {
-                throw Failure.handshake(lastReason())
+                throw Failure.handshake(TLSError.lastOpenSSLReason())
             }
         }
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        guard SSL_write(ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw Failure.tls(lastReason()) }
+        guard SSL_write(ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else {
+            throw Failure.tls(TLSError.lastOpenSSLReason())
+        }
         sendAll(drainOutgoing())
     }
 
@@ -213,14 +215,6 @@ final class TLSTestClient: @unchecked Sendable {
             guard n > 0 else { return }
             offset += n
         }
-    }
-
-    private func lastReason() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -159,52 +159,44 @@ final class TLS13Records {
     /// `bytes` as application data records, after a KeyUpdate of ours when one is due;
     /// nil when sealing failed (the connection must end).
     func seal(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        let updating = owesKeyUpdate || writeKey.sequence >= recordsPerKey
-        let keyUpdate: [UInt8] = [Self.keyUpdateMessage, 0, 0, 1, 0]  // update_not_requested
+        var keyUpdate: [UInt8] = []
+        if owesKeyUpdate || writeKey.sequence >= recordsPerKey {
+            let message: [UInt8] = [Self.keyUpdateMessage, 0, 0, 1, 0]  // update_not_requested
+            guard let record = message.withUnsafeBytes({ sealRecords([($0, ContentType.handshake)]) }),
+                  let next = writeKey.updated(sealing: true) else { return nil }
+            writeKey = next
+            owesKeyUpdate = false
+            keyUpdate = record
+        }
         let chunks = stride(from: 0, to: bytes.count, by: Self.maxPlaintext).map { start in
-            start..<min(start + Self.maxPlaintext, bytes.count)
+            (UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + Self.maxPlaintext, bytes.count)]),
+             ContentType.applicationData)
         }
-        let overhead = TLS13TrafficKey.headerLength + 1 + TLS13TrafficKey.tagLength
-        let total = chunks.count * overhead + bytes.count + (updating ? overhead + keyUpdate.count : 0)
-        var failed = false
-        let sealed = [UInt8](unsafeUninitializedCapacity: total) { out, count in
-            count = total
-            var offset = 0
-            if updating {
-                let length = overhead + keyUpdate.count
-                failed = !keyUpdate.withUnsafeBytes { content in
-                    writeKey.seal(content, type: ContentType.handshake,
-                                  into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[offset..<offset + length]))
-                }
-                offset += length
-                if !failed, let next = writeKey.updated(sealing: true) {
-                    writeKey = next
-                    owesKeyUpdate = false
-                } else {
-                    failed = true
-                }
-            }
-            for chunk in chunks where !failed {
-                let length = overhead + chunk.count
-                failed = !writeKey.seal(UnsafeRawBufferPointer(rebasing: bytes[chunk]), type: ContentType.applicationData,
-                                        into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[offset..<offset + length]))
-                offset += length
-            }
-            if failed { count = 0 }
-        }
-        return failed ? nil : sealed
+        guard let data = sealRecords(chunks) else { return nil }
+        return keyUpdate.isEmpty ? data : keyUpdate + data
     }
 
     /// An alert record: close_notify, or the fatal alert a `Failure` names.
     func sealAlert(_ description: UInt8) -> [UInt8]? {
-        let level: UInt8 = description == Alert.closeNotify ? 1 : 2
-        let content = [level, description]
-        let total = TLS13TrafficKey.headerLength + content.count + 1 + TLS13TrafficKey.tagLength
-        var sealedOK = false
+        let content: [UInt8] = [description == Alert.closeNotify ? 1 : 2, description]  // level, description
+        return content.withUnsafeBytes { sealRecords([($0, ContentType.alert)]) }
+    }
+
+    /// One record per piece (its content and content type), in order, in one buffer.
+    private func sealRecords(_ pieces: [(UnsafeRawBufferPointer, UInt8)]) -> [UInt8]? {
+        let overhead = TLS13TrafficKey.headerLength + 1 + TLS13TrafficKey.tagLength
+        let total = pieces.reduce(0) { $0 + overhead + $1.0.count }
+        var sealedAll = true
         let sealed = [UInt8](unsafeUninitializedCapacity: total) { out, count in
-            sealedOK = content.withUnsafeBytes { writeKey.seal($0, type: ContentType.alert, into: UnsafeMutableRawBufferPointer(out)) }
-            count = total
+            var offset = 0
+            for (content, type) in pieces where sealedAll {
+                let end = offset + overhead + content.count
+                sealedAll = writeKey.seal(content, type: type,
+                                          into: UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[offset..<end]))
+                offset = end
+            }
+            count = sealedAll ? total : 0
         }
-        return sealedOK ? sealed : nil
+        return sealedAll ? sealed : nil
     }
 }
