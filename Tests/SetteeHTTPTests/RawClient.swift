@@ -29,29 +29,21 @@ final class RawClient: @unchecked Sendable {
     func send(_ text: String) async { await send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) async {
-        await onQueue { _ = bytes.withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        await queue.run { _ = bytes.withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
     }
 
     /// Reads one response; `head` for responses to HEAD (no body).
     func response(head: Bool = false) async throws -> Response {
-        try await onQueue { try self.readResponse(head: head) }
+        try await queue.run { try self.readResponse(head: head) }
     }
 
     /// Everything until the server closes (empty when it already has).
     func readToEnd() async -> String {
-        await onQueue {
+        await queue.run {
             while self.fill() {}
             defer { self.buffer = [] }
             return String(decoding: self.buffer, as: UTF8.self)
         }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { c in queue.async { c.resume(with: Result { try body() }) } }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { c in queue.async { c.resume(returning: body()) } }
     }
 
     private func fill() -> Bool {

@@ -61,7 +61,7 @@ final class TLSTestClient: @unchecked Sendable {
             if contentType == 21, length == 2 { log.alerts.append(bytes[1]) }
         }
         _ = SSL_ctrl(ssl, SSL_CTRL_SET_MSG_CALLBACK_ARG, 0, Unmanaged.passUnretained(log).toOpaque())
-        try await onQueue { try self.handshake() }
+        try await queue.run { try self.handshake() }
     }
 
     deinit {
@@ -71,13 +71,13 @@ final class TLSTestClient: @unchecked Sendable {
     }
 
     var version: String { String(cString: SSL_get_version(ssl)) }
-    var keyUpdatesReceived: Int { get async { await onQueue { self.log.keyUpdates } } }
-    var alertsReceived: [UInt8] { get async { await onQueue { self.log.alerts } } }
+    var keyUpdatesReceived: Int { get async { await queue.run { self.log.keyUpdates } } }
+    var alertsReceived: [UInt8] { get async { await queue.run { self.log.alerts } } }
 
     /// Sends an HTTP request and reads its response's status and body (Content-Length framing).
     func request(_ method: String, _ path: String, body: [UInt8] = [], headers: String = "") async throws
         -> (status: Int, body: [UInt8]) {
-        try await onQueue {
+        try await queue.run {
             let head = "\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Content-Length: \(body.count)\r\n\r\n"
             try self.write(Array(head.utf8) + body)
             return try self.readResponse()
@@ -86,26 +86,26 @@ final class TLSTestClient: @unchecked Sendable {
 
     /// Schedules a KeyUpdate, sent with the next request.
     func updateKeys(requestingServerUpdate: Bool) async {
-        await onQueue {
+        await queue.run {
             _ = SSL_key_update(self.ssl, requestingServerUpdate ? SSL_KEY_UPDATE_REQUESTED : SSL_KEY_UPDATE_NOT_REQUESTED)
         }
     }
 
     /// The records OpenSSL makes of `bytes`, not sent.
     func sealedRecords(_ bytes: [UInt8]) async throws -> [UInt8] {
-        try await onQueue {
+        try await queue.run {
             guard SSL_write(self.ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw Failure.tls("SSL_write") }
             return self.drainOutgoing()
         }
     }
 
     func sendRaw(_ bytes: [UInt8]) async {
-        await onQueue { self.sendAll(bytes) }
+        await queue.run { self.sendAll(bytes) }
     }
 
     /// Sends close_notify.
     func closeNotify() async {
-        await onQueue {
+        await queue.run {
             _ = SSL_shutdown(self.ssl)
             self.sendAll(self.drainOutgoing())
         }
@@ -116,7 +116,7 @@ final class TLSTestClient: @unchecked Sendable {
     /// Reads until the server ends the connection, or 10 s pass. Records are opened as
     /// they come (alerts logged).
     func readUntilClosed() async -> Ending {
-        await onQueue {
+        await queue.run {
             while true {
                 var scratch = [UInt8](repeating: 0, count: 16384)
                 let n = SSL_read(self.ssl, &scratch, Int32(scratch.count))
@@ -215,13 +215,5 @@ final class TLSTestClient: @unchecked Sendable {
             guard n > 0 else { return }
             offset += n
         }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { c in queue.async { c.resume(with: Result { try body() }) } }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { c in queue.async { c.resume(returning: body()) } }
     }
 }

@@ -112,7 +112,8 @@ final class TLSTransport: Transport, @unchecked Sendable {
 
     func read(maxBytes: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
         if usesOwnRecords.load(ordering: .relaxed) { return try await readRecords(maxBytes: maxBytes, deadline: deadline) }
-        if wasDrained.load(ordering: .relaxed) && !socket.isPeerClosed && !hasPending() {
+        // `wasDrained` already says OpenSSL held nothing then; writes since do not read.
+        if wasDrained.load(ordering: .relaxed) && !socket.isPeerClosed {
             try await socket.waitUntilReady(for: .read, deadline: deadline)
         }
         // One SSL_read returns at most one record: 16 KiB of plaintext.
@@ -152,11 +153,6 @@ final class TLSTransport: Transport, @unchecked Sendable {
             case .closed, .failed: throw HTTPError.connectionClosed
             }
         }
-    }
-
-    /// Whether OpenSSL holds bytes already read from the socket (a record, or part of one).
-    private func hasPending() -> Bool {
-        lock.withLock { session in session.ssl.map { SSL_has_pending($0) == 1 } ?? false }
     }
 
     /// Whether the socket's last recv found the kernel's queue empty and OpenSSL holds
