@@ -88,7 +88,7 @@ enum ViewHandlers {
             Task.detached { try? await database.refreshIndexes(refreshed(index, requested)) }
         default: break
         }
-        let ranges = try query.ranges()
+        let ranges = try query.ranges(collation: view.collation)
         if reduce {
             return try await reduced(database, index, view, compiled, query, ranges)
         }

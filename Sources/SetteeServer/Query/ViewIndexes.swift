@@ -17,6 +17,8 @@ enum ViewIndexes {
         let reduce: Int?
         /// Engines with the map function compiled in each (the first is `engine`), and its handle in each.
         let mappers: [(engine: JavaScriptEngine, map: Int)]
+        /// How the view's keys sort (`options.collation`).
+        let collation: KeyCollation
 
         init(_ view: ViewDefinition) throws(JavaScriptError) {
             engine = try JavaScriptEngine()
@@ -28,6 +30,7 @@ enum ViewIndexes {
             }
             let second = try JavaScriptEngine()
             mappers = [(engine, map), (second, try second.compile(view.map, modules: view.modules))]
+            collation = view.collation
         }
 
         /// Per document of `documents`, in order, its entries: the map function's rows
@@ -37,19 +40,20 @@ enum ViewIndexes {
         /// - Throws: the engine's error when a call was stopped (time or memory limit): the
         ///   index does not move, and the query answers it (CouchDB's `os_process_error`).
         func entries(_ documents: [KeyIndexDocument]) throws -> [[KeyIndexEntry]] {
-            guard documents.count >= 64 else { return try Self.entries(documents, mappers[0]) }
+            guard documents.count >= 64 else { return try Self.entries(documents, mappers[0], collation) }
             let half = documents.count / 2
             let parts = [Array(documents[..<half]), Array(documents[half...])]
             let results = Mutex<[Result<[[KeyIndexEntry]], JavaScriptError>]>([.success([]), .success([])])
             DispatchQueue.concurrentPerform(iterations: 2) { part in
-                let entries = Result { () throws(JavaScriptError) in try Self.entries(parts[part], mappers[part]) }
+                let entries = Result { () throws(JavaScriptError) in try Self.entries(parts[part], mappers[part], collation) }
                 results.withLock { $0[part] = entries }
             }
             let (first, second) = results.withLock { ($0[0], $0[1]) }
             return try first.get() + second.get()
         }
 
-        private static func entries(_ documents: [KeyIndexDocument], _ mapper: (engine: JavaScriptEngine, map: Int))
+        private static func entries(_ documents: [KeyIndexDocument], _ mapper: (engine: JavaScriptEngine, map: Int),
+                                    _ collation: KeyCollation)
             throws(JavaScriptError) -> [[KeyIndexEntry]] {
             // Design documents are not mapped, as in CouchDB.
             let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
@@ -66,8 +70,8 @@ enum ViewIndexes {
                 guard next < results.count, let emitted = results[next] else { return [] }
                 return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
                     guard case .array(let pair) = row, pair.count == 2 else { return nil }
-                    var key = IndexKeyEncoding.encode(pair[0])
-                    IndexKeyEncoding.append(.string(document.id), to: &key)
+                    var key = IndexKeyEncoding.encode(pair[0], collation: collation)
+                    IndexKeyEncoding.appendDocumentID(document.id, to: &key)
                     IndexKeyEncoding.append(.int(place), to: &key)
                     return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
                 }

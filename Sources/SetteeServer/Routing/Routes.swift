@@ -29,6 +29,7 @@ enum Routes {
         ("/_node/{node}/_stats", [.GET: StatsHandlers.stats]),
         ("/_node/{node}/_stats/{path...}", [.GET: StatsHandlers.stats]),
         ("/_node/{node}/_system", [.GET: StatsHandlers.system]),
+        ("/_node/{node}/_versions", [.GET: NodeHandlers.versions]),
         ("/_node/{node}/_prometheus", [.GET: StatsHandlers.prometheus]),
         ("/_node/{node}/_config/_reload", [.POST: NodeHandlers.reload]),
         ("/_node/{node}/_config/{section}", [.GET: NodeHandlers.section]),
