@@ -66,6 +66,8 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Decoded query parameters in order (`+` decodes to a space, as in HTML forms and CouchDB).
+    /// Pairs are separated by `&` or `;`, as HTML 4.01 (B.2.2) asks servers to accept and as
+    /// CouchDB's mochiweb_util:parse_qs/1 does (`?limit=2;` is `limit=2`).
     /// Nil when a name or value is not valid percent-encoded UTF-8.
     public var queryItems: [(name: String, value: String)]? { queryItems(plusAsSpace: true) }
 
@@ -73,7 +75,8 @@ public struct HTTPRequest: Sendable {
     public func queryItems(plusAsSpace: Bool) -> [(name: String, value: String)]? {
         guard let rawQuery else { return [] }
         var items: [(name: String, value: String)] = []
-        for pair in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        let separators: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: ";")]
+        for pair in rawQuery.utf8.split(omittingEmptySubsequences: true, whereSeparator: separators.contains) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = Substring(pair[..<(equals ?? pair.endIndex)])
             let rawValue = equals.map { Substring(pair[pair.index(after: $0)...]) } ?? ""
