@@ -62,11 +62,13 @@ struct ChangesQuery: Sendable {
         // Any integer, as `list_to_integer` takes it; a negative one never counts down
         // to 0 in CouchDB's collector, so it means no limit.
         limit = try q.int("limit").flatMap { $0 < 0 ? nil : $0 }
-        descending = try q.bool("descending")
-        includeDocs = try q.bool("include_docs")
-        conflicts = try q.bool("conflicts")
-        attachments = try q.bool("attachments")
-        attEncodingInfo = try q.bool("att_encoding_info")
+        // Only exactly `true` turns these on; anything else is off, not an error
+        // (chttpd_db:parse_changes_query/1 matches the string "true").
+        descending = q.flag("descending")
+        includeDocs = q.flag("include_docs")
+        conflicts = q.flag("conflicts")
+        attachments = q.flag("attachments")
+        attEncodingInfo = q.flag("att_encoding_info")
         switch q["style"] ?? "main_only" {
         case "main_only": allDocsStyle = false
         case "all_docs": allDocsStyle = true

@@ -48,18 +48,28 @@ enum AllDocsHandlers {
         query.includeBodies = try q.bool("include_docs")
         query.includeConflicts = try q.bool("conflicts")
         _ = try q.bool("update_seq")
-        query.startKey = try q.jsonString("startkey") ?? q.jsonString("start_key")
-            ?? q["startkey_docid"] ?? q["start_key_doc_id"]
-        query.endKey = try q.jsonString("endkey") ?? q.jsonString("end_key") ?? q["endkey_docid"] ?? q["end_key_doc_id"]
+        let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
+        query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
+        query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
         if let key = try q.json("key") {
-            let text = key.stringValue ?? JSONWriter.string(key)
-            (query.startKey, query.endKey, query.inclusiveEnd) = (text, text, true)
+            let id = idBound(key, isLow: false)
+            (query.startKey, query.endKey, query.inclusiveEnd) = (id, id, true)
         }
         if let keys = try q.json("keys") {
             guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` member must be an array.") }
             query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
         }
         return query
+    }
+
+    /// An id range bound from a JSON key. `_all_docs` collates raw (Erlang's term order),
+    /// where every number, atom, object and array sorts before every string: such a key
+    /// is no bound at the low end, and at the high end admits nothing ("" is below every
+    /// id, none being empty). CouchDB answers 200 for it, not an error.
+    private static func idBound(_ key: JSONValue?, isLow: Bool) -> String? {
+        guard let key else { return nil }
+        if let id = key.stringValue { return id }
+        return isLow ? nil : ""
     }
 
     static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery) async throws -> HTTPResponse {

@@ -156,8 +156,9 @@ enum BulkHandlers {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("Missing JSON list of 'docs'.") }
         context.node.stats.recordReads(docs.count)
         var options = DocumentOptions(query: context.query)
-        options.revs = try context.query.bool("revs")
-        let latest = try context.query.bool("latest")
+        // As document reads: only exactly `true` (chttpd_db:db_req/2 `_bulk_get`, parse_doc_query/1).
+        options.revs = context.query.flag("revs")
+        let latest = context.query.flag("latest")
         let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         var items: [BulkGetItem] = []
         for item in docs {

@@ -43,7 +43,10 @@ enum DocumentHandlers {
         let id = context.parameters.docID ?? ""
         try DocumentParser.validate(id: id)
         guard let revText = context.requestedRev else {
-            throw CouchError.conflict
+            // No rev: 409 for a live document; for none, CouchDB's read error ("missing",
+            // or "deleted" for a deleted one), as chttpd_db:db_doc_req/3 opens it first.
+            guard let winner = try await database.winner(id: id) else { throw CouchError.notFound("missing") }
+            throw winner.isDeleted ? CouchError.notFound("deleted") : CouchError.conflict
         }
         let rev = try DocumentParser.revision(.string(revText))
         let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: rev)

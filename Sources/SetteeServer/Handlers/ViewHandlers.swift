@@ -68,7 +68,8 @@ enum ViewHandlers {
         if !reduce, query.group || query.groupLevel != nil {
             throw CouchError.queryParseError("Invalid use of grouping on a map view.")
         }
-        if reduce, query.isMultiKey, (query.keys?.count ?? 0) > 1, !query.group, query.groupLevel == nil {
+        // Any `keys` but exactly one, even none, needs exact grouping (couch_mrview_util:validate_args/1).
+        if reduce, let keys = query.keys, keys.count != 1, !query.group {
             throw CouchError.queryParseError("Multi-key fetches for reduce views must use `group=true`")
         }
         if reduce, query.includeDocs {
