@@ -58,12 +58,12 @@ public struct ViewDefinition: Sendable, Equatable {
     }
 
     /// The built-in reduce this view names, nil for JavaScript or none.
-    public var builtinReduce: BuiltinReduce? { reduce.flatMap(BuiltinReduce.init(rawValue:)) }
+    public var builtinReduce: BuiltinReduce? { reduce.flatMap(BuiltinReduce.named) }
 
     /// Checks what CouchDB checks when a design document is saved: built-in reduce
     /// names (`invalid_design_doc`); compiling is `ViewEngine`'s.
     public func validateReduce() -> String? {
-        guard let reduce, reduce.hasPrefix("_"), BuiltinReduce(rawValue: reduce) == nil else { return nil }
+        guard let reduce, reduce.hasPrefix("_"), BuiltinReduce.named(reduce) == nil else { return nil }
         return "`\(reduce)` is not a supported reduce function."
     }
 }
