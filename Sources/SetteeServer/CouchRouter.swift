@@ -65,8 +65,9 @@ struct CouchRouter: HTTPResponder {
     private func dispatch(_ original: HTTPRequest, userName: inout String?) async throws -> HTTPResponse {
         var request = original
         if let override = Self.methodOverride(original) { request.method = override }
-        guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
-        guard let items = request.queryItems(plusAsSpace: state.live.decodePlusToSpace.value) else {
+        let plusAsSpace = state.live.decodePlusToSpace.value
+        guard let segments = request.pathSegments(plusAsSpace: plusAsSpace) else { throw Self.undecodablePath(request) }
+        guard let items = request.queryItems(plusAsSpace: plusAsSpace) else {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
         let user = try await state.authenticator.user(for: request)

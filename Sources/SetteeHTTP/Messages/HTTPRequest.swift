@@ -47,7 +47,11 @@ public struct HTTPRequest: Sendable {
 
     /// Path segments, each percent-decoded on its own (so `a%2Fb` stays one segment `a/b`).
     /// Nil when a segment is not valid percent-encoded UTF-8.
-    public var pathSegments: [String]? {
+    public var pathSegments: [String]? { pathSegments(plusAsSpace: false) }
+
+    /// The same, `+` decoded to a space when `plusAsSpace` (CouchDB's `[chttpd]
+    /// decode_plus_to_space`, which it applies to paths as to query strings).
+    public func pathSegments(plusAsSpace: Bool) -> [String]? {
         let path = rawPath.utf8
         var segments: [String] = []
         segments.reserveCapacity(4)  // `/db/docid` and the like: one allocation
@@ -55,7 +59,7 @@ public struct HTTPRequest: Sendable {
         while start < path.endIndex {
             let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
             if start < end {
-                guard let decoded = PercentDecoding.decode(Substring(path[start..<end]), plusAsSpace: false) else {
+                guard let decoded = PercentDecoding.decode(Substring(path[start..<end]), plusAsSpace: plusAsSpace) else {
                     return nil
                 }
                 segments.append(decoded)

@@ -9,6 +9,18 @@ enum BulkHandlers {
     /// Every document is validated before anything is written (a malformed one
     /// fails the request with 400, as CouchDB's `from_json_obj_validate` does);
     /// conflicts are per document. `new_edits:false` answers only the failures.
+    /// `"all_or_nothing": true` is not supported by CouchDB 3 (chttpd_db:db_req/2): 417, one
+    /// `not_implemented` row per document (its id, or a new one, and its rev or "0-"), and
+    /// nothing written.
+    static func allOrNothingRefused(_ docs: [JSONValue], _ context: RequestContext) -> HTTPResponse {
+        let rows: [JSONValue] = docs.map { doc in
+            ["id": .string(doc["_id"]?.stringValue ?? context.node.live.uuids.next()),
+             "rev": .string(doc["_rev"]?.stringValue ?? "0-"), "error": "not_implemented",
+             "reason": "all_or_nothing is not supported"]
+        }
+        return JSONResponse.make(status: 417, .array(rows))
+    }
+
     static func bulkDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try MaintenanceHandlers.requireJSONContentType(context)
         let request = try await context.jsonBody()
@@ -22,6 +34,7 @@ enum BulkHandlers {
         case .bool(let b)?: newEdits = b
         default: throw CouchError.badRequest("`new_edits` parameter must be a boolean.")
         }
+        if newEdits, body["all_or_nothing"] == .bool(true) { return allOrNothingRefused(docs, context) }
         // `_local/` ids are written as local documents, as CouchDB's update_docs does.
         let locals = docs.indices.filter { docs[$0].objectValue?["_id"]?.stringValue?.hasPrefix("_local/") == true }
         if !locals.isEmpty {
