@@ -49,3 +49,41 @@ def test_changes_post_with_an_empty_body_is_an_empty_object(db):
     bulk_docs(db, [{"_id": "a"}])
     r = db.client.post(db.url("_changes"), data=b"", headers={"Content-Type": "application/json"})
     assert [row["id"] for row in body_of(assert_status(r, 200))["results"]] == ["a"]
+
+
+@pytest.mark.parametrize("w, status", [("1", 201), ("3", 202)])
+def test_write_quorum_above_the_copies_is_accepted(db, client, w, status):
+    """`w` above the copies the database keeps (n) answers 202 Accepted, `"accepted": true`
+    on `_bulk_docs` rows (fabric_doc_update). The database here is made with `n=1`, as a
+    single node keeps one copy."""
+    name = db.name + "_n1"
+    assert_status(client.put(client.url(name), params={"n": "1"}), (201, 202))
+    try:
+        r = client.put(client.url(name, "a"), params={"w": w}, json={})
+        assert_status(r, status)
+        r = client.post(client.url(name, "_bulk_docs"), params={"w": w}, json={"docs": [{"_id": "b"}]})
+        rows = body_of(assert_status(r, 201 if status == 201 else 202))
+        assert rows[0]["ok"] is True and rows[0].get("accepted", False) == (status == 202)
+        rev = body_of(client.get(client.url(name, "a")))["_rev"]
+        assert_status(client.delete(client.url(name, "a"), params={"rev": rev, "w": w}), 200 if status == 201 else 202)
+    finally:
+        client.delete(client.url(name))
+
+
+def test_reshard_on_one_node(client, anon):
+    """`/_reshard` (API Reference › Server › /_reshard): server admins only; the state
+    stops and runs again; a job that does not exist is 404."""
+    assert_error(anon.get(anon.url("_reshard")), 401, "unauthorized")
+    summary = body_of(assert_status(client.get(client.url("_reshard")), 200))
+    assert summary["state"] == "running" and summary["state_reason"] is None
+    assert set(summary) == {"state", "state_reason", "completed", "failed", "running", "stopped", "total"}
+    jobs = body_of(assert_status(client.get(client.url("_reshard", "jobs")), 200))
+    assert set(jobs) == {"total_rows", "offset", "jobs"}
+    assert_error(client.get(client.url("_reshard", "jobs", "nonesuch")), 404, "not_found", "missing")
+    assert_error(client.put(client.url("_reshard", "state"), json={"state": "paused"}), 400, "bad_request")
+    try:
+        assert_status(client.put(client.url("_reshard", "state"), json={"state": "stopped"}), 200)
+        assert body_of(client.get(client.url("_reshard", "state")))["state"] == "stopped"
+    finally:
+        assert_status(client.put(client.url("_reshard", "state"), json={"state": "running"}), 200)
+    assert body_of(client.get(client.url("_reshard", "state"))) == {"state": "running", "reason": None}

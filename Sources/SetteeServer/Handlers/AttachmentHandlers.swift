@@ -93,7 +93,8 @@ enum AttachmentHandlers {
         let update = DocumentUpdate(id: id, body: body, baseRevision: rev, attachments: kept)
         let newRev = try await DocumentHandlers.single(update, database, newEdits: true, stats: context.node.stats)
         // CouchDB sends no ETag here, unlike a document's DELETE.
-        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
+        return JSONResponse.make(status: WriteQuorum.status(200, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
     }
 
     /// The document id and attachment name. On a design document a name starting

@@ -57,7 +57,9 @@ enum BulkHandlers {
         let results = try await database.update(updates, newEdits: newEdits)
         context.node.stats.recordWrite(documents: updates.count,
                                        inserted: newEdits ? updates.filter { $0.baseRevision == nil }.count : 0)
-        return JSONResponse.make(status: 201, bytes: resultRows(parsed, results, newEdits: newEdits))
+        let accepted = WriteQuorum.isUnmet(context, body: .object(body))
+        return JSONResponse.make(status: accepted ? 202 : 201,
+                                 bytes: resultRows(parsed, results, newEdits: newEdits, accepted: accepted))
     }
 
     /// `_bulk_docs` with local documents among the others: every document is parsed
@@ -125,11 +127,12 @@ enum BulkHandlers {
     /// The answer's rows, written straight to bytes: a row per document (only the
     /// failures with `new_edits:false`). Building a `JSONValue` per row first cost
     /// as much as the serializing itself on a 1,000-document batch.
+    /// - Parameter accepted: the write quorum was not met (`WriteQuorum`): rows written say `"accepted": true`.
     static func resultRows(_ parsed: [DocumentParser.Parsed], _ results: [Result<RevisionID, StoreError>],
-                           newEdits: Bool) -> [UInt8] {
+                           newEdits: Bool, accepted: Bool = false) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(results.count * 80)
-        for (p, result) in zip(parsed, results) { writeRow(p, result, newEdits: newEdits, to: &out) }
+        for (p, result) in zip(parsed, results) { writeRow(p, result, newEdits: newEdits, accepted: accepted, to: &out) }
         out.append(contentsOf: "]\n".utf8)
         return out
     }
@@ -137,7 +140,7 @@ enum BulkHandlers {
     /// One document's row, after a comma unless it is the first; none for a
     /// replicated write that succeeded.
     private static func writeRow(_ p: DocumentParser.Parsed, _ result: Result<RevisionID, StoreError>,
-                                 newEdits: Bool, to out: inout [UInt8]) {
+                                 newEdits: Bool, accepted: Bool = false, to out: inout [UInt8]) {
         switch result {
         case .success(let rev) where newEdits:
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
@@ -148,7 +151,7 @@ enum BulkHandlers {
             out.append(contentsOf: String(rev.generation).utf8)
             out.append(UInt8(ascii: "-"))
             JSONWriter.writeEscaped(rev.suffix, to: &out)
-            out.append(contentsOf: #""}"#.utf8)
+            out.append(contentsOf: (accepted ? #"","accepted":true}"# : #""}"#).utf8)
         case .success:
             return
         case .failure(let error):

@@ -58,7 +58,8 @@ enum DocumentHandlers {
             let exists = try await database.document(id: id, revisions: .none) != nil
             throw exists ? CouchError.conflict : CouchError.notFound("missing")
         }
-        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
+        return JSONResponse.make(status: WriteQuorum.status(200, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
                                  headers: ["ETag": "\"\(newRev)\""])
     }
 
@@ -192,8 +193,8 @@ enum DocumentHandlers {
             path = "/" + db + "/" + CouchURLEncoding.encode(id) + "/" + CouchURLEncoding.encode(attachment)
         }
         headers.add("Location", context.absoluteURL(path))
-        return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
-                                 headers: headers)
+        return JSONResponse.make(status: WriteQuorum.status(201, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(rev.description)], headers: headers)
     }
 
     static func unquote(_ text: String) -> String {
