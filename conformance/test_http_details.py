@@ -87,3 +87,18 @@ def test_reshard_on_one_node(client, anon):
     finally:
         assert_status(client.put(client.url("_reshard", "state"), json={"state": "running"}), 200)
     assert body_of(client.get(client.url("_reshard", "state"))) == {"state": "running", "reason": None}
+
+
+def test_attachment_write_at_a_rev_the_document_lacks(db):
+    """An attachment PUT or DELETE naming a rev the document does not have (or of a
+    document that does not exist): 409 `not_found` "missing_rev"; a stale rev it has is
+    an ordinary 409 conflict (chttpd_db:db_attachment_req/3 opens the document at the rev)."""
+    first = put_doc(db, "a", {})["rev"]
+    put_doc(db, "a", {"_rev": first, "n": 1})
+    text = {"Content-Type": "text/plain"}
+    for path in (("a", "x.txt"), ("nothing", "x.txt")):
+        r = db.client.put(db.url(*path), params={"rev": "1-abc"}, data=b"hi", headers=text)
+        assert_error(r, 409, "not_found", "missing_rev")
+    assert_error(db.client.delete(db.url("a", "x.txt"), params={"rev": "1-abc"}), 409, "not_found", "missing_rev")
+    r = db.client.put(db.url("a", "x.txt"), params={"rev": first}, data=b"hi", headers=text)
+    assert_error(r, 409, "conflict")

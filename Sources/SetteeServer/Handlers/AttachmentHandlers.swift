@@ -122,9 +122,12 @@ enum AttachmentHandlers {
     private static func contents(_ database: Database, id: String, rev: RevisionID?,
                                  without name: String) async throws -> ([UInt8], [AttachmentUpdate]) {
         guard let rev else { return (Array("{}".utf8), []) }
+        // A rev the document does not have: 409 `not_found` "missing_rev", as CouchDB answers
+        // after opening the document at that rev (chttpd_db:db_attachment_req/3); a stale one
+        // it has is the write's ordinary conflict.
         guard let revision = try await database.document(id: id, revisions: .revision(rev))?.revisions.first,
               let body = revision.body
-        else { throw CouchError.conflict }
+        else { throw CouchError(409, "not_found", "missing_rev") }
         let kept = revision.attachments.filter { $0.name != name }.map { AttachmentUpdate.stub(name: $0.name, digest: $0.digest) }
         return (body, kept)
     }
