@@ -102,3 +102,20 @@ def test_attachment_write_at_a_rev_the_document_lacks(db):
     assert_error(db.client.delete(db.url("a", "x.txt"), params={"rev": "1-abc"}), 409, "not_found", "missing_rev")
     r = db.client.put(db.url("a", "x.txt"), params={"rev": first}, data=b"hi", headers=text)
     assert_error(r, 409, "conflict")
+
+
+def test_documents_listed_with_bodies_carry_attachment_stubs(db):
+    """`_all_docs?include_docs=true` and `_find` return each document as a GET does, with
+    its `_attachments` stubs (couch_doc:to_json_obj/2; mango_doc)."""
+    put_doc(db, "a", {"n": 1, "_attachments": {"x.txt": {"content_type": "text/plain", "data": "aGk="}}})
+    put_doc(db, "b", {"n": 2})
+    stub = body_of(db.client.get(db.url("a")))["_attachments"]
+    assert stub["x.txt"]["stub"] is True and stub["x.txt"]["length"] == 2
+    rows = body_of(assert_status(db.client.get(db.url("_all_docs"), params={"include_docs": "true"}), 200))["rows"]
+    docs = {row["id"]: row["doc"] for row in rows}
+    assert docs["a"]["_attachments"] == stub
+    assert "_attachments" not in docs["b"]
+    found = body_of(assert_status(db.client.post(db.url("_find"), json={"selector": {"n": {"$gt": 0}}}), 200))["docs"]
+    assert {d["_id"]: d.get("_attachments") for d in found} == {"a": stub, "b": None}
+    r = db.client.post(db.url("_find"), json={"selector": {"n": 1}, "fields": ["_id", "_attachments"]})
+    assert body_of(assert_status(r, 200))["docs"] == [{"_id": "a", "_attachments": stub}]

@@ -83,16 +83,21 @@ enum AllDocsHandlers {
             SequenceToken.write(result.updateSeq, to: &out)
         }
         out.append(contentsOf: #","rows":["#.utf8)
+        // Documents come with their attachments' stubs, as a single GET shows them.
+        let stubs = query.includeBodies ? try await database.winnerAttachments(result.rows.compactMap { row in
+            row.rev.flatMap { row.body == nil || row.isDeleted ? nil : (row.id, $0) }
+        }) : [:]
         for (i, row) in result.rows.enumerated() {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
-            writeRow(row, to: &out, includeDocs: query.includeBodies)
+            writeRow(row, to: &out, includeDocs: query.includeBodies, attachments: stubs[row.id] ?? [])
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
         out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
-    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool) {
+    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool,
+                                 attachments: [StoredAttachment]) {
         guard let rev = row.rev else {
             out.append(contentsOf: #"{"key":"#.utf8)
             JSONWriter.writeString(row.id, to: &out)
@@ -114,6 +119,9 @@ enum AllDocsHandlers {
                 var writer = DocumentWriter(id: row.id, rev: rev.description, body: row.body ?? [])
                 if !row.conflicts.isEmpty {
                     writer.append("_conflicts", .array(row.conflicts.map { .string($0.description) }))
+                }
+                if !attachments.isEmpty {
+                    writer.append("_attachments", AttachmentJSON.object(attachments, forms: [:], showEncoding: false))
                 }
                 writer.write(to: &out)
             }
