@@ -19,6 +19,9 @@ public enum StoreError: Error, Sendable, Equatable {
     /// An attachment's bytes do not match its declared length or digest.
     case attachmentMismatch(String)
     case attachmentNotFound(String)
+    /// A stored attachment's bytes no longer match their digest (damaged on disk):
+    /// `digest` is the one recorded, `detail` what was found and where.
+    case attachmentDamaged(digest: String, detail: String)
     case documentTooLarge(limit: Int)
     /// A `WritePolicy` refused the update.
     case rejected(WriteRejection)
