@@ -34,6 +34,8 @@ import Testing
         Row(error: StoreError.attachmentNotFound("a"), status: 404, word: "not_found", reason: "Document is missing attachment"),
         Row(error: StoreError.attachmentDamaged(digest: "md5-x", detail: "d"), status: 500, word: "file_corruption",
             reason: "file corruption"),
+        Row(error: StoreError.databaseDamaged(name: "db", reason: "r"), status: 500, word: "file_corruption",
+            reason: "db: r"),
         Row(error: StoreError.documentTooLarge(limit: 1), status: 413, word: "document_too_large",
             reason: "Document exceeds max_document_size"),
         Row(error: StoreError.rejected(.forbidden("no")), status: 403, word: "forbidden", reason: "no"),
