@@ -62,4 +62,33 @@ import Testing
         // The rest keeps serving.
         #expect(try again.adminRequest("PUT", "/db/after", json: "{}").status == 201)
     }
+
+    /// 16 bytes changed in a frame of `small.sqlite-wal` after a kill -9: SQLite drops
+    /// that frame and every later one, so the small blobs committed there are gone. Their
+    /// attachments answer 500 `file_corruption` with a log line naming them, not 404.
+    @Test func smallBlobsLostFromTheirWALAreDamage() throws {
+        let dir = try TempDirectory(prefix: "small-wal-damage")
+        let settee = try SetteeProcess.start(dataDirectory: dir.path)
+        #expect(try settee.adminRequest("PUT", "/db").status == 201)
+        for i in 0..<20 { try put(settee, "d\(i)", (0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* (i + 3)) }) }
+        settee.kill(SIGKILL)
+        _ = try settee.waitForExit(timeout: 30)
+        let wal = dir.appending("db.couch.blobs/small.sqlite-wal")
+        let size = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
+        let frame = 24 + 32_768  // small.sqlite's pages are 32 KiB
+        let frames = (size - 32) / frame
+        try #require(frames > 4, "the small blobs are in the WAL")
+        let handle = try #require(FileHandle(forUpdatingAtPath: wal))
+        try handle.seek(toOffset: UInt64(32 + (frames / 2) * frame + 24 + 1_000))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 16))
+        try handle.close()
+
+        let again = try SetteeProcess.start(dataDirectory: dir.path)
+        defer { again.kill(SIGKILL) }
+        let last = try again.adminRequest("GET", "/db/d19/a.bin")
+        #expect(last.status == 500 && last.json?["error"] == "file_corruption", "\(last.status) \(last.text.prefix(200))")
+        #expect(again.waitForOutput(containing: "attachment damaged: database db document d19 attachment a.bin", timeout: 10))
+        #expect(try again.adminRequest("GET", "/db/d0/a.bin").status == 200)
+    }
 }
+

@@ -122,4 +122,21 @@ import Testing
         let inline = try? await db.attachmentData(attachment)
         #expect(inline == nil, "a damaged small blob was read as inline data")
     }
+
+    /// A revision's blob that is gone (here its file removed; a damaged `small.sqlite-wal`
+    /// frame drops rows the same way) is damage, not a 404 "missing attachment".
+    @Test func lostBlobIsDamage() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let attachment = try await attach(db, "f", pattern(Self.sizes.file, seed: 5))
+        try FileManager.default.removeItem(atPath: db.blobs.path(for: attachment.digest))
+        do {
+            _ = try await db.openAttachment(attachment)
+            Issue.record("a lost blob was opened")
+        } catch {
+            #expect(isDamage(error), "\(error)")
+        }
+    }
 }
+
