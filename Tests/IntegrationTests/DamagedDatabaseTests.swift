@@ -40,10 +40,11 @@ import Testing
         #expect(try again.adminRequest("GET", "/other").json?["damaged"] == nil)
     }
 
-    /// 40 bytes of 0xFF in a page of records: a single GET may still work, but a scan
-    /// meets the malformed page. `_changes?include_docs=true` then never ends as a
-    /// complete response (an error answer, or a chunked body without its last chunk),
-    /// the log says which database, and the database turns read-only.
+    /// 40 bytes of 0xFF in a page of records, where a single GET may still work but a scan
+    /// fails: the open finds it (`PRAGMA quick_check`, the file being small) or the first
+    /// scan does. `_changes?include_docs=true` never ends as a complete response (an error
+    /// answer, or a chunked body without its last chunk), the log names the database, it
+    /// turns read-only and stays so after a restart; `settee check` reports it.
     @Test func malformedRecordMidScanIsLoggedAndMarksTheDatabase() throws {
         let dir = try TempDirectory(prefix: "malformed")
         let settee = try SetteeProcess.start(dataDirectory: dir.path)
@@ -78,6 +79,11 @@ import Testing
         #expect(try again.adminRequest("GET", "/db").json?["damaged"]?.stringValue?.contains("malformed") == true)
         #expect(try again.adminRequest("PUT", "/db/new", json: "{}").json?["error"] == "file_corruption")
         #expect(try again.adminRequest("PUT", "/other/doc", json: "{}").status == 201)
+        again.kill(SIGTERM)
+        _ = try again.waitForExit(timeout: 30)
+        let third = try SetteeProcess.start(dataDirectory: dir.path)
+        defer { third.kill(SIGKILL) }
+        #expect(try third.adminRequest("GET", "/db").json?["damaged"] != nil, "the damage was forgotten across a restart")
     }
 
     /// Runs `settee check ARGUMENTS`: its exit status and its standard output.

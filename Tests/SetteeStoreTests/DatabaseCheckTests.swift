@@ -58,4 +58,24 @@ import Testing
         let after = try DatabaseCheck.run("db", in: try store.reopen(), repair: false)
         #expect(after.problems.count == 1, "\(after.problems)")
     }
+
+    /// The server's damage mark is reported, and a repair removes it once the file passes.
+    @Test func repairRemovesTheDamageMarkOfASoundFile() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        _ = try await store.directory.create("db").put("d").get()
+        store.directory.closeAll()
+        let path = store.path + "/" + DatabaseFileName.file(for: "db")
+        DamageMarker.write(DatabaseDamage(reason: "a read found the file malformed"), databasePath: path)
+        #expect(try store.reopen().database(named: "db")?.damage != nil)
+        store.directory.closeAll()
+        let found = try DatabaseCheck.run("db", in: try store.reopen(), repair: false)
+        #expect(found.problems == ["marked damaged by the server: a read found the file malformed"])
+        let repaired = try DatabaseCheck.run("db", in: try store.reopen(), repair: true)
+        #expect(repaired.repaired.contains { $0.contains("damage mark removed") } && repaired.lost.isEmpty)
+        let again = try #require(try store.reopen().database(named: "db"))
+        #expect(again.damage == nil)
+        _ = try await again.put("e").get()
+    }
 }
+

@@ -60,27 +60,49 @@ import Testing
         #expect(try await damaged.document(id: "doc0", revisions: .winner) != nil)
     }
 
-    /// A scan that meets a malformed page marks the database read-only; it was sound before.
-    @Test func malformedPageMetByAScanMarksTheDatabase() async throws {
-        let store = try TestStore()
-        defer { store.remove() }
-        let db = try store.directory.create("db")
-        let body = String(repeating: "x", count: 200)
-        for i in 0..<500 { _ = try await db.put("doc\(1000 + i)", #"{"v":"\#(body)"}"#).get() }
-        store.directory.closeAll()
-        let path = store.path + "/" + DatabaseFileName.file(for: "db")
+    /// 500 documents with 40 bytes of 0xFF written over the middle of a page of records,
+    /// as a damaged disk block would leave them.
+    func damage(_ path: String) throws {
         var file = try Data(contentsOf: URL(fileURLWithPath: path))
         let middle = (file.count / 4096 / 2) * 4096 + 2048
         file.replaceSubrange(middle..<middle + 40, with: Data(repeating: 0xFF, count: 40))
         try file.write(to: URL(fileURLWithPath: path))
+    }
 
+    func fill(_ store: TestStore) async throws -> String {
+        let db = try store.directory.create("db")
+        let body = String(repeating: "x", count: 200)
+        for i in 0..<500 { _ = try await db.put("doc\(1000 + i)", #"{"v":"\#(body)"}"#).get() }
+        store.directory.closeAll()
+        return store.path + "/" + DatabaseFileName.file(for: "db")
+    }
+
+    /// A small file gets `PRAGMA quick_check` at open, which finds this page malformed; the
+    /// mark it leaves keeps the database read-only after a restart too.
+    @Test func malformedPageIsFoundAtOpenAndStaysMarked() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        try damage(try await fill(store))
         let damaged = try #require(try store.reopen().database(named: "db"))
-        #expect(damaged.damage == nil, "nothing read yet")
+        #expect(damaged.damage?.reason.contains("quick_check") == true, "\(String(describing: damaged.damage))")
+        await #expect(throws: StoreError.self) { _ = try await damaged.put("new") }
+        let later = try #require(try store.reopen().database(named: "db"))
+        #expect(later.damage != nil, "the damage was forgotten across a reopen")
+    }
+
+    /// A scan that meets a malformed page marks the database read-only: here the page is
+    /// damaged after the open passed (a larger file is not quick-checked at all).
+    @Test func malformedPageMetByAScanMarksTheDatabase() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let path = try await fill(store)
+        let opened = try #require(try store.reopen().database(named: "db"))
+        #expect(opened.damage == nil, "sound at open")
+        try damage(path)
         var query = AllDocsQuery()
         query.includeBodies = true
-        await #expect(throws: StoreError.self) { try await damaged.allDocs(query) }
-        #expect(damaged.damage?.reason.contains("malformed") == true)
-        await #expect(throws: StoreError.self) { _ = try await damaged.put("new") }
+        await #expect(throws: StoreError.self) { try await opened.allDocs(query) }
+        #expect(opened.damage?.reason.contains("a read found the file malformed") == true)
+        await #expect(throws: StoreError.self) { _ = try await opened.put("new") }
     }
 }
-

@@ -75,7 +75,7 @@ public final class Database: Sendable {
             if let sequence = try? DocumentRecords.updateSequence(db) { committed.record(sequence) }
         }
         self.writer = writer
-        let damageState = DamageState(database: name, logger: logger)
+        let damageState = DamageState(database: name, databasePath: path, logger: logger)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name,
                                  mmapSize: max(0, configuration.readerMmapSize), commits: commits) { error in
             // A malformed page met by a read (`_all_docs`, `_changes` mid-stream): the
@@ -84,11 +84,8 @@ public final class Database: Sendable {
                 + "the database is read-only until `settee check --repair`"), damageState, writer, name: name)
         }
         self.damageState = damageState
-        let recorded = committed.read()
-        if let damage = DatabaseDamage.check(updateSequence: sequence, recorded: recorded, recordPath: committed.path) {
+        if let damage = OpenCheck.run(connection, path: path, sequence: sequence, record: committed) {
             markDamaged(damage)
-        } else if recorded != sequence {
-            committed.record(sequence)
         }
     }
 

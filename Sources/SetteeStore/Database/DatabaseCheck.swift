@@ -20,8 +20,9 @@ public struct DatabaseCheckReport: Sendable {
 /// revision names against its digest (`BlobVerification`).
 ///
 /// Run it on a data directory no server has open. `--repair` rebuilds the indexes
-/// (`REINDEX`), accepts the sequence the file has (the updates past it are reported lost)
-/// and reports damaged or missing attachments as lost: their bytes cannot be rebuilt.
+/// (`REINDEX`), accepts the sequence the file has (the updates past it are reported lost),
+/// reports damaged or missing attachments as lost (their bytes cannot be rebuilt), and
+/// removes the server's damage mark once the file passes, making the database writable.
 /// Blocking: call it from a thread of its own (the command line), never the cooperative pool.
 public enum DatabaseCheck {
     /// - Throws: `StoreError.databaseNotFound`; `.sqlite` when the file cannot be opened at all.
@@ -34,6 +35,7 @@ public enum DatabaseCheck {
         checkFile(db, repair: repair, into: &report)
         checkSequence(db, path: path, repair: repair, into: &report)
         checkBlobs(db, path: path, repair: repair, into: &report)
+        checkMark(db, path: path, repair: repair, into: &report)
         return report
     }
 
@@ -79,8 +81,19 @@ public enum DatabaseCheck {
         guard repair, let recorded = record.read() else { return }
         report.lost.append("updates \(sequence + 1) to \(recorded) (\(recorded - sequence) committed updates); "
             + "replicate the documents back from a copy that has them")
-        if record.record(sequence) {
-            report.repaired.append("update sequence \(sequence) accepted; the database is writable again")
-        }
+        if record.record(sequence) { report.repaired.append("update sequence \(sequence) accepted") }
+    }
+
+    /// The mark a server left when it found the database damaged (`DamageMarker`):
+    /// removed by a repair once the file passes its checks and the sequence is accepted.
+    private static func checkMark(_ db: Connection, path: String, repair: Bool, into report: inout DatabaseCheckReport) {
+        guard let marked = DamageMarker.read(databasePath: path) else { return }
+        report.problems.append("marked damaged by the server: \(marked.reason)")
+        let record = CommittedSequenceFile(databasePath: path)
+        guard repair, integrityProblems(db).isEmpty, let sequence = try? DocumentRecords.updateSequence(db),
+              DatabaseDamage.check(updateSequence: sequence, recorded: record.read(), recordPath: record.path) == nil
+        else { return }
+        DamageMarker.remove(databasePath: path)
+        report.repaired.append("damage mark removed; the database is writable again")
     }
 }

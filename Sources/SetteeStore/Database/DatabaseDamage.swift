@@ -1,3 +1,4 @@
+internal import Glibc
 internal import Logging
 internal import Synchronization
 
@@ -28,9 +29,12 @@ public struct DatabaseDamage: Sendable, Equatable, CustomStringConvertible {
 final class DamageState: Sendable {
     private let found = Mutex<DatabaseDamage?>(nil)
     private let database: String
+    private let databasePath: String
     private let logger: Logger
 
-    init(database: String, logger: Logger) { (self.database, self.logger) = (database, logger) }
+    init(database: String, databasePath: String, logger: Logger) {
+        (self.database, self.databasePath, self.logger) = (database, databasePath, logger)
+    }
 
     var current: DatabaseDamage? { found.withLock { $0 } }
 
@@ -40,8 +44,39 @@ final class DamageState: Sendable {
         found.withLock { current in
             guard current == nil else { return false }
             current = damage
+            DamageMarker.write(damage, databasePath: databasePath)
             logger.error("database \(database) damaged, now read-only: \(damage.reason)", metadata: ["db": .string(database)])
             return true
         }
     }
+}
+
+/// The damage mark beside a database file (`<file>.damaged`, the reason as text): a
+/// database found damaged stays read-only across restarts until `settee check --repair`
+/// removes the mark.
+enum DamageMarker {
+    static let suffix = ".damaged"
+
+    static func read(databasePath: String) -> DatabaseDamage? {
+        let fd = open(databasePath + suffix, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = max(0, buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) })
+        let reason = String(decoding: buffer[0..<count], as: UTF8.self)
+        return DatabaseDamage(reason: reason.isEmpty ? "marked damaged (\(databasePath + suffix))" : reason)
+    }
+
+    /// Writes the mark (synced: it is rare, and must outlive a crash). Failing to write it
+    /// leaves the damage known to this run only.
+    static func write(_ damage: DatabaseDamage, databasePath: String) {
+        let fd = open(databasePath + suffix, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(damage.reason.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        _ = fsync(fd)
+    }
+
+    static func remove(databasePath: String) { _ = unlink(databasePath + suffix) }
 }

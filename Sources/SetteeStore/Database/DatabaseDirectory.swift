@@ -60,8 +60,9 @@ public final class DatabaseDirectory: Sendable {
             guard databases[name] == nil, !FileManager.default.fileExists(atPath: filePath(name)) else {
                 throw StoreError.databaseExists(name)
             }
-            // A sequence recorded for a deleted database of this name is not this one's.
+            // A sequence or damage mark left by a deleted database of this name is not this one's.
             CommittedSequenceFile.remove(databasePath: filePath(name))
+            DamageMarker.remove(databasePath: filePath(name))
             let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
                                         tasks: tasks, logger: logger)
             databases[name] = database
@@ -80,7 +81,8 @@ public final class DatabaseDirectory: Sendable {
                 throw StoreError.databaseNotFound(name)
             }
             databases.removeValue(forKey: name)?.close()
-            for file in [path, path + "-wal", path + "-shm", path + CommittedSequenceFile.suffix] where FileManager.default.fileExists(atPath: file) {
+            for file in [path, path + "-wal", path + "-shm", path + CommittedSequenceFile.suffix,
+                         path + DamageMarker.suffix] where FileManager.default.fileExists(atPath: file) {
                 guard unlink(file) == 0 else { throw StoreError.io(operation: "unlink", path: file, errno: errno) }
             }
             // The blobs go with the database; a leftover directory would be reused by a new one.
