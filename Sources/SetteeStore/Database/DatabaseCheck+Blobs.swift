@@ -1,3 +1,5 @@
+internal import FoundationEssentials
+
 /// `settee check`: every attachment a revision names, read whole against its digest.
 extension DatabaseCheck {
     static func checkBlobs(_ db: Connection, path: String, repair: Bool, into report: inout DatabaseCheckReport) {
@@ -9,12 +11,27 @@ extension DatabaseCheck {
             return
         }
         defer { blobs.close() }
+        checkSmallBlobFile(in: blobs.directory, into: &report)
         var checked = Set<BlobKey>()
         for (document, name, key) in referencedAttachments(db, into: &report) {
             guard let problem = problem(with: key, in: blobs, alreadyChecked: &checked) else { continue }
             let line = "document \(document) attachment \(name) (\(key.couchDigest)): \(problem)"
             report.problems.append(line)
             if repair { report.lost.append(line + "; its bytes cannot be rebuilt, replicate it back") }
+        }
+    }
+
+    /// SQLite's checks of `small.sqlite`, when there is one (a damaged page there can
+    /// lose rows no attachment read has asked for yet).
+    private static func checkSmallBlobFile(in directory: String, into report: inout DatabaseCheckReport) {
+        let path = directory + "/" + SmallBlobFile.fileName
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            let db = try Connection(path: path)
+            defer { db.close() }
+            report.problems += integrityProblems(db).map { "attachments file \(SmallBlobFile.fileName): " + $0 }
+        } catch {
+            report.problems.append("attachments file \(SmallBlobFile.fileName): cannot open it: \(error)")
         }
     }
 
