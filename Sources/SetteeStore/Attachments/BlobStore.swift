@@ -105,7 +105,8 @@ final class BlobStore: Sendable {
     ///   `.attachmentMismatch` for a range past the end.
     func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> any StoredBytesReader {
         if let bytes = try small.read(key) {
-            try BlobVerification.check(bytes, against: key, location: directory + "/" + SmallBlobFile.fileName + " (or its pack file)")
+            let location = directory + "/" + SmallBlobFile.fileName + " (or its pack file)"
+            try BlobVerification.check(bytes, against: key, location: location)
             return try SmallBlobReader(bytes, range: range)
         }
         let reader = try BlobReader(path: path(for: key), key: key, range: range)
