@@ -1,6 +1,6 @@
 /*
- `settee check DB [--repair]`: checks one database of the data directory while no
- server has it open (issue #47, item 4): SQLite's integrity check of its file and
+ `settee check [DB] [--repair]`: checks one database of the data directory (or every
+ one) while no server has it open (issue #47, item 4): SQLite's integrity check of its file and
  indexes, its update sequence against the last committed one (a WAL that lost
  commits), and every attachment's bytes against their digest. Prints one line per
  problem and exits 1 when there is any. --repair rebuilds the indexes, accepts the
@@ -18,8 +18,8 @@ struct Check: ParsableCommand {
         abstract: "Check a database's file, update sequence and attachments (--repair: rebuild what can be).",
         discussion: "Run it on a data directory no running server has open.")
 
-    @Argument(help: "The database to check.")
-    var database: String
+    @Argument(help: "The database to check (every database of the data directory when left out).")
+    var database: String?
 
     @Flag(help: "Rebuild the indexes, accept the update sequence the file has, and report what is lost.")
     var repair = false
@@ -37,15 +37,19 @@ struct Check: ParsableCommand {
                                                     environment: ProcessInfo.processInfo.environment)
         let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
         let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
-        let report: DatabaseCheckReport
-        do {
-            report = try DatabaseCheck.run(database, in: directory, repair: repair)
-        } catch StoreError.databaseNotFound {
-            throw ValidationError("no database \(database) in \(node.store.path)")
+        var isClean = true
+        for name in try database.map { [$0] } ?? directory.names() {
+            let report: DatabaseCheckReport
+            do {
+                report = try DatabaseCheck.run(name, in: directory, repair: repair)
+            } catch StoreError.databaseNotFound {
+                throw ValidationError("no database \(name) in \(node.store.path)")
+            }
+            print(Self.text(report, repairing: repair), terminator: "")
+            // Exit 1 while a problem is left, or anything was lost.
+            if !report.isSound && (!repair || !report.lost.isEmpty) { isClean = false }
         }
-        print(Self.text(report, repairing: repair), terminator: "")
-        // Exit 1 while a problem is left, or anything was lost.
-        if !report.isSound && (!repair || !report.lost.isEmpty) { throw ExitCode(1) }
+        if !isClean { throw ExitCode(1) }
     }
 
     /// The report as lines: `ok`, or each problem, then what was repaired and what is lost.
