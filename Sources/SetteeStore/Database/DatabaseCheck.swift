@@ -2,6 +2,7 @@ internal import FoundationEssentials
 
 /// What `settee check` found in one database, and what `--repair` did about it.
 public struct DatabaseCheckReport: Sendable {
+    /// The database checked.
     public let database: String
     /// Every problem found, one line each.
     public internal(set) var problems: [String] = []
