@@ -31,7 +31,8 @@ enum AttachmentHandlers {
             try ByteRange.parse($0, length: attachment.length)
         }
         if let ranges, ranges.count > 1 {
-            return multipartRanges(ranges, of: attachment, database)
+            let source = DamageReport(logger: context.logger, database: database.name, document: id, attachment: name)
+            return multipartRanges(ranges, of: attachment, database, source)
         }
         let range = ranges?.first
         if let range { headers.add("Content-Range", ByteRange.contentRange(range, of: attachment.length)) }
@@ -39,8 +40,14 @@ enum AttachmentHandlers {
             ?? (attachment.isGzipped && !sendEncoded ? attachment.length : attachment.encodedLength)
         headers.add("Content-Length", String(length))
         let decode = attachment.isGzipped && !sendEncoded
+        let source = DamageReport(logger: context.logger, database: database.name, document: id, attachment: name)
+        // Opened before the head goes out: a missing or damaged small blob, or a damaged
+        // file under a range, is an error response rather than a 200 that breaks off.
+        let download = try await source.noticing {
+            try await database.openAttachment(attachment, range: range, decode: decode)
+        }
         return HTTPResponse(status: range == nil ? 200 : 206, headers: headers, body: .stream { writer in
-            try await send(attachment, range: range, decode: decode, from: database, to: writer)
+            try await stream(download, to: writer, source)
         })
     }
 
@@ -48,7 +55,7 @@ enum AttachmentHandlers {
     /// framing (chttpd_db.erl `send_ranges_multipart`: `--B`, then per range its
     /// headers, bytes and `CRLF--B`, then `--`), streamed chunked.
     private static func multipartRanges(_ ranges: [Range<Int64>], of attachment: StoredAttachment,
-                                        _ database: Database) -> HTTPResponse {
+                                        _ database: Database, _ source: DamageReport) -> HTTPResponse {
         let boundary = UUIDs.random()
         let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\""]
         return HTTPResponse(status: 206, headers: headers, body: .stream { writer in
@@ -56,18 +63,24 @@ enum AttachmentHandlers {
             for range in ranges {
                 try await writer.write(Array(("\r\nContent-Type: \(attachment.contentType)\r\n"
                     + "Content-Range: \(ByteRange.contentRange(range, of: attachment.length))\r\n\r\n").utf8))
-                try await send(attachment, range: range, decode: false, from: database, to: writer)
+                let download = try await source.noticing {
+                    try await database.openAttachment(attachment, range: range, decode: false)
+                }
+                try await stream(download, to: writer, source)
                 try await writer.write(Array("\r\n--\(boundary)".utf8))
             }
             try await writer.write(Array("--".utf8))
         })
     }
 
-    private static func send(_ attachment: StoredAttachment, range: Range<Int64>?, decode: Bool,
-                             from database: Database, to writer: any ResponseBodyWriter) async throws {
-        let download = try await database.openAttachment(attachment, range: range, decode: decode)
+    /// Sends what `download` reads; a damaged blob ends the body early (the last piece
+    /// is held until the digest matched), which the connection turns into a short body.
+    private static func stream(_ download: AttachmentDownload, to writer: any ResponseBodyWriter,
+                               _ source: DamageReport) async throws {
         defer { download.close() }
-        while let piece = try await download.next() { try await writer.write(piece) }
+        try await source.noticing {
+            while let piece = try await download.next() { try await writer.write(piece) }
+        }
     }
 
     /// Adds or replaces one attachment: a child of `?rev=` (or `If-Match`) keeping the
