@@ -105,22 +105,17 @@ enum Routes {
             guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
                 throw CouchError.databaseNotFound
             }
-            var isDatabaseAdmin = context.user.isAdmin
-            if let grant = context.user.pairing {
-                // Its one database, whatever its `_security` says (`settee pair` granted it).
-                try PairingAccess.check(grant, context)
-            } else if !isDatabaseAdmin {
-                let security = SecurityObject(bytes: try await database.security())
-                try security.requireMember(context.user)
-                isDatabaseAdmin = security.admins.admits(context.user)
+            return try await DatabaseAccess.loggingRefusals(context) {
+                let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
+                // Reads write nothing: the hot path skips the task-local below.
+                if context.request.method == "GET" || context.request.method == "HEAD" {
+                    return try await handler(context, database)
+                }
+                // The store's rules (design documents, `_users`) read who writes from here.
+                let writer = WriterIdentity(name: context.user.name, roles: context.user.roles,
+                                            isDatabaseAdmin: isDatabaseAdmin)
+                return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
             }
-            // Reads write nothing: the hot path skips the task-local below.
-            if context.request.method == "GET" || context.request.method == "HEAD" {
-                return try await handler(context, database)
-            }
-            // The store's rules (design documents, `_users`) read who writes from here.
-            let writer = WriterIdentity(name: context.user.name, roles: context.user.roles, isDatabaseAdmin: isDatabaseAdmin)
-            return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
         }
     }
 
