@@ -70,15 +70,18 @@ enum Routes {
         ("/{db}/{docid}/{attachment...}", attachment),
         ("/{db}/_design/{ddoc}", document),
         ("/{db}/_design/{ddoc}/{attachment...}", attachment),
-        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(ViewHandlers.query), .POST: db(ViewHandlers.query)]),
-        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(ViewHandlers.queries)]),
+        // `_users`' read rule wraps every route that hands documents to design functions (issue 46).
+        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(usersAdmins(ViewHandlers.query)),
+                                               .POST: db(usersAdmins(ViewHandlers.query))]),
+        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(usersAdmins(ViewHandlers.queries))]),
         ("/{db}/_design/{ddoc}/_info", [.GET: db(DesignDocumentHandlers.info)]),
         ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(RenderHandlers.show))),
-        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(RenderHandlers.show))),
+        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(usersReadable(RenderHandlers.show)))),
         ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(RenderHandlers.update))),
-        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(RenderHandlers.update))),
+        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(usersReadable(RenderHandlers.update)))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
-        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(RenderHandlers.list), .POST: db(RenderHandlers.list)]),
+        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(usersAdmins(RenderHandlers.list)),
+                                                          .POST: db(usersAdmins(RenderHandlers.list))]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
         ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
                                     .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),
@@ -89,7 +92,8 @@ enum Routes {
     ]
 
     static let document: [HTTPMethod: Handler] = [
-        .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete), .COPY: db(DocumentHandlers.copy),
+        .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete),
+        .COPY: db(UsersDatabaseReadRule.readableSource(DocumentHandlers.copy)),
         .PUT: byBody(json: db(DocumentHandlers.put), multipart: db(MultipartDocumentHandler.put)),
         .POST: db(FormUploadHandler.post),
     ]
@@ -118,6 +122,9 @@ enum Routes {
             }
         }
     }
+
+    static let usersAdmins = UsersDatabaseReadRule.adminsOnly
+    static let usersReadable = UsersDatabaseReadRule.readableDocumentOnly
 
     /// Server admins only, checked before the database is (CouchDB answers 401
     /// "You are not a server admin." to anyone else, member or not).
