@@ -16,6 +16,9 @@ final class SecurityRefusalLog: Sendable {
     /// Client address → when its last line was written (seconds since the epoch).
     private let lastLogged = Mutex<[String: Int]>([:])
 
+    /// How many clients the table remembers (for tests).
+    var rememberedClients: Int { lastLogged.withLock { $0.count } }
+
     /// Logs the refusal (`kind`: CouchDB's error word, or what was refused) unless one of
     /// this client's was logged less than `interval` seconds ago. Returns whether it logged.
     @discardableResult
