@@ -101,4 +101,34 @@ import Testing
         #expect(copied.status == 404)
         #expect(try settee.adminRequest("GET", "/mine").json?["doc_count"]?.intValue == 0)
     }
+
+    /// `_replicator` opened to users: a member's view, show or COPY never hands out another
+    /// user's replication credentials (GET already strips them).
+    @Test func replicatorFunctionsSeeOnlyTheCallersCredentials() throws {
+        let dir = try TempDirectory(prefix: "boundary-replicator")
+        let settee = try SetteeProcess.start(dataDirectory: dir.appending("data"))
+        defer { settee.kill(SIGKILL) }
+        _ = try Self.addUser(settee, "ruth")
+        #expect(try settee.adminRequest("PUT", "/_replicator/_security", json: #"{"admins":{},"members":{}}"#).status == 200)
+        let secret = "http://u:hunter2@127.0.0.1:1/a"
+        #expect(try settee.adminRequest("PUT", "/_replicator/admins",
+                                        json: #"{"source":"\#(secret)","target":"\#(secret)"}"#).status == 201)
+        #expect(try Self.call(settee, "PUT", "/_replicator/mine", user: ("ruth", "pw"),
+                              json: #"{"source":"\#(secret)","target":"\#(secret)"}"#).status == 201)
+        let app = #"{"views":{"all":{"map":"function(doc){ emit(doc._id, doc.source) }"}},"shows":{"doc":"function(doc){ return JSON.stringify({doc: doc}) }"}}"#
+        #expect(try settee.adminRequest("PUT", "/_replicator/_design/app", json: app).status == 201)
+        #expect(try settee.adminRequest("GET", "/_replicator/_design/app/_view/all").text.contains("hunter2"))
+        let view = try Self.call(settee, "GET", "/_replicator/_design/app/_view/all", user: ("ruth", "pw"))
+        #expect(view.status == 403 && !view.text.contains("hunter2"))
+        let others = try Self.call(settee, "GET", "/_replicator/_design/app/_show/doc/admins", user: ("ruth", "pw"))
+        #expect(others.status == 200 && others.json?["doc"] == .null && !others.text.contains("hunter2"))
+        let own = try Self.call(settee, "GET", "/_replicator/_design/app/_show/doc/mine", user: ("ruth", "pw"))
+        #expect(own.json?["doc"]?["source"]?.stringValue == secret)
+        var headers = [("Destination", "_local/stolen")]
+        headers.append(("Authorization", "Basic " + Data("ruth:pw".utf8).base64EncodedString()))
+        let copy = try TestHTTPClient.request("COPY", URL(string: settee.baseURL.absoluteString + "/_replicator/admins")!,
+                                              headers: headers, body: [])
+        #expect(copy.status == 404)
+        #expect(try settee.adminRequest("GET", "/_replicator/_local/stolen").status == 404)
+    }
 }

@@ -9,7 +9,7 @@ import SetteeStore
 /// only by `_users`' admins — anyone else gets 403.
 ///
 /// The same rule holds wherever a document is handed to code or to a client
-/// (`UsersDatabaseReadRule+Functions`): views and lists, built from every user
+/// (`DesignFunctionAccess`): views and lists, built from every user
 /// document, are for `_users`' admins; a show or an update gets null for a document
 /// its requester may not read; a COPY cannot read one either.
 enum UsersDatabaseReadRule {

@@ -70,18 +70,18 @@ enum Routes {
         ("/{db}/{docid}/{attachment...}", attachment),
         ("/{db}/_design/{ddoc}", document),
         ("/{db}/_design/{ddoc}/{attachment...}", attachment),
-        // `_users`' read rule wraps every route that hands documents to design functions (issue 46).
-        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(usersAdmins(ViewHandlers.query)),
-                                               .POST: db(usersAdmins(ViewHandlers.query))]),
-        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(usersAdmins(ViewHandlers.queries))]),
+        // The system databases' read rules wrap every route that hands documents to design functions (issue 46).
+        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(adminsInSystemDatabases(ViewHandlers.query)),
+                                               .POST: db(adminsInSystemDatabases(ViewHandlers.query))]),
+        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(adminsInSystemDatabases(ViewHandlers.queries))]),
         ("/{db}/_design/{ddoc}/_info", [.GET: db(DesignDocumentHandlers.info)]),
         ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(RenderHandlers.show))),
-        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(usersReadable(RenderHandlers.show)))),
+        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(readableDocuments(RenderHandlers.show)))),
         ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(RenderHandlers.update))),
-        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(usersReadable(RenderHandlers.update)))),
+        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(readableDocuments(RenderHandlers.update)))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
-        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(usersAdmins(RenderHandlers.list)),
-                                                          .POST: db(usersAdmins(RenderHandlers.list))]),
+        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(adminsInSystemDatabases(RenderHandlers.list)),
+                                                          .POST: db(adminsInSystemDatabases(RenderHandlers.list))]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
         ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
                                     .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),
@@ -93,7 +93,7 @@ enum Routes {
 
     static let document: [HTTPMethod: Handler] = [
         .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete),
-        .COPY: db(UsersDatabaseReadRule.readableSource(DocumentHandlers.copy)),
+        .COPY: db(DesignFunctionAccess.readableSource(DocumentHandlers.copy)),
         .PUT: byBody(json: db(DocumentHandlers.put), multipart: db(MultipartDocumentHandler.put)),
         .POST: db(FormUploadHandler.post),
     ]
@@ -123,8 +123,8 @@ enum Routes {
         }
     }
 
-    static let usersAdmins = UsersDatabaseReadRule.adminsOnly
-    static let usersReadable = UsersDatabaseReadRule.readableDocumentOnly
+    static let adminsInSystemDatabases = DesignFunctionAccess.adminsOnly
+    static let readableDocuments = DesignFunctionAccess.readableDocumentOnly
 
     /// Server admins only, checked before the database is (CouchDB answers 401
     /// "You are not a server admin." to anyone else, member or not).
