@@ -1,4 +1,3 @@
-import SetteeHTTP
 import SetteeStore
 
 /// Who may use a database, decided once per request before its handler runs (the
@@ -27,21 +26,5 @@ enum DatabaseAccess {
         let security = SecurityObject(bytes: try await database.security())
         try security.requireMember(context.user)
         return security.admins.admits(context.user)
-    }
-
-    /// Runs `body`; a 401 or 403 on its way out is logged, once a minute per client
-    /// (`SecurityRefusalLog`), and rethrown unchanged.
-    static func loggingRefusals<T>(_ context: RequestContext, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch {
-            let refusal = CouchError(mapping: error)
-            if refusal.status == 401 || refusal.status == 403 {
-                context.node.authenticator.refusals.note(refusal.error, client: context.request.remoteAddress,
-                                                         path: context.request.rawPath, reason: refusal.reason,
-                                                         logger: context.logger)
-            }
-            throw error
-        }
     }
 }

@@ -109,17 +109,14 @@ enum Routes {
             guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
                 throw CouchError.databaseNotFound
             }
-            return try await DatabaseAccess.loggingRefusals(context) {
-                let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
-                // Reads write nothing: the hot path skips the task-local below.
-                if context.request.method == "GET" || context.request.method == "HEAD" {
-                    return try await handler(context, database)
-                }
-                // The store's rules (design documents, `_users`) read who writes from here.
-                let writer = WriterIdentity(name: context.user.name, roles: context.user.roles,
-                                            isDatabaseAdmin: isDatabaseAdmin)
-                return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
+            let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
+            // Reads write nothing: the hot path skips the task-local below.
+            if context.request.method == "GET" || context.request.method == "HEAD" {
+                return try await handler(context, database)
             }
+            // The store's rules (design documents, `_users`) read who writes from here.
+            let writer = WriterIdentity(name: context.user.name, roles: context.user.roles, isDatabaseAdmin: isDatabaseAdmin)
+            return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
         }
     }
 
