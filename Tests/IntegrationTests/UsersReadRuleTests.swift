@@ -51,7 +51,13 @@ import Testing
                 #expect(answer.json?["reason"]?.stringValue == Self.refusal)
                 #expect(!answer.text.contains(bobKey))
             }
+            // Listed, but not shown (CouchDB 3.4.3: `"doc": null`).
+            let listed = try UsersSignupTests.call(settee, "GET", "/_users/_design_docs?include_docs=true", user: user)
+            let rows = listed.json?["rows"]?.arrayValue ?? []
+            #expect(rows.contains { $0["id"] == "_design/leak" } && rows.allSatisfy { $0["doc"] == .null })
         }
+        let shown = try settee.adminRequest("GET", "/_users/_design_docs?include_docs=true").json?["rows"]?.arrayValue ?? []
+        #expect(shown.contains { $0["doc"]?["views"] != nil })
     }
 
     @Test func showsAndUpdatesGetOnlyWhatTheUserMayRead() throws {
@@ -84,5 +90,26 @@ import Testing
             #expect(copy.status == 404 && copy.json?["reason"]?.stringValue == "missing", "\(destination): \(copy.text)")
         }
         #expect(try settee.adminRequest("GET", "/_users/_local/stolen").status == 404)
+    }
+
+    /// `_find` (CouchDB 3.4.3 answered the user its own document only): no selector can
+    /// test or return another user's fields.
+    @Test func findReturnsOnlyTheUsersOwnDocument() throws {
+        let dir = try TempDirectory(prefix: "users-find")
+        let settee = try Self.server(dir)
+        defer { settee.kill(SIGKILL) }
+        let bobKey = try settee.adminRequest("GET", "/_users/org.couchdb.user:bob").json?["derived_key"]?.stringValue ?? "?"
+        func ids(_ answer: TestResponse) -> [String] {
+            answer.json?["docs"]?.arrayValue?.compactMap { $0["_id"]?.stringValue } ?? ["status \(answer.status)"]
+        }
+        for selector in [#"{"type":"user"}"#, #"{"derived_key":{"$eq":"\#(bobKey)"}}"#, #"{"_id":"org.couchdb.user:bob"}"#] {
+            let mine = try UsersSignupTests.call(settee, "POST", "/_users/_find", user: ("ann", "pw"),
+                                                 json: #"{"selector":\#(selector)}"#)
+            #expect(ids(mine) == (selector.contains("type") ? ["org.couchdb.user:ann"] : []), "\(selector)")
+            #expect(!mine.text.contains(bobKey))
+            #expect(ids(try UsersSignupTests.call(settee, "POST", "/_users/_find", json: #"{"selector":\#(selector)}"#)) == [])
+        }
+        let all = try settee.adminRequest("POST", "/_users/_find", json: #"{"selector":{"type":"user"}}"#)
+        #expect(ids(all) == ["org.couchdb.user:ann", "org.couchdb.user:bob"])
     }
 }
