@@ -121,6 +121,32 @@ import Testing
         try review(nil, update(grant), old: nil)
     }
 
+    /// A user may not store a hash costlier to check than the server's own: each wrong
+    /// password tried against it would cost the server that much.
+    @Test func usersCannotMakeTheirHashCostlier() throws {
+        let policy = UsersDatabasePolicy(iterations: 1000)
+        func update(_ iterations: JSONValue) -> DocumentUpdate {
+            DocumentUpdate(id: "org.couchdb.user:ned", body: JSONWriter.serialize([
+                "name": "ned", "roles": [], "type": "user", "password_scheme": "pbkdf2", "salt": "s",
+                "derived_key": "00", "iterations": iterations]))
+        }
+        func review(_ writer: WriterIdentity, _ u: DocumentUpdate, old: StoredRevision? = nil) throws {
+            try WriteContext.$writer.withValue(writer) { try policy.review(u, newEdits: true) { old } }
+        }
+        let ned = WriterIdentity(name: "ned", roles: [], isDatabaseAdmin: false)
+        for count in [1001, 10_000_000, 1e12] as [JSONValue] {
+            #expect(throws: WriteRejection.forbidden("Iteration count is too high for this server")) {
+                try review(ned, update(count))
+            }
+        }
+        try review(ned, update(1000))
+        try review(WriterIdentity(name: "admin", roles: ["_admin"], isDatabaseAdmin: true), update(50_000))
+        // Kept as an admin wrote it.
+        let stored = revision(["name": "ned", "roles": [], "type": "user", "password_scheme": "pbkdf2", "salt": "s",
+                               "derived_key": "00", "iterations": 50_000])
+        try review(ned, update(50_000), old: stored)
+    }
+
     @Test func aNewPasswordEndsTheOldCookies() async throws {
         let harness = try RouterHarness()
         #expect(await harness.send("PUT", "/_users").status == 201)

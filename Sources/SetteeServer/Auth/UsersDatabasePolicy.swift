@@ -75,6 +75,7 @@ struct UsersDatabasePolicy: WritePolicy {
             }
         }
         try Self.reviewGrants(doc, old: oldDoc, writer: writer)
+        try reviewCost(doc, old: oldDoc, isAdmin: isAdmin)
         let newRoles = list.compactMap(\.stringValue)
         if !isAdmin {
             if let oldDoc {
@@ -99,5 +100,15 @@ struct UsersDatabasePolicy: WritePolicy {
         let member = PairingGrant.member
         guard doc[member] != old?[member] else { return }
         throw .forbidden("Only _admin may set \(member)")
+    }
+
+    /// Refuses a hash costlier than the server's own (`[chttpd_auth] iterations`) from anyone
+    /// but an admin: every wrong password tried against it would cost the server as much
+    /// (CouchDB's reason for `[chttpd_auth] max_iterations`, which it checks at login only).
+    /// A count that did not change (a document an admin wrote) stays.
+    func reviewCost(_ doc: JSONObject, old: JSONObject?, isAdmin: Bool) throws(WriteRejection) {
+        guard !isAdmin, let count = doc["iterations"]?.doubleValue, count > Double(iterations),
+              doc["iterations"] != old?["iterations"] else { return }
+        throw .forbidden("Iteration count is too high for this server")
     }
 }
