@@ -11,7 +11,8 @@ import SetteeStore
 ///     anyone else         401 when anonymous, 403 when logged in
 ///
 /// System databases add their own rules in the handlers that hand documents out
-/// (`UsersDatabaseReadRule`, `ReplicatorReadRule`) and here (`requireDesignFunctions`).
+/// (`UsersDatabaseReadRule`, `ReplicatorReadRule`) and around the routes that hand them
+/// to design functions (`DesignFunctionAccess`).
 enum DatabaseAccess {
     /// Checks that the requester may use `database`, and answers whether they are one
     /// of its admins (a server admin, or named by `_security.admins`).

@@ -8,7 +8,7 @@ import Synchronization
 /// Only the rule, the client address, the path and CouchDB's reason are written, never
 /// credentials, cookies or document bodies.
 final class SecurityRefusalLog: Sendable {
-    /// Seconds between two lines for one client and kind.
+    /// Seconds between two lines for one client.
     static let interval = 60
     /// When the table holds this many keys, entries older than `interval` are dropped.
     private static let pruneAt = 10_000
@@ -24,12 +24,12 @@ final class SecurityRefusalLog: Sendable {
     @discardableResult
     func note(_ kind: String, client: String, path: Substring, reason: String, logger: Logger,
               now: Int = Authenticator.now()) -> Bool {
+        // A client is its address, whatever port it comes from (as the lockout counts clients).
         let address = LoginLockout.address(client)
-        let key = address
         let isDue = lastLogged.withLock { table in
-            if let last = table[key], now - last < Self.interval { return false }
+            if let last = table[address], now - last < Self.interval { return false }
             if table.count >= Self.pruneAt { table = table.filter { now - $0.value < Self.interval } }
-            table[key] = now
+            table[address] = now
             return true
         }
         if isDue {
