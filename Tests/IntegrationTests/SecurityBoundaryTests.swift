@@ -130,6 +130,13 @@ import Testing
         #expect(others.status == 200 && others.json?["doc"] == .null && !others.text.contains("hunter2"))
         let own = try Self.call(settee, "GET", "/_replicator/_design/app/_show/doc/mine", user: ("ruth", "pw"))
         #expect(own.json?["doc"]?["source"]?.stringValue == secret)
+        // open_revs, as JSON and as the replicator's multipart, strips them as GET does (CouchDB 3.4.3 too).
+        for accept in ["application/json", "multipart/mixed"] {
+            let revs = try TestHTTPClient.request("GET", URL(string: settee.baseURL.absoluteString + "/_replicator/admins?open_revs=all")!,
+                                                  headers: [("Accept", accept), ("Authorization", "Basic " + Data("ruth:pw".utf8).base64EncodedString())],
+                                                  body: [])
+            #expect(revs.status == 200 && revs.text.contains("127.0.0.1:1/a") && !revs.text.contains("hunter2"), "\(accept)")
+        }
         var headers = [("Destination", "_local/stolen")]
         headers.append(("Authorization", "Basic " + Data("ruth:pw".utf8).base64EncodedString()))
         let copy = try TestHTTPClient.request("COPY", URL(string: settee.baseURL.absoluteString + "/_replicator/admins")!,
