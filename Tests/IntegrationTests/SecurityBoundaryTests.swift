@@ -144,4 +144,30 @@ import Testing
         #expect(copy.status == 404)
         #expect(try settee.adminRequest("GET", "/_replicator/_local/stolen").status == 404)
     }
+
+    /// A database admin's show cannot serve a page that acts on this origin with a visitor's
+    /// cookie (a server admin's): whatever its parts say, HTML is sandboxed (issue 46, item 3).
+    @Test func showsAndListsServeHTMLOnlySandboxed() throws {
+        let dir = try TempDirectory(prefix: "boundary-csp")
+        let settee = try SetteeProcess.start(dataDirectory: dir.appending("data"))
+        defer { settee.kill(SIGKILL) }
+        #expect(try settee.adminRequest("PUT", "/site").status == 201)
+        #expect(try settee.adminRequest("PUT", "/site/doc", json: "{}").status == 201)
+        // A page with a script: on this origin it would act with the visitor's cookie.
+        let app = #"""
+            {"shows":{"body":"function(doc, req){ return {body: '<script>fetch(1)</script>'} }",
+                      "json":"function(doc, req){ return {json: '<script>fetch(1)</script>', headers: {'Content-Type': 'text/html'}} }",
+                      "data":"function(doc, req){ return {json: {ok: true}} }"},
+             "updates":{"html":"function(doc, req){ return [null, {json: '<script>fetch(1)</script>', headers: {'Content-Type': 'text/html'}}] }"}}
+            """#
+        #expect(try settee.adminRequest("PUT", "/site/_design/app", json: app).status == 201)
+        for (method, path) in [("GET", "/site/_design/app/_show/body/doc"), ("GET", "/site/_design/app/_show/json"),
+                               ("GET", "/site/_design/app/_show/json/doc"), ("POST", "/site/_design/app/_update/html")] {
+            let answer = try settee.adminRequest(method, path)
+            #expect(answer.status == 200 && answer.text.contains("<script>"), "\(path): \(answer.status) \(answer.text)")
+            #expect(answer.header("Content-Security-Policy") == "sandbox", "\(path)")
+        }
+        let data = try settee.adminRequest("GET", "/site/_design/app/_show/data")
+        #expect(data.header("Content-Type")?.hasPrefix("application/json") == true)
+    }
 }

@@ -47,9 +47,8 @@ enum AttachmentHandlers {
 
     /// What CouchDB 3.4.3 sends with every attachment (`[csp] attachments_header_value`,
     /// chttpd_db.erl `db_attachment_req`): whatever its type, an attachment is shown in a
-    /// sandbox with an opaque origin, so a script in an uploaded `text/html` neither runs
-    /// nor reaches this server with a visitor's cookie (issue 46, item 3).
-    static let sandbox = (name: "Content-Security-Policy", value: "sandbox")
+    /// sandbox (`UserContentPolicy`).
+    static let sandbox = UserContentPolicy.sandbox
 
     /// Several ranges: 206 with one `multipart/byteranges` part per range, in CouchDB's
     /// framing (chttpd_db.erl `send_ranges_multipart`: `--B`, then per range its

@@ -75,13 +75,13 @@ enum Routes {
                                                .POST: db(adminsInSystemDatabases(ViewHandlers.query))]),
         ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(adminsInSystemDatabases(ViewHandlers.queries))]),
         ("/{db}/_design/{ddoc}/_info", [.GET: db(DesignDocumentHandlers.info)]),
-        ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(RenderHandlers.show))),
-        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(readableDocuments(RenderHandlers.show)))),
-        ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(RenderHandlers.update))),
-        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(readableDocuments(RenderHandlers.update)))),
+        ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(sandboxed(RenderHandlers.show)))),
+        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.show))))),
+        ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(sandboxed(RenderHandlers.update)))),
+        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.update))))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
-        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(adminsInSystemDatabases(RenderHandlers.list)),
-                                                          .POST: db(adminsInSystemDatabases(RenderHandlers.list))]),
+        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list))),
+                                                          .POST: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list)))]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
         ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
                                     .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),
@@ -122,6 +122,7 @@ enum Routes {
 
     static let adminsInSystemDatabases = DesignFunctionAccess.adminsOnly
     static let readableDocuments = DesignFunctionAccess.readableDocumentOnly
+    static let sandboxed = UserContentPolicy.sandboxed
 
     /// Server admins only, checked before the database is (CouchDB answers 401
     /// "You are not a server admin." to anyone else, member or not).
