@@ -41,6 +41,11 @@ struct CouchRouter: HTTPResponder {
             if couchError.isServerFault {
                 request.logger.error("\(request.method) \(request.rawPath) failed: \(String(describing: error))")
             }
+            // Refusals at a security boundary: one warning per client a minute at most.
+            if couchError.status == 401 || couchError.status == 403 {
+                state.authenticator.refusals.note(couchError.error, client: request.remoteAddress, path: request.rawPath,
+                                                  reason: couchError.reason, logger: request.logger)
+            }
             response = couchError.response
             if couchError.status == 401, let challenge = request.headers["X-CouchDB-WWW-Authenticate"],
                !response.headers.contains("WWW-Authenticate") {

@@ -28,7 +28,11 @@ enum AllDocsHandlers {
             let high = min(query.endKey ?? "_design0", "_design0")
             (query.startKey, query.endKey) = query.descending ? (high, low) : (low, high)
         }
-        return try await respond(context, database, query: query)
+        // `_users`' design documents are for its admins: others get `"doc": null`, as
+        // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
+        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+            ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
+        return try await respond(context, database, query: query, hidingDocs: hidesDocs)
     }
 
     /// `{"keys": [...]}` from a POST body, nil when the body has none.
@@ -72,7 +76,8 @@ enum AllDocsHandlers {
         return isLow ? nil : ""
     }
 
-    static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery) async throws -> HTTPResponse {
+    static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery,
+                        hidingDocs: Bool = false) async throws -> HTTPResponse {
         let result = try await database.allDocs(query)
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
         out.append(contentsOf: String(result.totalRows).utf8)
@@ -89,14 +94,15 @@ enum AllDocsHandlers {
         }) : [:]
         for (i, row) in result.rows.enumerated() {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
-            writeRow(row, to: &out, includeDocs: query.includeBodies, attachments: stubs[row.id] ?? [])
+            writeRow(row, to: &out, includeDocs: query.includeBodies, hidingDocs: hidingDocs,
+                     attachments: stubs[row.id] ?? [])
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
         out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
-    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool,
+    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, hidingDocs: Bool,
                                  attachments: [StoredAttachment]) {
         guard let rev = row.rev else {
             out.append(contentsOf: #"{"key":"#.utf8)
@@ -113,7 +119,7 @@ enum AllDocsHandlers {
         out.append(contentsOf: (row.isDeleted ? #","deleted":true}"# : "}").utf8)
         if includeDocs {
             out.append(contentsOf: #","doc":"#.utf8)
-            if row.isDeleted || row.body == nil {
+            if row.isDeleted || row.body == nil || hidingDocs {
                 out.append(contentsOf: "null".utf8)
             } else {
                 var writer = DocumentWriter(id: row.id, rev: rev.description, body: row.body ?? [])

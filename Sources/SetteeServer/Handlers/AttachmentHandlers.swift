@@ -24,7 +24,8 @@ enum AttachmentHandlers {
         let sendEncoded = attachment.isGzipped && ByteRange.acceptsGzip(context.headers["Accept-Encoding"])
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "must-revalidate",
                                     "Content-Type": attachment.contentType,
-                                    "Accept-Ranges": attachment.isGzipped ? "none" : "bytes"]
+                                    "Accept-Ranges": attachment.isGzipped ? "none" : "bytes",
+                                    sandbox.name: sandbox.value]
         if sendEncoded { headers.add("Content-Encoding", "gzip") }
         // Ranges only for identity-stored bytes, as CouchDB (`Enc == identity`).
         let ranges = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
@@ -51,13 +52,19 @@ enum AttachmentHandlers {
         })
     }
 
+    /// What CouchDB 3.4.3 sends with every attachment (`[csp] attachments_header_value`,
+    /// chttpd_db.erl `db_attachment_req`): whatever its type, an attachment is shown in a
+    /// sandbox (`UserContentPolicy`).
+    static let sandbox = UserContentPolicy.sandbox
+
     /// Several ranges: 206 with one `multipart/byteranges` part per range, in CouchDB's
     /// framing (chttpd_db.erl `send_ranges_multipart`: `--B`, then per range its
     /// headers, bytes and `CRLF--B`, then `--`), streamed chunked.
     private static func multipartRanges(_ ranges: [Range<Int64>], of attachment: StoredAttachment,
                                         _ database: Database, _ source: DamageReport) -> HTTPResponse {
         let boundary = UUIDs.random()
-        let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\""]
+        let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\"",
+                                    sandbox.name: sandbox.value]
         return HTTPResponse(status: 206, headers: headers, body: .stream { writer in
             try await writer.write(Array("--\(boundary)".utf8))
             for range in ranges {
