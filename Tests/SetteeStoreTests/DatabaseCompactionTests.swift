@@ -112,4 +112,59 @@ import Testing
         _ = try await db.put("b")
         #expect(try await db.info().docCount == 2)
     }
+
+    /// Issue 47, item 1: a compaction that fails after it started (`POST _compact` already
+    /// answered 202) stays in the tasks with its error, until the next one begins.
+    @Test func aFailedCompactionStaysListedWithItsError() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a")
+        try FileManager.default.removeItem(atPath: BlobStore.directory(forDatabaseFile: db.path))
+        await #expect(throws: StoreError.self) { try await db.compact() }
+        let failed = store.directory.tasks.all.filter { $0.kind == .compaction && $0.database == "db" }
+        #expect(failed.count == 1)
+        #expect(failed.first?.error?.contains("opendir") == true, "\(failed)")
+        try FileManager.default.createDirectory(atPath: BlobStore.directory(forDatabaseFile: db.path),
+                                                withIntermediateDirectories: false)
+        try await db.compact()
+        #expect(store.directory.tasks.all.isEmpty)
+    }
+
+    /// Issue 47, item 3: a blob uploaded before a compaction's sweep, whose revision is
+    /// written after it, is kept: the write succeeds and the bytes read back (the sweep
+    /// deleted it and the write failed with `attachmentNotFound`, 404 "Document is missing
+    /// attachment"). Both storage forms: a blob file, and a small blob stored by the write.
+    @Test(arguments: [nil, 0] as [Int?])
+    func anUploadFinishedBeforeTheSweepSurvivesIt(inlineAttachmentLimit: Int?) async throws {
+        let store = try TestStore(inlineAttachmentLimit: inlineAttachmentLimit)
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let payload = (0..<50_000).map { _ in UInt8.random(in: 0...255) }
+        let uploaded = try await db.storeAttachment(name: "a.bin", contentType: "application/octet-stream", bytes: payload)
+        try await db.compact()
+        let written = try await db.update([DocumentUpdate(id: "d", body: bytes("{}"), baseRevision: nil,
+                                                          attachments: [.new(uploaded)])], newEdits: true)[0]
+        #expect(throws: Never.self) { try written.get() }
+        let stored = try #require(try await db.document(id: "d", revisions: .winner)?.revisions.first?.attachments.first)
+        #expect(try await db.attachmentData(stored) == payload)
+    }
+
+    /// Once the write naming a blob is done (and the upload's attachment dropped), the
+    /// blob is no longer pinned, and an unreferenced one is swept as before.
+    @Test func aBlobNoWriteNamesIsSweptOnceItsUploadIsGone() async throws {
+        let store = try TestStore(inlineAttachmentLimit: 0)
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        var uploaded: StoredAttachment? = try await db.storeAttachment(
+            name: "a.bin", contentType: "application/octet-stream", bytes: Array(repeating: 7, count: 10_000))
+        let key = try #require(uploaded?.digest)
+        try await db.compact()
+        #expect(db.blobs.contains(key))
+        #expect(db.blobs.pins.isPinned(key))
+        uploaded = nil
+        #expect(!db.blobs.pins.isPinned(key))
+        try await db.compact()
+        #expect(!db.blobs.contains(key))
+    }
 }

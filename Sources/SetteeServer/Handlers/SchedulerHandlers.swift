@@ -93,6 +93,8 @@ enum SchedulerHandlers {
         entry.append("total_changes", .int(task.totalChanges))
         entry.append("type", task.kind == .compaction ? "database_compaction" : "indexer")
         entry.append("updated_on", .int(task.updatedOn))
+        // Settee's own: a task that failed stays listed with why, until the next one starts.
+        if let error = task.error { entry.append("error", .string(error)) }
         return .object(entry)
     }
 

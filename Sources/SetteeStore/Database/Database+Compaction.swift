@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Compaction: stems every document's tree to `_revs_limit` (as CouchDB's
 /// compactor does, so a lowered limit takes effect without new writes), drops the
 /// bodies and attachment rows of non-leaf revisions (CouchDB keeps only leaf
@@ -9,8 +11,12 @@
 extension Database {
     /// Drops bodies of non-leaf revisions and reclaims space. Returns at once;
     /// `info().isCompacting` is true while it runs, and `failed` hears of an error
-    /// that stopped it (what was committed before stays: each step is a transaction).
+    /// that stopped it (what was committed before stays: each step is a transaction),
+    /// which `_active_tasks` then shows too (`StoreTasks.fail`).
+    /// - Throws: `StoreError.io` with `ENOSPC` when the file system lacks the space
+    ///   VACUUM needs (`requireSpaceToCompact`): nothing is started.
     public func startCompaction(failed: @escaping @Sendable (any Error) -> Void = { _ in }) async throws {
+        try await requireSpaceToCompact()
         guard compaction.begin() else { return }
         Task.detached { [self] in
             defer { compaction.end() }
@@ -19,6 +25,24 @@ extension Database {
             } catch {
                 failed(error)
             }
+        }
+    }
+
+    /// Refuses a compaction that cannot finish for want of disk space. VACUUM copies the
+    /// live pages into a temporary database and then writes them back through the WAL,
+    /// so "as much as twice the size of the original database file is required in free
+    /// disk space" (https://sqlite.org/lang_vacuum.html); this asks for twice the used pages.
+    func requireSpaceToCompact() async throws {
+        let used = try await readers.read { db in
+            let pageSize = try db.integer("PRAGMA page_size") ?? 0
+            return ((try db.integer("PRAGMA page_count") ?? 0) - (try db.integer("PRAGMA freelist_count") ?? 0)) * pageSize
+        }
+        var fs = statvfs()
+        guard statvfs(path, &fs) == 0 else { throw StoreError.io(operation: "statvfs", path: path, errno: errno) }
+        let available = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        guard available >= 2 * used else {
+            throw StoreError.io(operation: "compact (\(2 * used) bytes free needed, \(available) available)",
+                                path: path, errno: ENOSPC)
         }
     }
 
@@ -31,7 +55,17 @@ extension Database {
         // old bodies dropped, the rest is the VACUUM and the WAL checkpoint.
         let total = Int(changesNotifier.sequence)
         let task = tasks.begin(.compaction, database: name, totalChanges: total)
-        defer { tasks.end(task) }
+        do {
+            try await compactSteps(task: task, total: total)
+            tasks.end(task)
+        } catch {
+            tasks.fail(task, error: "\(error)")
+            throw error
+        }
+    }
+
+    /// The steps: stem and drop old bodies, sweep blobs and VACUUM, fold the WAL back.
+    private func compactSteps(task: Int, total: Int) async throws {
         try await writer.write { db in
             try Self.stemAll(db)
             // Attachment rows go with the bodies: a non-leaf revision keeps neither.
@@ -42,8 +76,9 @@ extension Database {
         let blobs = self.blobs
         try await writer.withoutTransaction { db in
             // On the writer queue, between transactions: every committed revision's
-            // blobs are in `referenced`, and a write naming a blob re-checks it exists
-            // on this same queue (AttachmentRecords.resolve), so nothing dangles.
+            // blobs are in `referenced`; those of uploads whose revisions are still to
+            // commit are pinned (`BlobPins`), and the sweep leaves them alone. A write
+            // naming a blob still re-checks it exists (AttachmentRecords.resolve).
             try blobs.sweep(keeping: try AttachmentRecords.referencedKeys(db))
             try db.execute("VACUUM")
             try db.execute("BEGIN IMMEDIATE")
