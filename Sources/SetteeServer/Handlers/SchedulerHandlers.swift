@@ -53,7 +53,7 @@ enum SchedulerHandlers {
             let progress = job.replication.progress
             var task: JSONObject = ["node": .string(node), "pid": .string("<settee>"), "process_status": "waiting"]
             task.append("changes_pending", .null)
-            task.append("checkpoint_interval", .int(Int(job.spec.options.checkpointInterval.components.seconds * 1000)))
+            task.append("checkpoint_interval", .int(Int(job.spec.options.checkpointInterval / .milliseconds(1))))
             task.append("checkpointed_source_seq", progress.checkpointedSeq ?? .null)
             task.append("continuous", .bool(job.spec.options.continuous))
             task.append("database", job.docID == nil ? .null : .string(ReplicationManager.databaseName))
