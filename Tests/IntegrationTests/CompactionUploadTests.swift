@@ -40,7 +40,9 @@ import Testing
             }
         }
         compactor.stop.store(true, ordering: .relaxed)
-        while !thread.isFinished { usleep(10_000) }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !thread.isFinished && Date() < deadline { usleep(10_000) }
+        #expect(thread.isFinished, "the compaction loop did not stop")
         #expect(refused.withLock { $0 }.isEmpty, "\(refused.withLock { $0 })")
         #expect(compactor.count.load(ordering: .relaxed) > 3, "too few compactions ran beside the uploads")
         for (id, bytes) in sent.withLock({ $0 }) {
@@ -71,7 +73,9 @@ private final class Compactor: Sendable {
         while !stop.load(ordering: .relaxed) {
             guard (try? settee.adminRequest("POST", "/db/_compact", json: "{}"))?.status == 202 else { return }
             count.add(1, ordering: .relaxed)
-            while !stop.load(ordering: .relaxed),
+            // Until this compaction ends (polled; a compaction of this database takes well under a minute).
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while !stop.load(ordering: .relaxed), Date() < deadline,
                   (try? settee.adminRequest("GET", "/db"))?.json?["compact_running"] == true {}
         }
     }
