@@ -184,7 +184,8 @@ final class SmallBlobFile: Sendable {
         guard access(path, F_OK) == 0 else { return 0 }
         let unreferenced = try keys().filter { !referenced.contains($0) }
         // The deletions commit under the pins' lock: an upload pinning one of these keys
-        // meanwhile waits, then stores its bytes again (`store` finds no row).
+        // meanwhile waits, then stores its bytes again (`store` finds no row). Freeing the
+        // pages comes after, with the lock released.
         let deleted = try pins.removingUnpinned(unreferenced) { removable in
             guard !removable.isEmpty else { return 0 }
             try writer.transaction { db, _ in
@@ -192,10 +193,10 @@ final class SmallBlobFile: Sendable {
                     try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)])
                     try db.run("DELETE FROM packed WHERE digest = ?", [.blob(key.md5)])
                 }
-                try db.execute("PRAGMA incremental_vacuum")
             }
             return removable.count
         }
+        if deleted > 0 { try writer.transaction { db, _ in try db.execute("PRAGMA incremental_vacuum") } }
         guard access(writer.packPath, F_OK) == 0 else { return deleted }
         try writer.withPack { db, pack in
             var kept: [(offset: Int64, length: Int64)] = []
