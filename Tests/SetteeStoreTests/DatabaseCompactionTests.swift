@@ -167,4 +167,13 @@ import Testing
         try await db.compact()
         #expect(!db.blobs.contains(key))
     }
+
+    /// `POST _compact` is refused before anything starts when VACUUM could not finish:
+    /// it needs twice the used pages free (https://sqlite.org/lang_vacuum.html).
+    @Test func compactionNeedsTwiceTheUsedBytesFree() throws {
+        #expect(throws: StoreError.io(operation: "compact (2000 bytes free needed, 1999 available)", path: "p", errno: ENOSPC)) {
+            try Database.requireSpaceToCompact(usedBytes: 1000, availableBytes: 1999, path: "p")
+        }
+        #expect(throws: Never.self) { try Database.requireSpaceToCompact(usedBytes: 1000, availableBytes: 2000, path: "p") }
+    }
 }

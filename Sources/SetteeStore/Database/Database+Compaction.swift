@@ -39,9 +39,13 @@ extension Database {
         }
         var fs = statvfs()
         guard statvfs(path, &fs) == 0 else { throw StoreError.io(operation: "statvfs", path: path, errno: errno) }
-        let available = Int64(fs.f_bavail) * Int64(fs.f_frsize)
-        guard available >= 2 * used else {
-            throw StoreError.io(operation: "compact (\(2 * used) bytes free needed, \(available) available)",
+        try Self.requireSpaceToCompact(usedBytes: used, availableBytes: Int64(fs.f_bavail) * Int64(fs.f_frsize), path: path)
+    }
+
+    /// The rule of `requireSpaceToCompact`: twice the used bytes free, else `.io` ENOSPC.
+    static func requireSpaceToCompact(usedBytes: Int64, availableBytes: Int64, path: String) throws {
+        guard availableBytes >= 2 * usedBytes else {
+            throw StoreError.io(operation: "compact (\(2 * usedBytes) bytes free needed, \(availableBytes) available)",
                                 path: path, errno: ENOSPC)
         }
     }
