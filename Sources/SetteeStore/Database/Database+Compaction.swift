@@ -33,13 +33,15 @@ extension Database {
     /// so "as much as twice the size of the original database file is required in free
     /// disk space" (https://sqlite.org/lang_vacuum.html); this asks for twice the used pages.
     func requireSpaceToCompact() async throws {
-        let used = try await readers.read { db in
+        let path = self.path
+        // On a reader's queue: statvfs blocks, like sqlite3_step (STYLE 17).
+        try await readers.read { db in
             let pageSize = try db.integer("PRAGMA page_size") ?? 0
-            return ((try db.integer("PRAGMA page_count") ?? 0) - (try db.integer("PRAGMA freelist_count") ?? 0)) * pageSize
+            let used = ((try db.integer("PRAGMA page_count") ?? 0) - (try db.integer("PRAGMA freelist_count") ?? 0)) * pageSize
+            var fs = statvfs()
+            guard statvfs(path, &fs) == 0 else { throw StoreError.io(operation: "statvfs", path: path, errno: errno) }
+            try Self.requireSpaceToCompact(usedBytes: used, availableBytes: Int64(fs.f_bavail) * Int64(fs.f_frsize), path: path)
         }
-        var fs = statvfs()
-        guard statvfs(path, &fs) == 0 else { throw StoreError.io(operation: "statvfs", path: path, errno: errno) }
-        try Self.requireSpaceToCompact(usedBytes: used, availableBytes: Int64(fs.f_bavail) * Int64(fs.f_frsize), path: path)
     }
 
     /// The rule of `requireSpaceToCompact`: twice the used bytes free, else `.io` ENOSPC.
