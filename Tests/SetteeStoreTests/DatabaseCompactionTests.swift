@@ -131,6 +131,18 @@ import Testing
         #expect(store.directory.tasks.all.isEmpty)
     }
 
+    /// A failed compaction's task goes with its database.
+    @Test func aFailedCompactionIsForgottenWithItsDatabase() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        try FileManager.default.removeItem(atPath: BlobStore.directory(forDatabaseFile: db.path))
+        await #expect(throws: StoreError.self) { try await db.compact() }
+        #expect(store.directory.tasks.all.count == 1)
+        try store.directory.delete("db")
+        #expect(store.directory.tasks.all.isEmpty)
+    }
+
     /// Issue 47, item 3: a blob uploaded before a compaction's sweep, whose revision is
     /// written after it, is kept: the write succeeds and the bytes read back (the sweep
     /// deleted it and the write failed with `attachmentNotFound`, 404 "Document is missing

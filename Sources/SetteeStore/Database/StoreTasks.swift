@@ -55,6 +55,13 @@ public final class StoreTasks: Sendable {
 
     func end(_ id: Int) { _ = running.withLock { $0.tasks.removeValue(forKey: id) } }
 
+    /// Drops the failed tasks of `database` (it was deleted).
+    func forgetFailures(database: String) {
+        running.withLock { state in
+            state.tasks = state.tasks.filter { $0.value.error == nil || $0.value.database != database }
+        }
+    }
+
     /// Ends task `id` with `error`: it stays in `all`, so that `_active_tasks` shows why
     /// (issue 47: a compaction that failed after its 202 was seen in the log only).
     func fail(_ id: Int, error: String) {
