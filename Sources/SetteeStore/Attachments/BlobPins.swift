@@ -12,17 +12,21 @@ internal import Synchronization
 /// sweep deletes only unpinned blobs.
 ///
 /// Invariant: a pin is never taken between a sweep's check of a key and that key's
-/// deletion, because the sweep does both under `counts`' lock (`removingUnpinned`). So
-/// either the pin came first and the blob is kept, or the deletion came first and the
-/// pinning upload finds no blob and stores its own bytes (`BlobWriter.install`,
-/// `SmallBlobFile.store`).
+/// deletion, because the sweep holds `sweeping` for both (`removingUnpinned`) and `pin`
+/// takes it too. So either the pin came first and the blob is kept, or the deletion came
+/// first and the pinning upload finds no blob and stores its own bytes
+/// (`BlobWriter.install`, `SmallBlobFile.store`). Releasing takes only `counts`, held for
+/// a dictionary update: the write that releases (on Swift's cooperative pool) never waits
+/// for a sweep; a key released during one is simply kept until the next.
 final class BlobPins: Sendable {
     private let counts = Mutex<[BlobKey: Int]>([:])
+    /// Held by a sweep from its check to its deletions, and by `pin` (always before `counts`).
+    private let sweeping = Mutex<Void>(())
 
-    /// Pins `key` until the returned pin is released (dropped). Blocks while a sweep
-    /// removes blobs: call it off the cooperative pool (`BlobIO`).
+    /// Pins `key` until the returned pin is released. Waits while a sweep removes blobs:
+    /// call it off the cooperative pool (`BlobIO`).
     func pin(_ key: BlobKey) -> BlobPin {
-        counts.withLock { $0[key, default: 0] += 1 }
+        sweeping.withLock { _ in counts.withLock { $0[key, default: 0] += 1 } }
         return BlobPin(key: key, pins: self)
     }
 
@@ -36,12 +40,13 @@ final class BlobPins: Sendable {
         }
     }
 
-    /// Calls `remove` with the keys of `candidates` that are not pinned, holding the lock
-    /// throughout, so that no key is pinned between the check and its removal.
-    /// Returns what `remove` returns (how many it removed).
+    /// Calls `remove` with the keys of `candidates` that are not pinned, so that no key is
+    /// pinned between the check and its removal. Returns what `remove` returns (how many
+    /// it removed).
     func removingUnpinned(_ candidates: [BlobKey], _ remove: ([BlobKey]) throws -> Int) throws -> Int {
-        try counts.withLock { counts in
-            try remove(candidates.filter { counts[$0] == nil })
+        try sweeping.withLock { _ in
+            let pinned = counts.withLock { $0 }
+            return try remove(candidates.filter { pinned[$0] == nil })
         }
     }
 }
