@@ -188,4 +188,27 @@ import Testing
         }
         #expect(throws: Never.self) { try Database.requireSpaceToCompact(usedBytes: 1000, availableBytes: 2000, path: "p") }
     }
+
+    /// The first step goes in write jobs of bounded size: every non-leaf body is dropped
+    /// whatever range of rows it falls in, every leaf body stays, one commit per range.
+    @Test func oldBodiesAreDroppedOneRangeOfRowsPerJob() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        var firsts: [RevisionID] = [], lasts: [RevisionID] = []
+        for n in 0..<5 {
+            let first = try await db.put("d\(n)", #"{"v":1}"#).get()
+            firsts.append(first)
+            lasts.append(try await db.put("d\(n)", #"{"v":2}"#, base: first).get())
+        }
+        let commitsBefore = db.writer.commitCount
+        var fractions: [Double] = []
+        try await db.dropOldBodiesInJobs(sequencesPerJob: 3) { fractions.append($0) }
+        #expect(db.writer.commitCount - commitsBefore == 1 + 4)  // max(sequence), then 10 rows in ranges of 3
+        #expect(fractions.last == 1)
+        for n in 0..<5 {
+            #expect(try await db.document(id: "d\(n)", revisions: .revision(firsts[n]))?.revisions.first?.body == nil)
+            #expect(try await db.document(id: "d\(n)", revisions: .revision(lasts[n]))?.revisions.first?.body == bytes(#"{"v":2}"#))
+        }
+    }
 }
