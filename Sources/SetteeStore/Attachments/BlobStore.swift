@@ -20,8 +20,8 @@ typealias BlobKey = AttachmentDigest
 /// Concurrency: the type holds no mutable state and is `Sendable`; distinct writers
 /// may run at once. Every method does blocking POSIX I/O, so callers run it off the
 /// cooperative pool (a database's serial I/O queue), never on an async executor.
-/// `sweep(keeping:)` must not race a write whose revision is not yet committed:
-/// run it under the database's single writer.
+/// `sweep(keeping:)` runs under the database's single writer, between transactions, and
+/// keeps what `pins` holds: the blobs of uploads whose revisions have not committed yet.
 final class BlobStore: Sendable {
     /// The directory holding the blobs.
     let directory: String
@@ -30,6 +30,8 @@ final class BlobStore: Sendable {
     private let small: SmallBlobFile
     /// Blob files read whole and found intact (ranges of them need no second reading).
     private let verifiedFiles = VerifiedBlobFiles()
+    /// Blobs that uploads stored and that no revision may name yet: never swept.
+    let pins = BlobPins()
 
     /// The blob directory of the database stored in `path`: `path + ".blobs"`.
     static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
@@ -161,16 +163,22 @@ final class BlobStore: Sendable {
     }
 
     /// Deletes every blob not in `referenced` (compaction: the keys named by the
-    /// revisions that keep their bodies), small ones and files. Temp files are left
-    /// alone. Returns how many blobs were removed.
+    /// revisions that keep their bodies) and not pinned by an upload (`pins`), small ones
+    /// and files. Temp files are left alone. Returns how many blobs were removed.
     /// - Throws: `StoreError.io`, `.sqlite`.
     @discardableResult
     func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
-        let smallOnes = try small.sweep(keeping: referenced)
-        return smallOnes + (try removeEntries { name in
-            guard let key = BlobKey(hex: name), key.hex == name else { return false }
-            return !referenced.contains(key)
-        })
+        let smallOnes = try small.sweep(keeping: referenced, pins: pins)
+        let files = try entries().compactMap { name -> BlobKey? in
+            guard let key = BlobKey(hex: name), key.hex == name, !referenced.contains(key) else { return nil }
+            return key
+        }
+        let removed = try pins.removingUnpinned(files) { removable in
+            for key in removable { try remove(key) }
+            return removable.count
+        }
+        if removed > 0 { try syncDirectory() }
+        return smallOnes + removed
     }
 
     func path(for key: BlobKey) -> String { directory + "/" + key.hex }

@@ -88,6 +88,7 @@ public final class DatabaseDirectory: Sendable {
             // The blobs go with the database; a leftover directory would be reused by a new one.
             let blobs = BlobStore.directory(forDatabaseFile: path)
             if FileManager.default.fileExists(atPath: blobs) { try? FileManager.default.removeItem(atPath: blobs) }
+            tasks.forgetFailures(database: name)
             logger.info("deleted database", metadata: ["db": .string(name)])
             updates.record(.deleted, databaseName: name)
         }
