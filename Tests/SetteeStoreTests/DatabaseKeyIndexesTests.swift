@@ -1,0 +1,106 @@
+import SetteeJSON
+import Synchronization
+import Testing
+@testable import SetteeStore
+
+/// `Database.refreshIndexes` under concurrent writes: an index must reflect every
+/// change up to the sequence it reports (storage-correctness issue #47, item 2).
+@Suite struct DatabaseKeyIndexesTests {
+    /// Each live document's id as its key and its stored body as the value: an index
+    /// whose content can be checked against the documents themselves.
+    static func byID(_ signature: String) -> KeyIndex {
+        KeyIndex(signature: signature, batchEntries: { documents in
+            documents.map { [KeyIndexEntry(key: Array($0.id.utf8), value: $0.body)] }
+        })
+    }
+
+    /// Every entry of `index`, in key order.
+    static func content(_ db: Database, _ index: KeyIndex) async throws -> [(key: [UInt8], value: [UInt8])] {
+        try await db.indexEntries(index, range: .all, descending: false, after: nil, limit: 1_000_000)
+            .map { ($0.key, $0.value) }
+    }
+
+    /// Set once to end a concurrent writer.
+    final class StopFlag: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+        func set() { flag.store(true, ordering: .relaxed) }
+    }
+
+    /// Updates, adds and deletes documents, one write at a time, until `stop` is set.
+    static func churn(_ db: Database, documents: Int, stop: StopFlag) async throws -> Int {
+        var writes = 0
+        var next = documents
+        while !stop.isSet {
+            writes += 1
+            var updates: [DocumentUpdate] = []
+            for k in 0..<20 {
+                let id = "d\(((writes * 20 + k) * 7_919) % next)"
+                guard !updates.contains(where: { $0.id == id }) else { continue }
+                let base = try await db.winner(id: id)
+                let isDeleted = (writes + k) % 11 == 0 && base?.isDeleted == false
+                updates.append(DocumentUpdate(id: id, body: bytes(#"{"n":\#(writes)}"#), isDeleted: isDeleted,
+                                              baseRevision: base?.rev))
+            }
+            for _ in 0..<5 {
+                updates.append(DocumentUpdate(id: "d\(next)", body: bytes(#"{"n":\#(writes),"new":true}"#)))
+                next += 1
+            }
+            _ = try await db.update(updates, newEdits: true)
+        }
+        return writes
+    }
+
+    /// A document's body at `sequence`: its winner among the revisions written by then
+    /// (a revision's row sequence is the seq that wrote it); nil when it was not live.
+    static func body(at sequence: Int64, _ db: Database, id: String) async throws -> [UInt8]? {
+        guard let tree = try await db.document(id: id, revisions: .none)?.tree,
+              let winner = RevisionTree(nodes: tree.nodes.values.filter { $0.sequence <= sequence }).winner,
+              !winner.isDeleted else { return nil }
+        return try await db.document(id: id, revisions: .revision(winner.rev))?.revisions.first?.body
+    }
+
+    /// An index built in small batches while another task updates, adds and deletes
+    /// documents holds, at the sequence it reports, exactly what a build from nothing at
+    /// that sequence holds: each document live then, as it was then (no document left
+    /// out, none as an older or a later version). Caught up once the writes stop, it
+    /// equals a rebuild from nothing at the same sequence.
+    @Test(arguments: [0, 1, 2])
+    func buildUnderConcurrentWrites(round: Int) async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let documents = 1_500
+        for start in stride(from: 0, to: documents, by: 500) {
+            _ = try await db.update((start..<start + 500).map {
+                DocumentUpdate(id: "d\($0)", body: bytes(#"{"n":0}"#))
+            }, newEdits: true)
+        }
+        let index = Self.byID("0a0\(round)")
+        let stop = StopFlag()
+        let writer = Task { try await Self.churn(db, documents: documents, stop: stop) }
+        try await db.refreshIndex(index, batch: 16)
+        stop.set()
+        let writes = try await writer.value
+        #expect(writes > 0)
+
+        let reported = try await db.indexSequence(index.signature)
+        let stored = try await Self.content(db, index)
+        var expected: [(key: [UInt8], value: [UInt8])] = []
+        for change in try await db.changes(since: 0, limit: nil, descending: false) {
+            if let body = try await Self.body(at: reported, db, id: change.id) { expected.append((Array(change.id.utf8), body)) }
+        }
+        expected.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        let differing = Set(stored.map { String(decoding: $0.key + [0] + $0.value, as: UTF8.self) })
+            .symmetricDifference(expected.map { String(decoding: $0.key + [0] + $0.value, as: UTF8.self) })
+        #expect(differing.count == 0, "entries differ at seq \(reported) after \(writes) writes: \(differing.sorted().prefix(3))")
+        #expect(expected.count >= documents * 9 / 10)
+
+        try await db.refreshIndex(index)
+        let rebuilt = Self.byID("0b0\(round)")
+        try await db.refreshIndex(rebuilt)
+        let caughtUp = try await Self.content(db, index), fresh = try await Self.content(db, rebuilt)
+        #expect(caughtUp.count == fresh.count)
+        #expect(caughtUp.elementsEqual(fresh) { $0.key == $1.key && $0.value == $1.value })
+    }
+}
