@@ -103,4 +103,34 @@ import Testing
         #expect(caughtUp.count == fresh.count)
         #expect(caughtUp.elementsEqual(fresh) { $0.key == $1.key && $0.value == $1.value })
     }
+
+    struct MapStopped: Error {}
+
+    /// A failed catch-up step (a map function stopped) leaves the index at the last batch
+    /// it wrote, is recorded for the index until it catches up, and sticks to nothing: the
+    /// next refresh carries on from there and clears it.
+    @Test func aFailedStepIsRecordedAndRetried() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<10 { _ = try await db.put("d\(i)", #"{"n":\#(i)}"#).get() }
+        let failing = Mutex(true)
+        let index = KeyIndex(signature: "0f0f", batchEntries: { documents in
+            if documents.contains(where: { $0.id == "d6" }), failing.withLock({ $0 }) { throw MapStopped() }
+            return documents.map { [KeyIndexEntry(key: Array($0.id.utf8), value: [])] }
+        })
+        await #expect(throws: MapStopped.self) { try await db.refreshIndex(index, batch: 3) }
+        let failure = try #require(db.indexFailure(index.signature))
+        #expect(failure.error is MapStopped)
+        #expect(failure.sequence == 6)  // two batches of three written, the third refused
+        #expect(try await db.indexSequence(index.signature) == 6)
+        #expect(try await Self.content(db, index).count == 6)
+        #expect(!db.isCurrent(index))
+
+        failing.withLock { $0 = false }
+        try await db.refreshIndex(index, batch: 3)
+        #expect(db.indexFailure(index.signature) == nil)
+        #expect(try await Self.content(db, index).count == 10)
+        #expect(db.isCurrent(index))
+    }
 }

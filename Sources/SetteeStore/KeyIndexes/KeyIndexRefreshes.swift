@@ -71,7 +71,7 @@ public struct KeyIndexFailure: Sendable {
     /// When it failed (seconds since 1970, as `_active_tasks` counts).
     public let time: Int
 
-    init(error: any Error, sequence: Int64) {
+    public init(error: any Error, sequence: Int64) {
         self.error = error
         self.sequence = sequence
         time = Int(Date().timeIntervalSince1970)
