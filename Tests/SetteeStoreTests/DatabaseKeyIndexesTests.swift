@@ -1,3 +1,4 @@
+import Dispatch
 import SetteeJSON
 import Synchronization
 import Testing
@@ -132,5 +133,50 @@ import Testing
         #expect(db.indexFailure(index.signature) == nil)
         #expect(try await Self.content(db, index).count == 10)
         #expect(db.isCurrent(index))
+    }
+
+    /// Waits for `semaphore` off the cooperative pool; false after `seconds`.
+    static func wait(_ semaphore: DispatchSemaphore, seconds: Double) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success) }
+        }
+    }
+
+    /// No map function runs inside the writer's transaction (#46 item 8), not even when a
+    /// document of its batch is written while it maps: each call here waits for such a
+    /// write to finish, which a call made inside the writer would wait for in vain.
+    @Test func mapFunctionsNeverRunInsideTheWriter() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for i in 0..<6 { _ = try await db.put("d\(i)", #"{"n":\#(i)}"#).get() }
+        let mapping = DispatchSemaphore(value: 0), written = DispatchSemaphore(value: 0)
+        let mapped = Mutex<[String]>([]), waits = Mutex<[Bool]>([])
+        let index = KeyIndex(signature: "0e0e", batchEntries: { documents in
+            mapped.withLock { $0 = documents.map(\.id) }
+            mapping.signal()
+            let wrote = written.wait(timeout: .now() + 5) == .success
+            waits.withLock { $0.append(wrote) }
+            return documents.map { [KeyIndexEntry(key: Array($0.id.utf8), value: $0.body)] }
+        })
+        let stop = StopFlag()
+        let driver = Task {
+            while !stop.isSet {
+                guard await Self.wait(mapping, seconds: 0.05) else { continue }
+                // A document of the batch being mapped moves past the refresh's target.
+                if let id = mapped.withLock({ $0.first }), let rev = try await db.winner(id: id)?.rev {
+                    _ = try await db.put(id, #"{"n":-1}"#, base: rev)
+                }
+                written.signal()
+            }
+        }
+        try await db.refreshIndex(index, batch: 2)
+        stop.set()
+        try await driver.value
+        let calls = waits.withLock { $0 }
+        #expect(calls.count >= 3 && calls.allSatisfy { $0 }, "\(calls)")
+        // Each document as it stood when the refresh began.
+        let values = try await Self.content(db, index).map { String(decoding: $0.value, as: UTF8.self) }
+        #expect(values == (0..<6).map { #"{"n":\#($0)}"# })
     }
 }
