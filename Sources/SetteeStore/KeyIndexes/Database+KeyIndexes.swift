@@ -1,3 +1,4 @@
+internal import Dispatch
 public import SetteeJSON
 internal import Synchronization
 
@@ -121,8 +122,16 @@ extension Database {
         let batch = try await readers.read(.scan) { db in
             try KeyIndexRecords.read(db, plan.documents[run], after: after, target: plan.target)
         }
-        return PreparedRun(batch: batch, entries: try KeyIndexRecords.entries(indexes, plan, batch))
+        // The map functions block (a view's JavaScript, up to its time limit per call): on
+        // a queue of their own, never on Swift's cooperative pool (STYLE rule 17).
+        let entries = try await withCheckedThrowingContinuation { continuation in
+            Self.mapQueue.async { continuation.resume(with: Result { try KeyIndexRecords.entries(indexes, plan, batch) }) }
+        }
+        return PreparedRun(batch: batch, entries: entries)
     }
+
+    /// Where key functions run: concurrent, as the next batch maps while this one is written.
+    private static let mapQueue = DispatchQueue(label: "settee.key-index.map", attributes: .concurrent)
 
     /// Up to `limit` entries (key and value) of `index` in key order within `range`,
     /// strictly after `after`, without the documents they came from (a reduce's read).
