@@ -98,6 +98,7 @@ extension Database {
                         .integer(winner.isDeleted ? 1 : 0), .integer(record.rowID)])
         } else {
             try db.run("DELETE FROM docs WHERE doc_id = ?", [.integer(record.rowID)])
+            try KeyIndexRecords.forget(db, rowID: record.rowID)
         }
         return purged
     }

@@ -77,6 +77,9 @@ struct KeyIndexBatch: Sendable {
     }
 
     let changes: [Change]
+    /// The database's `purge_seq` when the batch was read: a write seeing another knows
+    /// some documents may be gone.
+    let purgeSeq: Int64
 
     /// The documents index `position` (standing at `since` in the plan) has not seen, in order.
     func documents(after since: Int64) -> [KeyIndexDocument] {

@@ -42,7 +42,8 @@ enum KeyIndexRecords {
     /// Those written since (moved past the target) are read as they stood at the target.
     static func read(_ db: Connection, _ run: ArraySlice<KeyIndexPlan.Pending>, after: Int64,
                      target: Int64) throws -> KeyIndexBatch {
-        guard let last = run.last else { return KeyIndexBatch(changes: []) }
+        let purgeSeq = try purgeSequence(db)
+        guard let last = run.last else { return KeyIndexBatch(changes: [], purgeSeq: purgeSeq) }
         var found: [Int64: KeyIndexDocument?] = [:]
         found.reserveCapacity(run.count)
         try db.query("""
@@ -64,7 +65,25 @@ enum KeyIndexRecords {
                 document = try moved(db, rowID: pending.rowID, at: target)
             }
             return KeyIndexBatch.Change(rowID: pending.rowID, planned: pending.seq, document: document)
-        })
+        }, purgeSeq: purgeSeq)
+    }
+
+    private static func purgeSequence(_ db: Connection) throws -> Int64 {
+        try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0
+    }
+
+    /// Removes document row `rowID`'s entries from every key index, inside the purge that
+    /// takes the whole document away: no `docs` row is left for a refresh to find, and a
+    /// reduce reads the entries without joining the documents.
+    static func forget(_ db: Connection, rowID: Int64) throws {
+        var tables: [String] = []
+        try db.query("SELECT signature FROM key_indexes") { row in
+            if let signature = row.text(0), KeyIndex.isValidSignature(signature) { tables.append(KeyIndex.table(signature)) }
+        }
+        for table in tables {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(table)]) ?? 0 > 0 else { continue }
+            try db.run("DELETE FROM \(table) WHERE doc_id = ?", [.integer(rowID)])
+        }
     }
 
     /// A document written since the plan, as it stood at `target`: the winner of the
@@ -111,9 +130,18 @@ enum KeyIndexRecords {
             guard try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)])
                     == cursors[position] else { return false }
         }
+        // A purge since the batch was read may have taken some of its documents away
+        // (and their entries, `forget`): those are not written back.
+        var gone: Set<Int64> = []
+        if try purgeSequence(db) != batch.purgeSeq {
+            for change in batch.changes where change.document != nil {
+                let rows = try db.integer("SELECT count(*) FROM docs WHERE doc_id = ?", [.integer(change.rowID)])
+                if rows == 0 { gone.insert(change.rowID) }
+            }
+        }
         for (position, index) in indexes.enumerated() where plan.sinces[position] < plan.target {
             try write(db, index, batch, entries[position], after: plan.sinces[position],
-                      isNew: plan.empty.contains(index.signature))
+                      isNew: plan.empty.contains(index.signature), skipping: gone)
             try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
                        [.integer(reached[position]), .text(index.signature)])
         }
@@ -123,7 +151,7 @@ enum KeyIndexRecords {
     /// One index's part of a batch: a document's old entries go (none in a first build:
     /// `isNew`), then its new ones go in.
     private static func write(_ db: Connection, _ index: KeyIndex, _ batch: KeyIndexBatch, _ entries: [[KeyIndexEntry]],
-                              after since: Int64, isNew: Bool) throws {
+                              after since: Int64, isNew: Bool, skipping gone: Set<Int64>) throws {
         // The statements' text is made once per batch, not once per row (a build's hot loop).
         let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
         let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
@@ -133,7 +161,7 @@ enum KeyIndexRecords {
             if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
             guard change.document != nil else { continue }
             defer { next += 1 }
-            guard next < entries.count else { continue }
+            guard next < entries.count, !gone.contains(change.rowID) else { continue }
             for entry in entries[next] {
                 // A purged document's stale entry may hold the same key (same id): removed
                 // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
