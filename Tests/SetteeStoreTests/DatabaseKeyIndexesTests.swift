@@ -222,4 +222,31 @@ import Testing
         try await build.value
         #expect(try await Self.content(db, index).map { String(decoding: $0.key, as: UTF8.self) } == ["a", "c"])
     }
+
+    /// A document written while the build runs, whose version at the target was stemmed
+    /// away since (`_revs_limit` 1), is indexed as it is now rather than left out.
+    @Test func aDocumentWhoseOldRevisionWasStemmedIsStillIndexed() async throws {
+        let store = try TestStore(revsLimit: 1)
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        for id in ["a", "b", "c"] { _ = try await db.put(id, #"{"n":1}"#).get() }
+        let mapping = DispatchSemaphore(value: 0), written = DispatchSemaphore(value: 0)
+        let first = Mutex(true)
+        let index = KeyIndex(signature: "0c1c", batchEntries: { documents in
+            if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) {
+                mapping.signal()
+                _ = written.wait(timeout: .now() + 5)
+            }
+            return documents.map { [KeyIndexEntry(key: Array($0.id.utf8), value: $0.body)] }
+        })
+        let build = Task { try await db.refreshIndex(index, batch: 1) }
+        #expect(await Self.wait(mapping, seconds: 5))
+        let rev = try #require(try await db.winner(id: "c")?.rev)
+        _ = try await db.put("c", #"{"n":2}"#, base: rev).get()
+        #expect(try await db.document(id: "c", revisions: .none)?.tree.nodes.count == 1)  // 1-… stemmed
+        written.signal()
+        try await build.value
+        let entries = try await Self.content(db, index).map { String(decoding: $0.key + [0x3D] + $0.value, as: UTF8.self) }
+        #expect(entries == [#"a={"n":1}"#, #"b={"n":1}"#, #"c={"n":2}"#])
+    }
 }

@@ -15,10 +15,11 @@
  sequence, and the documents changed in (c, T] in that snapshot, by row id. Each
  batch of the plan is then read again from a newer snapshot: the documents still at
  their planned seq as they are (unchanged since T), the few written since as they
- stood at T (the winner of their revisions whose row sequence is at most T; bodies
- stay until a compaction). The batch is mapped outside the writer and written in one
- short write job. So the index holds every document as it was at T, and a document
- written since has a seq above T: the next refresh's. Once a batch whose documents
+ stood at T (the winner of their revisions whose row sequence is at most T). The batch
+ is mapped outside the writer and written in one short write job. So the index holds
+ every document as it was at T, and a document written since has a seq above T: the
+ next refresh's. (Should stemming or a compaction have removed a document's revision
+ or body at T meanwhile, its current version stands in: newer, never missing.) Once a batch whose documents
  were at most seq s in the plan is written, every document with seq at most s is
  current (any other document at or below s in the plan's snapshot was in an earlier
  batch), so the cursor moves to s; after the last batch it is T.

@@ -89,16 +89,17 @@ enum KeyIndexRecords {
     /// A document written since the plan, as it stood at `target`: the winner of the
     /// revisions stored by then (a revision's row sequence is the seq that wrote it).
     /// Nil when that winner was a deletion, or the document was purged away since.
-    /// When a compaction removed that body meanwhile, its current winner serves: a
-    /// version newer than the target's, which the next refresh indexes anyway.
+    /// When that revision is gone (stemmed to `_revs_limit`) or its body is (compacted),
+    /// the current winner serves: a newer version, which the next refresh indexes anyway.
     private static func moved(_ db: Connection, rowID: Int64, at target: Int64) throws -> KeyIndexDocument? {
         let tree = try DocumentRecords.tree(db, rowID: rowID)
         var id: String?
         try db.query("SELECT docid FROM docs WHERE doc_id = ?", [.integer(rowID)]) { id = $0.text(0) }
-        guard let id, let winner = RevisionTree(nodes: tree.nodes.values.filter { $0.sequence <= target }).winner,
-              !winner.isDeleted else { return nil }
-        if winner.hasBody, let body = try DocumentRecords.body(db, sequence: winner.sequence) {
-            return KeyIndexDocument(id: id, rev: winner.rev, body: body)
+        guard let id else { return nil }
+        let then = RevisionTree(nodes: tree.nodes.values.filter { $0.sequence <= target }).winner
+        if let then, then.isDeleted { return nil }
+        if let then, then.hasBody, let body = try DocumentRecords.body(db, sequence: then.sequence) {
+            return KeyIndexDocument(id: id, rev: then.rev, body: body)
         }
         guard let current = tree.winner, !current.isDeleted,
               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: rowID) else { return nil }
