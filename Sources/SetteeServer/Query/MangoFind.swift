@@ -40,7 +40,10 @@ struct MangoFind {
         }
         let keyIndex = plan.index.isSpecial ? nil : MangoIndexes.keyIndex(plan.index)
         if let keyIndex, request.update, !request.stale {
-            try await database.refreshIndex(keyIndex)
+            do { try await database.refreshIndex(keyIndex) } catch {
+                guard let failure = database.indexFailure(keyIndex.signature) else { throw error }
+                throw failure.couchError(index: (plan.index.ddoc ?? "") + "/" + plan.index.name)
+            }
         }
         var toSkip = request.skip
         var pageSize = min(Self.largestPage, max(16, request.limit + request.skip + 1))

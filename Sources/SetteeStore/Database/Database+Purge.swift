@@ -101,6 +101,7 @@ extension Database {
         } else {
             try db.run("DELETE FROM docs WHERE doc_id = ?", [.integer(record.rowID)])
             try ConflictRecords.forget(db, rowID: record.rowID)
+            try KeyIndexRecords.forget(db, rowID: record.rowID)
         }
         return purged
     }

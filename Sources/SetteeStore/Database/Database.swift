@@ -25,6 +25,8 @@ public final class Database: Sendable {
     let indexSequences = Mutex<[String: Int64]>([:])
     /// Per key index signature, its rank sample (`indexCounts`), for the state it was taken in.
     let indexRanks = Mutex<[String: KeyIndexRanks]>([:])
+    /// One refresh per key index at a time, and each index's last failure.
+    let indexRefreshes = KeyIndexRefreshes()
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
