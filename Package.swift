@@ -123,7 +123,7 @@ let package = Package(
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",
                                    "SetteeTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery"], swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery", "CDNSSD"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]
