@@ -119,3 +119,12 @@ def test_documents_listed_with_bodies_carry_attachment_stubs(db):
     assert {d["_id"]: d.get("_attachments") for d in found} == {"a": stub, "b": None}
     r = db.client.post(db.url("_find"), json={"selector": {"n": 1}, "fields": ["_id", "_attachments"]})
     assert body_of(assert_status(r, 200))["docs"] == [{"_id": "a", "_attachments": stub}]
+
+
+def test_a_member_whose_first_byte_is_underscore_is_special(db):
+    """couch_doc:transfer_fields/3 matches `<<"_", _/binary>>`: `_` with a combining accent
+    (one character, two code points) is an unknown special member too."""
+    r = db.client.post(db.url("_bulk_docs"), data='{"docs":[{"_id":"comb","_\u0301":1,"a":2}]}'.encode(),
+                       headers={"Content-Type": "application/json"})
+    assert_error(r, 400, "doc_validation", "Bad special document member: _\u0301")
+    assert_error(db.client.get(db.url("comb")), 404, "not_found")

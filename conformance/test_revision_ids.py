@@ -24,6 +24,8 @@ def test_new_documents(db):
     assert put(db, "numbers", numbers) == "1-d2cf08b1e1dd475d6c42fb0ea929a599"
     edges = {"n": -2147483649, "m": 2147483647, "z": -0, "k": "a\"b\\n"}
     assert put(db, "edges", edges) == "1-e53611cb0e0f92ba8993961a7b396a45"
+    # A list of small integers is a string to Erlang (STRING_EXT).
+    assert put(db, "bytes", {"a": 1, "b": [1, 2], "c": {"d": 3}, "e": "f"}) == "1-ebfc52fe89adcff40c1f962f3d37988d"
 
 
 def test_edits_deletes_and_recreation(db):

@@ -137,17 +137,10 @@ public struct DocumentParser {
     /// Whether a member is stored in the body: every ordinary one, and the kept specials.
     static func isBodyMember(_ key: String) -> Bool { !isSpecial(key) || keptSpecialFields.contains(key) }
 
-    /// Whether `key` names a special member: it starts with the *character* `_`, so
-    /// `"_\u{301}"` (`_` and a combining accent) is an ordinary member, as it always was
-    /// here. The bytes decide without `hasPrefix`'s grapheme breaking when they can: a
-    /// key whose first byte is not `_` cannot start with the character `_`, and an ASCII
-    /// byte after `_` always starts a new character (UAX #29: only CR LF joins ASCII).
-    public static func isSpecial(_ key: String) -> Bool {
-        var bytes = key.utf8.makeIterator()
-        guard bytes.next() == UInt8(ascii: "_") else { return false }
-        guard let second = bytes.next() else { return true }
-        return second < 0x80 || key.hasPrefix("_")
-    }
+    /// Whether `key` names a special member: its first *byte* is `_`, as CouchDB matches
+    /// `<<"_", _/binary>>` (couch_doc:transfer_fields/3) — so `"_\u{301}"` (`_` and a
+    /// combining accent, one character to Swift) is special too, and refused unless known.
+    public static func isSpecial(_ key: String) -> Bool { key.utf8.first == UInt8(ascii: "_") }
 
     public static func idString(_ value: JSONValue) throws -> String {
         guard let id = value.stringValue else { throw DocumentError.invalidDocumentID("Document id must be a string") }
@@ -157,7 +150,9 @@ public struct DocumentParser {
     /// CouchDB's id rules (`couch_doc:validate_docid`).
     public static func validate(id: String) throws {
         guard !id.isEmpty else { throw DocumentError.invalidDocumentID("Document id must not be empty") }
-        if id.hasPrefix("_") && !id.hasPrefix("_design/") && !id.hasPrefix("_local/") {
+        // Bytes, not characters, as CouchDB compares binaries: "_\u{301}x" starts with "_" too.
+        if id.utf8.first == UInt8(ascii: "_") && !id.utf8.starts(with: "_design/".utf8)
+            && !id.utf8.starts(with: "_local/".utf8) {
             throw DocumentError.invalidDocumentID("Only reserved document ids may start with underscore.")
         }
         if id == "_design/" || id == "_local/" {

@@ -52,26 +52,28 @@ import Testing
         }
     }
 
-    /// Literal rev ids, computed before the body path changed, so a change to the
-    /// hasher or to the stored bytes shows up here too.
+    /// Literal rev ids, CouchDB's, so a change to the hasher or to the stored bytes shows
+    /// up here too.
     @Test func revIDsMatchTheRecordedOnes() async throws {
         let r = await Self.postCases(try RouterHarness())
         let revs = (r.json.arrayValue ?? []).compactMap { $0["rev"]?.stringValue }
         #expect(revs == Self.recordedRevs)
     }
 
+    /// Apache CouchDB 3.4.3's revs for the same `_bulk_docs` request, but "dup": CouchDB
+    /// keeps the last of duplicate members (and `_id`s), Settee stores them as sent.
     static let recordedRevs: [String] = [
-        "1-d9bc3256dd6d005f571dc5372f8eacd4",
-        "1-ce3e08c8cd15d720acbc642217f667e2",
-        "1-542c5da26aac04c50057f0340ee7c6ad",
-        "1-8c302364cc6ecc05c85442c7ef0d1ba9",
-        "1-2d9c27df009720474fe90bc9415d6f79",
-        "1-68653578b848424e4b0eafd5f501f0a3",
-        "1-66636a6b874056f14acbb10ef2d9db4c",
-        "1-4a98acc046da70cc93ef869a9d78299b",
-        "1-6fd599f3af6135c9f801e899c08d1582",
-        "1-7fb403f73a4446d70cf0a21a97e0b10a",
-        "1-89b1f432fced0823e02ccff6d787aadb",
+        "1-5705d5bda151a7ed00ce22b19c619229",
+        "1-800266d8bb00c6d3a6934058f72753a4",
+        "1-ebfc52fe89adcff40c1f962f3d37988d",
+        "1-cf7755cfeaa3765f6c82229ec6fcbc55",
+        "1-aa2fd30a88951078d41a24524719c12c",
+        "1-cf0c87c0f1f4412a00a3ed238928f3c9",
+        "1-706493fc32ac8458d084ad46ce3b9183",
+        "1-25f9b97d75a648d1fcd23f0a73d2776e",
+        "1-7a7e4b29f3af401e69b6f86e4c26b727",
+        "1-967a00dff5e02add41819138abb3284d",
+        "1-db3b8e68d50ff5900167e6ed83cf793b",
     ]
 
     /// The one-document paths (PUT, POST, and a `multipart/related` PUT's JSON part) copy
@@ -134,16 +136,16 @@ import Testing
         #expect(await h.send("GET", "/db").json["doc_count"] == 0)
     }
 
-    /// `_` followed by a combining accent is one character that is not `_`: an ordinary
-    /// member (rev recorded from main's binary before the body path changed).
-    @Test func underscoreWithACombiningMarkIsAnOrdinaryMember() async throws {
+    /// `_` followed by a combining accent is one character to Swift, but its first byte is
+    /// `_`: a special member CouchDB does not know, refused as CouchDB 3.4.3 refuses it.
+    @Test func underscoreWithACombiningMarkIsASpecialMember() async throws {
         let h = try RouterHarness()
         _ = await h.send("PUT", "/db")
         let body = "{\"docs\":[{\"_id\":\"comb\",\"_\u{301}\":1,\"a\":2}]}"
         let r = await h.send("POST", "/db/_bulk_docs", body: Array(body.utf8), headers: ["Content-Type": "application/json"])
-        #expect(r.json == [["ok": true, "id": "comb", "rev": "1-54e80446762620f0cd621f1d12cb2a22"]])
-        #expect(await h.send("GET", "/db/comb").text
-            == "{\"_id\":\"comb\",\"_rev\":\"1-54e80446762620f0cd621f1d12cb2a22\",\"_\u{301}\":1,\"a\":2}\n")
+        #expect(r.status == 400)
+        #expect(r.json == ["error": "doc_validation", "reason": .string("Bad special document member: _\u{301}")])
+        #expect(await h.send("GET", "/db/comb").status == 404)
     }
 
     @Test func firstDocsMemberWins() async throws {

@@ -32,6 +32,13 @@ import Testing
         #expect(encoded { $0.json(try! JSONReader.parse("1.0")) } == [131, 70, 63, 240, 0, 0, 0, 0, 0, 0])
     }
 
+    @Test func listsOfBytesAreStrings() throws {
+        // [1,2] is STRING_EXT; [1,256] and [1,2.0] are lists.
+        #expect(encoded { $0.json(try! JSONReader.parse("[1,2]")) } == [131, 107, 0, 2, 1, 2])
+        #expect(encoded { $0.json(try! JSONReader.parse("[1,256]")) } == [131, 108, 0, 0, 0, 2, 97, 1, 98, 0, 0, 1, 0, 106])
+        #expect(encoded { $0.json(try! JSONReader.parse("[2.0]")) }.count == 1 + 5 + 9 + 1)
+    }
+
     @Test func integersPastSixtyFourBits() throws {
         // 12345678901234567890123 = 0x029D42B64E76714244CB
         let value = try JSONReader.parse("12345678901234567890123")

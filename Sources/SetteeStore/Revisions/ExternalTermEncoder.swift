@@ -14,10 +14,13 @@ internal import SetteeJSON
    other number float                   a 64-bit IEEE double
    true/false/null                      atoms
 
+ A list of integers 0...255 (at most 65,535 of them) is a string to Erlang: STRING_EXT.
+
  Tags: 131 version; 97 small integer (0...255); 98 integer (32-bit signed, big-endian);
  110 small big (byte count, sign, little-endian magnitude); 70 new float (big-endian
  IEEE); 100 atom (16-bit length, Latin-1, minor version 1); 109 binary (32-bit length);
- 104 small tuple (arity); 108 list (32-bit length, elements, tail); 106 nil.
+ 104 small tuple (arity); 107 string (16-bit length, bytes); 108 list (32-bit length,
+ elements, tail); 106 nil.
 */
 
 /// Writes terms in Erlang's external term format.
@@ -66,6 +69,27 @@ struct ExternalTermEncoder {
 
     mutating func emptyList() { bytes.append(106) }
 
+    /// STRING_EXT: what `term_to_binary` writes for a list of bytes.
+    private mutating func byteList(_ values: [UInt8]) {
+        bytes.append(107)
+        appendUInt16(UInt16(values.count))
+        bytes.append(contentsOf: values)
+    }
+
+    /// The array as bytes when every element is an integer 0...255 written as one (jiffy
+    /// decodes those to Erlang integers), and there are 1...65,535 of them.
+    private static func byteString(_ elements: [JSONValue]) -> [UInt8]? {
+        guard !elements.isEmpty, elements.count <= 65_535 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .number(let n) = element, !n.text.utf8.contains(where: { $0 == 46 || $0 == 101 || $0 == 69 }),
+                  let value = n.int, (0...255).contains(value) else { return nil }
+            out.append(UInt8(value))
+        }
+        return out
+    }
+
     /// A JSON value as jiffy decodes it.
     mutating func json(_ value: JSONValue) {
         switch value {
@@ -73,7 +97,12 @@ struct ExternalTermEncoder {
         case .bool(let b): boolean(b)
         case .string(let s): binary(s.utf8)
         case .number(let n): number(n)
-        case .array(let elements): list(count: elements.count) { for e in elements { $0.json(e) } }
+        case .array(let elements):
+            if let bytes = Self.byteString(elements) {
+                byteList(bytes)
+            } else {
+                list(count: elements.count) { for e in elements { $0.json(e) } }
+            }
         case .object(let object):
             tupleHeader(arity: 1)
             list(count: object.count) { encoder in
