@@ -34,6 +34,11 @@ def test_one_shot_answers_the_session_and_its_history(client, make_db, endpoint)
     assert entry["session_id"] == out["session_id"]
     assert entry["docs_written"] == 2 and entry["missing_checked"] == 2 and entry["doc_write_failures"] == 0
     assert entry["recorded_seq"] == out["source_last_seq"]
+    # Every member CouchDB 3.4.3's history entry has (couch_replicator_scheduler_job).
+    assert set(entry) >= {"session_id", "start_time", "end_time", "start_last_seq", "end_last_seq", "recorded_seq",
+                          "missing_checked", "missing_found", "docs_read", "docs_written", "doc_write_failures",
+                          "bulk_get_docs", "bulk_get_attempts"}
+    assert entry["bulk_get_docs"] == 2 and entry["bulk_get_attempts"] == 2
     rows = body_of(client.get(target.url("_all_docs")))["rows"]
     assert [row["id"] for row in rows] == ["a", "b"]
     # Again: nothing new, said so.
@@ -52,6 +57,7 @@ def test_doc_ids_and_create_target(client, make_db, endpoint, random_name):
                 "doc_ids": ["a", "c"], "create_target": True}
         out = body_of(assert_status(replicate(client, body), 200))
         assert out["docs_written"] == 2 and out["doc_write_failures"] == 0
+        assert out["start_time"] == out["history"][0]["start_time"] and out["end_time"] == out["history"][0]["end_time"]
         rows = body_of(client.get(client.url(target_name, "_all_docs")))["rows"]
         assert [row["id"] for row in rows] == ["a", "c"]
     finally:

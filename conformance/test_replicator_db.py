@@ -85,3 +85,27 @@ def test_documents_record_their_owner(client, admin_auth, replicator_doc):
     body = {"source": "http://127.0.0.1:1/a", "target": "http://127.0.0.1:1/b"}
     assert_status(client.put(client.url("_replicator", replicator_doc), json=body), 201)
     assert body_of(client.get(client.url("_replicator", replicator_doc)))["owner"] == admin_auth[0]
+
+
+def test_an_unreachable_peer_makes_the_job_crash(client, make_db, endpoint, replicator_doc):
+    """A continuous replication whose source cannot be reached: `_scheduler/docs` shows it
+    `crashing`, its `info.error` saying why and `error_count` counting the crashes, and
+    `_scheduler/jobs` records them (Replication › Replication states, couch_replicator_docs).
+    CouchDB takes a few retries of its HTTP client before the first crash; the wait is
+    bounded by longpolls on the target, not sleeps."""
+    target = make_db()
+    # Port 9 (discard) on loopback: nothing listens there on these machines.
+    doc = {"source": "http://127.0.0.1:9/nowhere", "target": endpoint(target.name), "continuous": True}
+    assert_status(client.put(client.url("_replicator", replicator_doc), json=doc), 201)
+    state = None
+    for _ in range(90):
+        state = body_of(client.get(client.url("_scheduler", "docs", "_replicator", replicator_doc)))
+        if state.get("state") == "crashing":
+            break
+        client.get(target.url("_changes"), params={"feed": "longpoll", "since": "now", "timeout": "1000"})
+    assert state["state"] == "crashing", state
+    assert isinstance(state["info"]["error"], str) and state["info"]["error"]
+    assert state["error_count"] >= 1
+    jobs = body_of(client.get(client.url("_scheduler", "jobs")))["jobs"]
+    job = next(j for j in jobs if j["doc_id"] == replicator_doc)
+    assert any(event["type"] == "crashed" for event in job["history"])

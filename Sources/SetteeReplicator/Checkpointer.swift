@@ -77,6 +77,7 @@ struct Checkpointer {
             "recorded_seq": seq, "missing_checked": .int(stats.missingChecked),
             "missing_found": .int(stats.missingFound), "docs_read": .int(stats.docsRead),
             "docs_written": .int(stats.docsWritten), "doc_write_failures": .int(stats.docWriteFailures),
+            "bulk_get_docs": .int(stats.bulkGetDocs), "bulk_get_attempts": .int(stats.bulkGetAttempts),
         ]
         history = Array(([.object(entry)] + baseHistory).prefix(Self.historyLimit))
         let body: JSONObject = [

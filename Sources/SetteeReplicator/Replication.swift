@@ -37,6 +37,9 @@ public final class Replication: Sendable {
         public var checkpointedSeq: JSONValue?
         /// Set while the job waits to retry: the cause.
         public var lastError: String?
+        /// Attempts failed in a row so far (0 once one succeeds): CouchDB's scheduler counts
+        /// each as a crash of the job.
+        public var failures = 0
         /// The last error the job met (kept after it recovered), and when.
         public var lastErrorSeen: (message: String, at: Date)?
         /// From reading the last copied page of changes to the target having it all:
@@ -232,6 +235,7 @@ public final class Replication: Sendable {
         var failures = refused.filter { $0.error != "missing_stub" }
         var read = revisions.count
         var written = revisions.count - refused.count
+        var (attempts, fetched) = (requests.count, revisions.count)
         if !stubbed.isEmpty {
             let full = try await source.revisions(requests.filter { stubbed.contains($0.id) }.map {
                 RevisionRequest(id: $0.id, rev: $0.rev, attsSince: [])
@@ -239,12 +243,16 @@ public final class Replication: Sendable {
             let refusedAgain = try await target.write(full)
             read += full.count
             written += full.count - refusedAgain.count
+            attempts += stubbed.count
+            fetched += full.count
             failures += refusedAgain
         }
         for failure in failures {
             logger.warning("\(target.displayName) refused \(failure.id) \(failure.rev ?? ""): \(failure.error) \(failure.reason)")
         }
-        state.withLock { [read, written, failures] in
+        state.withLock { [read, written, failures, attempts, fetched] in
+            $0.stats.bulkGetAttempts += attempts
+            $0.stats.bulkGetDocs += fetched
             $0.stats.docsRead += read
             $0.stats.docsWritten += written
             $0.stats.docWriteFailures += failures.count
@@ -259,13 +267,17 @@ public final class Replication: Sendable {
         while true {
             do {
                 let value = try await step()
-                state.withLock { $0.lastError = nil }
+                state.withLock {
+                    $0.lastError = nil
+                    $0.failures = 0
+                }
                 return value
             } catch let error as ReplicationError where error.isTransient {
                 attempt += 1
-                state.withLock {
+                state.withLock { [attempt] in
                     $0.lastError = error.description
                     $0.lastErrorSeen = (error.description, Date())
+                    $0.failures = attempt
                 }
                 if !options.continuous && attempt > options.retries { throw error }
                 logger.warning("replication step failed (\(error)); retrying")

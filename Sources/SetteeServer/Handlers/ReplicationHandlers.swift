@@ -47,7 +47,10 @@ enum ReplicationHandlers {
         answer.append("source_last_seq", outcome.sourceLastSeq)
         answer.append("replication_id_version", .int(ReplicationID.version))
         if spec.options.docIDs != nil {
-            // doc_ids replications also answer the 1.0-era totals at the top level.
+            // doc_ids replications also answer their session's times and the 1.0-era totals
+            // at the top level (couch_replicator_httpd, 3.4.3).
+            let session = outcome.history.first
+            for key in ["start_time", "end_time"] { if let time = session?[key] { answer.append(key, time) } }
             answer.append("docs_read", .int(outcome.stats.docsRead))
             answer.append("docs_written", .int(outcome.stats.docsWritten))
             answer.append("doc_write_failures", .int(outcome.stats.docWriteFailures))

@@ -20,11 +20,17 @@ enum SchedulerHandlers {
             entry.append("user", .null)
             entry.append("doc_id", job.docID.map { .string($0) } ?? .null)
             entry.append("info", info(job))
-            entry.append("history", .array(status.history.map { date, type in
+            var history: [JSONValue] = status.history.map { date, type in
                 var event: JSONObject = ["timestamp": .string(iso(date)), "type": .string(type)]
                 if type == "crashed", let reason = status.reason { event.append("reason", .string(reason)) }
                 return .object(event)
-            }))
+            }
+            // Failing now, while running: a crash as CouchDB's scheduler records it, newest first.
+            if [.initializing, .running].contains(status.state), job.replication.progress.lastError != nil,
+               let (message, at) = job.replication.progress.lastErrorSeen {
+                history.insert(["timestamp": .string(iso(at)), "type": "crashed", "reason": .string(message)], at: 0)
+            }
+            entry.append("history", .array(history))
             entry.append("node", .string(node))
             entry.append("start_time", .string(iso(job.startTime)))
             return .object(entry)
@@ -108,10 +114,18 @@ enum SchedulerHandlers {
         if !finished { entry.append("node", .string(node)) }
         entry.append("source", .string(display(job.replication.source)))
         entry.append("target", .string(display(job.replication.target)))
-        entry.append("state", .string(status.state.rawValue))
-        entry.append("info", [.failed, .crashing, .error].contains(status.state)
-            ? ["error": .string(status.reason ?? "")] : info(job))
-        entry.append("error_count", .int(status.errorCount))
+        // A running job whose peer keeps failing is what CouchDB's scheduler calls crashing:
+        // its job crashes and restarts with back-off, counting each time.
+        let progress = job.replication.progress
+        let failing = [.initializing, .running].contains(status.state) ? progress.lastError : nil
+        entry.append("state", .string(failing == nil ? status.state.rawValue : "crashing"))
+        if let failing {
+            entry.append("info", ["error": .string(failing)])
+        } else {
+            entry.append("info", [.failed, .crashing, .error].contains(status.state)
+                ? ["error": .string(status.reason ?? "")] : info(job))
+        }
+        entry.append("error_count", .int(status.errorCount + (failing == nil ? 0 : progress.failures)))
         entry.append("start_time", .string(iso(job.startTime)))
         entry.append("last_updated", .string(iso(status.lastUpdated)))
         if !finished {
