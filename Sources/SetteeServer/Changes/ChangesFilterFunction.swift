@@ -22,29 +22,29 @@ struct ChangesFilterFunction: Sendable {
 
     static func filter(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
         let database = try requestedDatabase(context)
-        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let code = try await designFunction(name, database) { $0["filters"]?[$1] }
         let request = try await RequestObject.make(context, database, id: nil, body: nil)
-        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
+        return ChangesFilterFunction(function: try compiled(code, kind: "filter", name: name),
                                      kind: .filter(request: JSONWriter.string(request)))
     }
 
     /// Filter `name` of a local replication source: `query` is `req.query`, the user the
     /// server's own replicator (an admin).
     static func replication(_ name: String, query: JSONObject, database: Database) async throws -> ChangesFilterFunction {
-        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let code = try await designFunction(name, database) { $0["filters"]?[$1] }
         let security = (try? JSONReader.parse(try await database.security())) ?? [:]
         let request: JSONValue = [
             "method": "GET", "query": .object(query), "path": .array([.string(database.name), "_changes"]),
             "headers": [:], "body": "undefined", "form": [:], "cookie": [:], "id": .null,
             "userCtx": ["db": .string(database.name), "name": .null, "roles": ["_admin"]], "secObj": security,
         ]
-        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
+        return ChangesFilterFunction(function: try compiled(code, kind: "filter", name: name),
                                      kind: .filter(request: JSONWriter.string(request)))
     }
 
     static func view(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
-        let source = try await designFunction(name, try requestedDatabase(context)) { $0["views"]?[$1]?["map"] }
-        return ChangesFilterFunction(function: try compiled(source, kind: "map", name: name), kind: .view)
+        let code = try await designFunction(name, try requestedDatabase(context)) { $0["views"]?[$1]?["map"] }
+        return ChangesFilterFunction(function: try compiled(code, kind: "map", name: name), kind: .view)
     }
 
     func accepts(_ id: String, in database: Database) async throws -> Bool {
@@ -76,23 +76,31 @@ struct ChangesFilterFunction: Sendable {
         return database
     }
 
+    /// A function's source and what names its design document's compiled code.
+    private struct Code {
+        let source: String
+        let key: String
+    }
+
     /// The function source at `pick(designDocument, name)` of `ddoc/name`: 404 when the
     /// design document or the function is missing, as CouchDB answers.
     private static func designFunction(_ name: String, _ database: Database,
-                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
+                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> Code {
         let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2 else {
             throw CouchError.badRequest("`filter` must be of the form `designname/filtername`")
         }
-        let body = try await DesignDocuments.named("_design/" + parts[0], in: database)
-        guard let source = pick(body, parts[1])?.stringValue else {
+        let id = "_design/" + parts[0]
+        let design = try await DesignDocuments.revision(id, in: database)
+        guard let source = pick(design.body, parts[1])?.stringValue else {
             throw CouchError.notFound("missing json key: \(parts[1])")
         }
-        return source
+        return Code(source: source, key: DesignCodeKey.make(database, id: id, rev: design.rev, body: design.body))
     }
 
-    private static func compiled(_ source: String, kind: String, name: String) throws -> CompiledFunction {
-        try cache.value(for: source, failure: {
+    private static func compiled(_ code: Code, kind: String, name: String) throws -> CompiledFunction {
+        let source = code.source
+        return try cache.value(for: code.key + "/" + kind + "/" + name, failure: {
             "Compilation of the \(kind) function \(name) failed: \($0)"
         }) { () throws(JavaScriptError) in
             let engine = try JavaScriptEngine()

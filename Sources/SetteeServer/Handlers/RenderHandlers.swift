@@ -56,7 +56,7 @@ enum RenderHandlers {
         guard (1...2).contains(parts.count) else { throw CouchError(404, "list_error", "Bad path.") }
         let design = try await DesignDocuments.revision(ddocID, in: database)
         let function = try RenderFunctions.compiled("lists", name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
+                                                    body: design.body, in: database)
         var keys: JSONValue?
         if context.request.method == "POST" {
             try MaintenanceHandlers.requireJSONContentType(context)
@@ -107,7 +107,7 @@ enum RenderHandlers {
             let (ddocID, name) = target(context)
             let design = try await DesignDocuments.revision(ddocID, in: database)
             function = try RenderFunctions.compiled(section, name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
+                                                    body: design.body, in: database)
             designRev = design.rev
             document = try await documentJSON(context.parameters[.path], database)
             self.context = context

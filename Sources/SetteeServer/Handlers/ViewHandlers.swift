@@ -74,18 +74,18 @@ enum ViewHandlers {
         if reduce, query.includeDocs {
             throw CouchError.queryParseError("`include_docs` is invalid for reduce")
         }
-        let compiled = try ViewIndexes.compiled(view)
+        let compiled = try ViewIndexes.compiled(view, in: database)
         let index = ViewIndexes.keyIndex(view, compiled)
         switch query.update {
         case "true" where !database.isCurrent(index):
             do {
-                try await database.refreshIndexes(refreshed(index, requested))
+                try await database.refreshIndexes(refreshed(index, requested, database))
             } catch let error as JavaScriptError {
                 // A map function stopped by its time or memory limit: the index stays where it was.
                 throw CouchError(500, "os_process_error", error.message)
             }
         case "lazy" where !database.isCurrent(index):
-            Task.detached { try? await database.refreshIndexes(refreshed(index, requested)) }
+            Task.detached { try? await database.refreshIndexes(refreshed(index, requested, database)) }
         default: break
         }
         let ranges = try query.ranges()
@@ -97,10 +97,10 @@ enum ViewHandlers {
 
     /// `index` and its design document's other views' (CouchDB updates them together;
     /// asked only when `index` is behind, so a built view's queries pay for none of it).
-    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) -> [KeyIndex] {
+    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView, _ database: Database) -> [KeyIndex] {
         var indexes = [index]
         var seen: Set<String> = [index.signature]
-        for sibling in ViewIndexes.siblings(of: requested.view, body: requested.designDocument)
+        for sibling in ViewIndexes.siblings(of: requested.view, body: requested.designDocument, in: database)
         where seen.insert(sibling.signature).inserted {
             indexes.append(sibling)
         }

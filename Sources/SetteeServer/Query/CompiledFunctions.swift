@@ -1,3 +1,6 @@
+internal import Crypto
+import SetteeJSON
+import SetteeStore
 import SetteeViews
 internal import Synchronization
 
@@ -33,5 +36,21 @@ final class CompiledFunctions<Value: Sendable>: Sendable {
             kept[key] = value
         }
         return value
+    }
+}
+
+/// What names a design document's compiled code in a cache: the database it is in
+/// (name and object: a recreated database is another object), its id and revision,
+/// and a digest of its whole content, since a function reaches all of it (`require`,
+/// `this`). Two databases never share compiled code, even for equal documents: what
+/// one database's calls leave in the engine's globals must not reach another's
+/// (issue #46, item 2: a copy written with `new_edits: false` under the same id and
+/// revision ran its own `lib` in the original's place).
+enum DesignCodeKey {
+    static func make(_ database: Database, id: String, rev: String, body: JSONValue) -> String {
+        let digest = SHA256.hash(data: JSONWriter.serialize(body)).map { byte in
+            String(byte >> 4, radix: 16) + String(byte & 0xf, radix: 16)
+        }.joined()
+        return "\(ObjectIdentifier(database).hashValue)/\(database.name)\u{0}\(id)\u{0}\(rev)\u{0}\(digest)"
     }
 }

@@ -1,4 +1,5 @@
 import SetteeJSON
+import SetteeStore
 import SetteeViews
 
 /// Shows, lists and updates compiled into their engines, one engine per function,
@@ -9,7 +10,7 @@ enum RenderFunctions {
     /// Function `name` of `section` ("shows", "lists", "updates") of design document
     /// `id` at `rev`: 404 "missing json key: name" when it has none, as CouchDB answers.
     static func compiled(_ section: String, _ name: String, designDocument id: String, rev: String,
-                         body: JSONValue) throws -> CompiledFunction {
+                         body: JSONValue, in database: Database) throws -> CompiledFunction {
         guard let source = body[section]?[name]?.stringValue else {
             throw CouchError.notFound("missing json key: \(name)")
         }
@@ -17,7 +18,8 @@ enum RenderFunctions {
         designDocument["_id"] = .string(id)
         designDocument["_rev"] = .string(rev)
         for member in body.objectValue ?? JSONObject() { designDocument[member.key] = member.value }
-        return try cache.value(for: id + "@" + rev + "/" + section + "/" + name + "\n" + source, failure: {
+        return try cache.value(for: DesignCodeKey.make(database, id: id, rev: rev, body: body) + "/" + section + "/" + name,
+                               failure: {
             "Compilation of the \(section.dropLast()) function \(name) failed: \($0)"
         }) { () throws(JavaScriptError) in
             let engine = try JavaScriptEngine()

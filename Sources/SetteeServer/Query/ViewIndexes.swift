@@ -78,8 +78,11 @@ enum ViewIndexes {
     private static let cache = CompiledFunctions<Compiled>()
 
     /// The compiled view; CouchDB's `compilation_error` when a function does not compile.
-    static func compiled(_ view: ViewDefinition) throws -> Compiled {
-        let key = view.signature + "\u{0}" + view.map + "\u{0}" + (view.reduce ?? "")
+    /// Kept per database (`DesignCodeKey`): equal views of two databases share an index
+    /// signature but never an engine.
+    static func compiled(_ view: ViewDefinition, in database: Database) throws -> Compiled {
+        let key = "\(ObjectIdentifier(database).hashValue)/\(database.name)\u{0}" + view.signature + "\u{0}"
+            + view.map + "\u{0}" + (view.reduce ?? "")
         return try cache.value(for: key, failure: {
             "Compilation of the map function in the '\(view.name)' view failed: \($0)"
         }) { () throws(JavaScriptError) in try Compiled(view) }
@@ -112,10 +115,10 @@ enum ViewIndexes {
     /// The indexes of every view of the design document `view` belongs to: refreshed
     /// together, as CouchDB updates a design document's views. Views that do not compile
     /// are left out (their own queries answer the error).
-    static func siblings(of view: ViewDefinition, body: JSONValue) -> [KeyIndex] {
+    static func siblings(of view: ViewDefinition, body: JSONValue, in database: Database) -> [KeyIndex] {
         (body["views"]?.objectValue?.keys ?? []).compactMap { name -> KeyIndex? in
             guard let sibling = ViewDefinition.named(name, designDocumentID: view.designDocument, body: body),
-                  sibling.validateReduce() == nil, let compiled = try? compiled(sibling) else { return nil }
+                  sibling.validateReduce() == nil, let compiled = try? compiled(sibling, in: database) else { return nil }
             return keyIndex(sibling, compiled)
         }
     }
