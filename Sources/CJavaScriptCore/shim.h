@@ -5,6 +5,7 @@
 // JavaScriptCore's opaque pointers; the functions are called through the table below
 // under their own names, so Swift code reads as if linked against the library.
 #include <dlfcn.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -74,3 +75,7 @@ static inline int settee_jsc_load(const char *path) {
     SETTEE_JSC_FUNCTIONS(SETTEE_JSC_LOAD)
     return 1;
 }
+
+/* Hands the heap glibc kept after engines were released back to the system
+   (malloc_trim(3)): a stopped memory bomb's buffers would otherwise stay resident. */
+static inline int settee_malloc_trim(void) { return malloc_trim(0); }

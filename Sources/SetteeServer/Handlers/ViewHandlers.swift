@@ -39,22 +39,24 @@ enum ViewHandlers {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
-        return try await definition(ddocName, viewName, database)
+        return try await definition(context, ddocName, viewName, database)
     }
 
     /// A view and the design document it is in, whose views are refreshed together.
     struct RequestedView {
         let view: ViewDefinition
-        let designDocument: JSONValue
+        let code: DesignCode
+        let service: JavaScriptService
     }
 
-    static func definition(_ ddocName: String, _ viewName: String, _ database: Database) async throws -> RequestedView {
+    static func definition(_ context: RequestContext, _ ddocName: String, _ viewName: String,
+                           _ database: Database) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
-        let body = try await DesignDocuments.named(ddocID, in: database)
-        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: body) else {
+        let design = try await DesignDocuments.revision(ddocID, in: database)
+        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
             throw CouchError.notFound("missing_named_view")
         }
-        return RequestedView(view: view, designDocument: body)
+        return RequestedView(view: view, code: design.code(database), service: context.node.javaScript)
     }
 
     /// One query's response body (without the final newline).
@@ -74,33 +76,33 @@ enum ViewHandlers {
         if reduce, query.includeDocs {
             throw CouchError.queryParseError("`include_docs` is invalid for reduce")
         }
-        let compiled = try ViewIndexes.compiled(view, in: database)
-        let index = ViewIndexes.keyIndex(view, compiled)
+        try await ViewIndexes.compile(view, requested.code, requested.service)
+        let index = ViewIndexes.keyIndex(view, requested.code, requested.service)
         switch query.update {
         case "true" where !database.isCurrent(index):
             do {
-                try await database.refreshIndexes(refreshed(index, requested, database))
+                try await database.refreshIndexes(await refreshed(index, requested))
             } catch let error as JavaScriptError {
                 // A map function stopped by its time or memory limit: the index stays where it was.
                 throw CouchError(500, "os_process_error", error.message)
             }
         case "lazy" where !database.isCurrent(index):
-            Task.detached { try? await database.refreshIndexes(refreshed(index, requested, database)) }
+            Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
         default: break
         }
         let ranges = try query.ranges()
         if reduce {
-            return try await reduced(database, index, view, compiled, query, ranges)
+            return try await reduced(database, index, requested, query, ranges)
         }
         return try await mapped(database, index, query, ranges)
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
     /// asked only when `index` is behind, so a built view's queries pay for none of it).
-    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView, _ database: Database) -> [KeyIndex] {
+    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) async -> [KeyIndex] {
         var indexes = [index]
         var seen: Set<String> = [index.signature]
-        for sibling in ViewIndexes.siblings(of: requested.view, body: requested.designDocument, in: database)
+        for sibling in await ViewIndexes.siblings(of: requested.view, requested.code, requested.service)
         where seen.insert(sibling.signature).inserted {
             indexes.append(sibling)
         }
@@ -185,9 +187,9 @@ enum ViewHandlers {
 
     // MARK: Reduce
 
-    private static func reduced(_ database: Database, _ index: KeyIndex, _ view: ViewDefinition,
-                                _ compiled: ViewIndexes.Compiled, _ query: ViewQuery,
-                                _ ranges: [KeyRange]) async throws -> [UInt8] {
+    private static func reduced(_ database: Database, _ index: KeyIndex, _ requested: RequestedView,
+                                _ query: ViewQuery, _ ranges: [KeyRange]) async throws -> [UInt8] {
+        let view = requested.view
         let level: Int? = query.group ? nil : query.groupLevel
         let grouping = query.group || query.groupLevel != nil
         // A built-in reduce reads the index's own entries (key and value) and no document;
@@ -228,21 +230,25 @@ enum ViewHandlers {
                 if page.count < pageSize { break }
             }
         }
+        let shown = Array(groups.dropFirst(query.skip).prefix(query.limit))
+        let values: [JSONValue]
+        if let builtin {
+            do {
+                values = try shown.map { (group) throws(BuiltinReduceError) in
+                    try builtin.reduce(keys: group.keys, values: group.values)
+                }
+            } catch .invalidValue(let reason) {
+                throw CouchError(500, "invalid_value", reason)
+            }
+        } else if let reduce = ViewIndexes.reduceFunction(view, requested.code) {
+            let inputs = shown.map { ReduceInput(keys: $0.keys, ids: $0.ids, values: $0.values) }
+            values = try await javaScriptReduce(reduce, inputs, requested.service)
+        } else {
+            values = shown.map { _ in .null }
+        }
         var out = Array(#"{"rows":["#.utf8)
         var written = 0
-        for group in groups.dropFirst(query.skip).prefix(query.limit) {
-            let value: JSONValue
-            if let builtin {
-                do {
-                    value = try builtin.reduce(keys: group.keys, values: group.values)
-                } catch .invalidValue(let reason) {
-                    throw CouchError(500, "invalid_value", reason)
-                }
-            } else if let reduce = compiled.reduce {
-                value = try javaScriptReduce(compiled.engine, reduce, keys: group.keys, ids: group.ids, values: group.values)
-            } else {
-                value = .null
-            }
+        for (group, value) in zip(shown, values) {
             out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
             JSONWriter.write(["key": group.key, "value": value], to: &out)
             written += 1
@@ -256,28 +262,47 @@ enum ViewHandlers {
     /// function must give the same answer either way; one that does not shows it here too).
     static let reduceChunk = 500
 
-    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, keys: [JSONValue], ids: [String],
-                                         values: [JSONValue]) throws -> JSONValue {
+    private struct ReduceInput: Sendable {
+        let keys: [JSONValue]
+        let ids: [String]
+        let values: [JSONValue]
+    }
+
+    /// Each group's reduction, in one call on the JavaScript service.
+    private static func javaScriptReduce(_ function: DesignFunction, _ groups: [ReduceInput],
+                                         _ service: JavaScriptService) async throws -> [JSONValue] {
+        guard !groups.isEmpty else { return [] }
         do {
-            var partials: [JSONValue] = []
-            var start = 0
-            repeat {
-                let end = min(values.count, start + reduceChunk)
-                let chunkKeys = JSONValue.array((start..<end).map { .array([keys[$0], .string(ids[$0])]) })
-                partials.append(try engine.reduce(reduce, keys: chunkKeys, values: .array(Array(values[start..<end])),
-                                                  rereduce: false))
-                start = end
-            } while start < values.count
-            while partials.count > 1 {
-                partials = try stride(from: 0, to: partials.count, by: reduceChunk).map { offset in
-                    let chunk = Array(partials[offset..<min(partials.count, offset + reduceChunk)])
-                    return try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true)
+            return try await service.call(function) { (engine, reduce) throws(JavaScriptError) in
+                try groups.map { (group) throws(JavaScriptError) in
+                    try javaScriptReduce(engine, reduce, keys: group.keys, ids: group.ids, values: group.values)
                 }
             }
-            return partials[0]
         } catch let error as JavaScriptError {
             throw CouchError(500, "reduce_error", error.message)
         }
+    }
+
+    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, keys: [JSONValue], ids: [String],
+                                         values: [JSONValue]) throws(JavaScriptError) -> JSONValue {
+        var partials: [JSONValue] = []
+        var start = 0
+        repeat {
+            let end = min(values.count, start + reduceChunk)
+            let chunkKeys = JSONValue.array((start..<end).map { .array([keys[$0], .string(ids[$0])]) })
+            partials.append(try engine.reduce(reduce, keys: chunkKeys, values: .array(Array(values[start..<end])),
+                                              rereduce: false))
+            start = end
+        } while start < values.count
+        while partials.count > 1 {
+            var next: [JSONValue] = []
+            for offset in stride(from: 0, to: partials.count, by: reduceChunk) {
+                let chunk = Array(partials[offset..<min(partials.count, offset + reduceChunk)])
+                next.append(try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true))
+            }
+            partials = next
+        }
+        return partials[0]
     }
 
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).
