@@ -52,9 +52,29 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// engine rather than kept (issue #46, item 5).
     public var wasStopped: Bool { watch.hasStopped }
 
-    /// Hands memory freed by released engines back to the system: glibc keeps freed heap
-    /// for reuse unless told (malloc_trim(3)).
-    public static func returnFreedMemory() { _ = settee_malloc_trim() }
+    /// Hands memory freed by released engines back to the system: JavaScriptCore's
+    /// allocator and glibc both keep freed pages for reuse unless told (malloc_trim(3)).
+    public static func returnFreedMemory() {
+        guard isAvailable else { return }
+        settee_jsc_release_free_memory()  // JavaScriptCore's own allocator (libpas) first
+        _ = settee_malloc_trim()
+    }
+
+    /// The process's resident memory in bytes (`/proc/self/statm`), 0 when unreadable: a
+    /// call whose process grew by more than its memory limit allocated what the heap's
+    /// figures do not show (a typed array filled in one native call runs past every check).
+    public static func residentBytes() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var size = 0
+        var resident = 0
+        guard withUnsafeMutablePointer(to: &size, { sizePointer in
+            withUnsafeMutablePointer(to: &resident) { residentPointer in
+                settee_read_statm(file, sizePointer, residentPointer)
+            }
+        }) == 2 else { return 0 }
+        return resident * sysconf(Int32(_SC_PAGESIZE))
+    }
 
     /// Bytes the engine's heap holds now, with what its objects hold outside it.
     public var heapBytes: Int { lock.withLock { _ in JavaScriptWatch.heapBytes(context) } }
@@ -162,6 +182,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
 
     deinit {
         for function in functions { JSValueUnprotect(context, function) }
+        // Collected before release: releasing only reports the graph as abandoned, and a
+        // stopped memory bomb's buffers would wait for a collection that never comes.
+        JSGarbageCollect(context)
         JSGlobalContextRelease(context)
         JSContextGroupRelease(group)
     }

@@ -54,7 +54,7 @@ final class JavaScriptService: Sendable {
         guard JavaScriptEngine.isAvailable else { throw CouchError(501, "not_implemented", JavaScriptEngine.unavailable.message) }
         let outcome: Result<T, CallFailure>
         do {
-            outcome = try await threads.run { self.perform(function, body) }
+            outcome = try await threads.run { self.performAndReturnMemory(function, body) }
         } catch {
             throw Self.overloaded(error)
         }
@@ -70,7 +70,9 @@ final class JavaScriptService: Sendable {
         let outcomes: [Result<T, CallFailure>]
         do {
             outcomes = try threads.runAndWait(parts: parts) { part in
-                self.perform(function) { (engine, handle) throws(JavaScriptError) in try body(part, engine, handle) }
+                self.performAndReturnMemory(function) { (engine, handle) throws(JavaScriptError) in
+                    try body(part, engine, handle)
+                }
             }
         } catch {
             throw Self.overloaded(error)
@@ -102,11 +104,22 @@ final class JavaScriptService: Sendable {
         case run(JavaScriptError)
     }
 
+    /// `perform`, then, when it released a spent engine (whose last reference ended with
+    /// `perform`), the freed memory handed back to the system (item 5).
+    private func performAndReturnMemory<T>(_ function: DesignFunction,
+                                           _ body: (JavaScriptEngine, Int) throws(JavaScriptError) -> T)
+        -> Result<T, CallFailure> {
+        let (result, releasedEngine) = perform(function, body)
+        if releasedEngine { Self.returnFreedMemory() }
+        return result
+    }
+
     /// Checks out an engine of the function's design document (or makes one), compiles
     /// the function in it when it is not yet, runs `body`, and gives the engine back,
-    /// unless the call was stopped or left a heap past the limit: then it is released.
-    private func perform<T>(_ function: DesignFunction,
-                            _ body: (JavaScriptEngine, Int) throws(JavaScriptError) -> T) -> Result<T, CallFailure> {
+    /// unless the call was stopped or left a heap past the limit: then it is dropped
+    /// (true), to be released as this function returns.
+    private func perform<T>(_ function: DesignFunction, _ body: (JavaScriptEngine, Int) throws(JavaScriptError) -> T)
+        -> (Result<T, CallFailure>, Bool) {
         let code = function.code
         let key = code.key
         // A database deleted meanwhile: its code still runs once, in an engine kept by no one.
@@ -116,24 +129,27 @@ final class JavaScriptService: Sendable {
             engine = idle
         } else {
             do { engine = CompiledEngine(try JavaScriptEngine(limits: limits)) } catch {
-                return .failure(.compilation(error))
+                return (.failure(.compilation(error)), false)
             }
         }
         let handle: Int
         do { handle = try engine.handle(function) } catch {
-            return .failure(.compilation(error))
+            return (.failure(.compilation(error)), false)
         }
         if let database { pool.withLock { $0.markCompiles(function, database: database) } }
+        let limit = limits.value.memoryBytes
+        let residentBefore = JavaScriptEngine.residentBytes()
         let result = Result { () throws(JavaScriptError) in try body(engine.engine, handle) }.mapError(CallFailure.run)
-        let isSpent = engine.engine.wasStopped || engine.engine.heapBytes > limits.value.memoryBytes
+        // Spent: stopped, a heap past the limit, or a process that grew past it during the
+        // call (what one native call allocates at once, as `new Uint8Array(2e9).fill(1)`,
+        // escapes the heap's figures and every check while it runs).
+        let isSpent = engine.engine.wasStopped || engine.engine.heapBytes > limit
+            || JavaScriptEngine.residentBytes() - residentBefore > limit
         if let database, !isSpent {
             let released = pool.withLock { $0.checkIn(engine, key, database: database, limit: engineLimit) }
             _ = released  // released here, outside the lock
-        } else if isSpent {
-            // Released now (the last reference is this call's), and its memory handed back (item 5).
-            release(engine)
         }
-        return result
+        return (result, isSpent)
     }
 
     static func returnFreedMemory() { JavaScriptEngine.returnFreedMemory() }
@@ -174,11 +190,4 @@ final class CompiledEngine: @unchecked Sendable {
         handles[function.name] = handle
         return handle
     }
-}
-
-/// Drops the last reference to `engine` (its context and group are released by its
-/// deinit), then returns the freed memory.
-private func release(_ engine: consuming CompiledEngine) {
-    _ = consume engine
-    JavaScriptService.returnFreedMemory()
 }
