@@ -17,8 +17,9 @@ internal import Synchronization
    (`DesignCode`: the database object, the document's id, revision and a digest of its
    whole content), in engines checked out to one call at a time; equal design
    documents of two databases never share an engine or its globals (item 2).
- - Memory: an engine whose call was stopped (time or memory limit), or whose heap grew
-   past the memory limit, is released at once rather than kept (item 5); at most
+ - Memory: an engine whose call was stopped (time or memory limit), or during whose
+   call the process grew past the memory limit, is released at once rather than kept
+   and the freed pages handed back to the system (item 5); at most
    `engineLimit` idle engines are kept in all, the least recently used released first.
  - Limits: one `JavaScriptLimitsSetting` per node, set by its configuration.
 */
@@ -140,11 +141,11 @@ final class JavaScriptService: Sendable {
         let limit = limits.value.memoryBytes
         let residentBefore = JavaScriptEngine.residentBytes()
         let result = Result { () throws(JavaScriptError) in try body(engine.engine, handle) }.mapError(CallFailure.run)
-        // Spent: stopped, a heap past the limit, or a process that grew past it during the
-        // call (what one native call allocates at once, as `new Uint8Array(2e9).fill(1)`,
-        // escapes the heap's figures and every check while it runs).
-        let isSpent = engine.engine.wasStopped || engine.engine.heapBytes > limit
-            || JavaScriptEngine.residentBytes() - residentBefore > limit
+        // Spent: stopped, or the process grew past the limit during the call (what one
+        // native call allocates at once, as `new Uint8Array(2e9).fill(1)`, escapes the
+        // heap's figures and every check while it runs). Not the heap's own figures
+        // here: JavaScriptCore counts its objects for them, a walk of the whole heap.
+        let isSpent = engine.engine.wasStopped || JavaScriptEngine.residentBytes() - residentBefore > limit
         if let database, !isSpent {
             let released = pool.withLock { $0.checkIn(engine, key, database: database, limit: engineLimit) }
             _ = released  // released here, outside the lock
