@@ -76,8 +76,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return resident * sysconf(Int32(_SC_PAGESIZE))
     }
 
-    /// Bytes the engine's heap holds now, with what its objects hold outside it.
-    public var heapBytes: Int { lock.withLock { _ in JavaScriptWatch.heapBytes(context) } }
 
     /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
     /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
