@@ -36,7 +36,11 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
-        .target(name: "SetteeJSON", dependencies: ["CPCRE2"], swiftSettings: swiftSettings),
+        // ICU's collator: CouchDB's view collation of strings (couch_ejson_compare.c).
+        // A C target, not a module map: see its header for why.
+        .target(name: "CICU", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc"),
+                                               .linkedLibrary("icudata")]),
+        .target(name: "SetteeJSON", dependencies: ["CPCRE2", "CICU"], swiftSettings: swiftSettings),
         // Loaded at run time (dlopen): no build dependency; see its shim.h.
         .systemLibrary(name: "CJavaScriptCore"),
         .target(name: "SetteeViews", dependencies: ["SetteeJSON", "CJavaScriptCore"], swiftSettings: swiftSettings),
@@ -119,7 +123,7 @@ let package = Package(
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",
                                    "SetteeTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery"], swiftSettings: swiftSettings),
+        .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery", "CDNSSD"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]

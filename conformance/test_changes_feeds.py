@@ -316,3 +316,25 @@ def test_db_updates_longpoll_wakes_on_create(client, make_db):
         # another database's update woke it first: follow on from its last_seq
         row = _wait_for_db_update(client, h.name, out["last_seq"], time.monotonic() + 15)
         assert row is not None
+
+
+def test_db_updates_bodies_have_one_result_a_line(client, make_db):
+    """Normal and longpoll `/_db_updates` bodies are framed as `_changes` bodies: the
+    opening `{"results":[`, each result on a line of its own, then `],` and `"last_seq"`
+    (chttpd_misc db_updates feed). Line-reading clients (python-cloudant's Feed) rely on it."""
+    since = _db_updates(client, {"since": "now"})["last_seq"]
+    make_db()
+    make_db()
+    row = None
+    for feed in ("normal", "longpoll"):
+        r = client.get(client.url("_db_updates"), params={"feed": feed, "since": since, "timeout": "5000"},
+                       timeout=READ)
+        assert_status(r, 200)
+        lines = [line.strip() for line in r.text.splitlines() if line.strip()]
+        assert lines[0] == '{"results":['
+        assert lines[-2] == "],"
+        assert lines[-1].startswith('"last_seq":') and lines[-1].endswith("}")
+        for line in lines[1:-2]:
+            row = json.loads(line.rstrip(","))
+            assert set(row) >= {"db_name", "type", "seq"}
+    assert row is not None

@@ -274,6 +274,15 @@ def test_use_index_fallback_and_error(movies):
                  "_design/nope specified by `use_index` could not be found or it is not suitable.")
 
 
+def test_use_index_null_is_absent(movies):
+    """CouchDB's Mango test helper sends `"use_index": null` with every query
+    (test/elixir/test/mango): null names no index, as if the member were absent."""
+    plain = find(movies, {"selector": {"year": {"$gt": 1990}}})
+    with_null = find(movies, {"selector": {"year": {"$gt": 1990}}, "use_index": None})
+    assert ids(with_null) == ids(plain)
+    assert "warning" not in with_null or with_null.get("warning") == plain.get("warning")
+
+
 def test_use_index_chooses(db):
     """use_index picks among usable indexes."""
     bulk_docs(db, [{"_id": "a", "x": 1, "y": 2}])

@@ -89,6 +89,17 @@ def test_list_limit_and_skip(db):
     assert [i["name"] for i in out["indexes"]] == ["a", "b"]
 
 
+def test_list_parameters_separated_by_semicolons(db):
+    """CouchDB's own Mango test helper asks `GET /{db}/_index?limit=2;`: mochiweb's
+    parse_qs/1 takes `;` as a separator like `&` (HTML 4.01 B.2.2)."""
+    for name in ("a", "b", "c"):
+        post_index(db, {"index": {"fields": [name]}, "ddoc": name, "name": name})
+    r = db.client.get(db.url("_index") + "?limit=2;")
+    assert [i["name"] for i in body_of(assert_status(r, 200))["indexes"]] == ["_all_docs", "a"]
+    r = db.client.get(db.url("_index") + "?limit=1;skip=2")
+    assert [i["name"] for i in body_of(assert_status(r, 200))["indexes"]] == ["b"]
+
+
 def test_delete_index(db):
     """DELETE /{db}/_index/{ddoc}/json/{name}: ok; the design document holding no
     other index is deleted; a second delete is 404."""

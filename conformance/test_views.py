@@ -1,8 +1,7 @@
 """GET/POST /{db}/_design/{ddoc}/_view/{view}. CouchDB docs: API Reference › Design
 Documents › Views (query options), Guide to Views › Views Collation, Reduce/Rereduce
-(built-in reduce functions); shapes of CouchDB 3.4's couch_mrview_http.erl. Strings in
-keys are lowercase ASCII: CouchDB orders strings by ICU collation, Settee by code point,
-and the two agree there."""
+(built-in reduce functions); shapes of CouchDB 3.4's couch_mrview_http.erl. ICU
+collation of strings (case, accents, raw collation): test_collation.py."""
 
 import json
 

@@ -6,6 +6,3 @@ static inline sqlite3_destructor_type settee_sqlite_static(void) { return SQLITE
 
 // sqlite3_config is variadic: Swift cannot call it. Must run before the first connection opens.
 static inline int settee_sqlite_disable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
-static inline int settee_sqlite_statement_journal_spill(int bytes) {
-    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
-}

@@ -7,12 +7,16 @@ internal import Synchronization
 /// Advertises one service (`_couchdb._tcp` on a port) with its TXT record, keeps it
 /// advertised across daemon restarts (re-registering with capped back-off), updates
 /// the record in place, and withdraws it on `withdraw()`. With no mDNS daemon it
-/// logs one warning and keeps trying quietly: the server serves on regardless.
+/// logs one warning and keeps trying quietly: the server serves on regardless. A name
+/// another host holds is renamed by avahi itself (`Name #2`); one this daemon already
+/// publishes (two Settees on one host, or containers sharing the host's D-Bus) comes back
+/// as a conflict (dns_sd -65548), and is renamed as Bonjour renames (`Name (2)`, `Name (3)`).
 public final class ServicePublisher: @unchecked Sendable {
     // @unchecked: the mutable state below is touched only on the loop thread.
     public let type: String
     public let port: Int
-    private let requestedName: String
+    /// The name registered next: the configured one, or its rename after a conflict.
+    private var requestedName: String
     private let loop: DNSSDLoop
     private let logger: Logger
     private var record: TXTRecord
@@ -82,8 +86,17 @@ public final class ServicePublisher: @unchecked Sendable {
     }
 
     private func registered(error: DNSServiceErrorType, name: String?) {
-        guard error == kDNSServiceErr_NoError else { return }
+        guard error == kDNSServiceErr_NoError else {
+            loop.remove(self)
+            registered = nil
+            return failed(error)
+        }
         failures = 0
+        // avahi renames by itself ("Name #2") when another host holds the name; say so once.
+        if let name, name != requestedName {
+            logger.info("mDNS: \"\(requestedName)\" is taken on the network; publishing as \"\(name)\"")
+            requestedName = name
+        }
         if let name { nameLock.withLock { $0 = name } }
         logger.info("mDNS: published", metadata: ["name": "\(name ?? requestedName)", "type": "\(type)", "port": "\(port)"])
     }
@@ -94,11 +107,20 @@ public final class ServicePublisher: @unchecked Sendable {
         register()
     }
 
-    /// No daemon, or it went away: one warning, then retries every 1, 2, 4 … 30 s.
-    private func failed(_ status: DNSServiceErrorType) {
+    /// A name conflict: the next name at once. Anything else (no daemon, or it went away):
+    /// one warning saying what the daemon answered, then retries every 1, 2, 4 … 30 s.
+    private func failed(_ code: DNSServiceErrorType) {
         guard !isWithdrawn else { return }
+        let status = DNSSDStatus(code: code)
+        if status.isNameConflict {
+            let taken = requestedName
+            requestedName = DNSSDStatus.alternative(to: taken)
+            nameLock.withLock { $0 = requestedName }
+            logger.info("mDNS: \"\(taken)\" is taken on the network; publishing as \"\(requestedName)\"")
+            return register()
+        }
         if !warned.exchange(true, ordering: .relaxed) {
-            logger.warning("mDNS: cannot publish \(type) on port \(port) (dns_sd error \(status): is avahi-daemon running, with D-Bus?); serving without discovery and retrying")
+            logger.warning("mDNS: cannot publish \(type) on port \(port): \(status); serving without discovery and retrying")
         }
         failures += 1
         let delay = min(30.0, Double(1 << min(failures - 1, 5)))

@@ -69,7 +69,9 @@ public struct DocumentParser {
         if newEdits {
             update.baseRevision = rev
         } else {
-            guard let rev else { throw DocumentError.badRequest("When new_edits is false, a document must have a _rev") }
+            guard let rev else {
+                throw DocumentError.badRequest("When `new_edits: false`, the document needs `_rev` or `_revisions` specified")
+            }
             update.history = try special.revisions.map { try Self.history($0, rev: rev) } ?? [rev]
         }
         let attachments = try special.attachments.map { value -> JSONObject in

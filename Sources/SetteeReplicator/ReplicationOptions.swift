@@ -38,7 +38,8 @@ public struct ReplicationOptions: Sendable {
     /// Start from this source sequence instead of a checkpoint (`since_seq`).
     public var sinceSeq: String?
     /// How often checkpoints are written while changes flow; also whenever the
-    /// replication catches up (CouchDB: every 30 s, `checkpoint_interval`).
+    /// replication catches up. A body's `checkpoint_interval` (milliseconds) sets it;
+    /// CouchDB's default is 30 s, Settee's 5 s (a job killed within 30 s kept nothing).
     public var checkpointInterval: Duration = .seconds(5)
     /// How long a continuous replication's longpoll waits for a change before asking again.
     public var pollTimeout: Duration = .seconds(10)

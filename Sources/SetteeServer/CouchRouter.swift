@@ -42,6 +42,11 @@ struct CouchRouter: HTTPResponder {
             if couchError.isServerFault {
                 request.logger.error("\(request.method) \(request.rawPath) failed: \(String(describing: error))")
             }
+            // Refusals at a security boundary: one warning per client a minute at most.
+            if couchError.status == 401 || couchError.status == 403 {
+                state.authenticator.refusals.note(couchError.error, client: request.remoteAddress, path: request.rawPath,
+                                                  reason: couchError.reason, logger: request.logger)
+            }
             response = couchError.response
             if couchError.status == 401, let challenge = request.headers["X-CouchDB-WWW-Authenticate"],
                !response.headers.contains("WWW-Authenticate") {
@@ -66,8 +71,9 @@ struct CouchRouter: HTTPResponder {
     private func dispatch(_ original: HTTPRequest, userName: inout String?) async throws -> HTTPResponse {
         var request = original
         if let override = Self.methodOverride(original) { request.method = override }
-        guard let segments = request.pathSegments else { throw Self.undecodablePath(request) }
-        guard let items = request.queryItems(plusAsSpace: state.live.decodePlusToSpace.value) else {
+        let plusAsSpace = state.live.decodePlusToSpace.value
+        guard let segments = request.pathSegments(plusAsSpace: plusAsSpace) else { throw Self.undecodablePath(request) }
+        guard let items = request.queryItems(plusAsSpace: plusAsSpace) else {
             throw CouchError.badRequest("Invalid percent-encoding in the query string")
         }
         let user = try await state.authenticator.user(for: request)

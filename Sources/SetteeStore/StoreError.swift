@@ -19,6 +19,9 @@ public enum StoreError: Error, Sendable, Equatable {
     /// An attachment's bytes do not match its declared length or digest.
     case attachmentMismatch(String)
     case attachmentNotFound(String)
+    /// A stored attachment's bytes no longer match their digest (damaged on disk):
+    /// `digest` is the one recorded, `detail` what was found and where.
+    case attachmentDamaged(digest: String, detail: String)
     case documentTooLarge(limit: Int)
     /// A `WritePolicy` refused the update.
     case rejected(WriteRejection)
@@ -26,7 +29,18 @@ public enum StoreError: Error, Sendable, Equatable {
     case sqlite(code: Int32, message: String, sql: String)
     /// A file operation failed.
     case io(operation: String, path: String, errno: Int32)
+    /// The database was found damaged (`DatabaseDamage`) and is read-only.
+    case databaseDamaged(name: String, reason: String)
     /// A database file written by a newer Settee: its schema `version` is past the
     /// `supported` one, and writing it with the older code would corrupt it.
     case newerSchema(path: String, version: Int, supported: Int)
+}
+
+extension StoreError {
+    /// Whether SQLite found the file malformed: `SQLITE_CORRUPT` (11) or `SQLITE_NOTADB`
+    /// (26), extended codes included (https://sqlite.org/rescode.html).
+    var isCorruption: Bool {
+        guard case .sqlite(let code, _, _) = self else { return false }
+        return code & 0xFF == 11 || code & 0xFF == 26
+    }
 }

@@ -7,6 +7,13 @@ public enum BuiltinReduce: String, Sendable {
     case stats = "_stats"
     case approxCountDistinct = "_approx_count_distinct"
 
+    /// The built-in `source` names. CouchDB matches a name by its beginning
+    /// (couch_mrview:validate/2, couch_query_servers:builtin_reduce/4 match
+    /// `<<"_sum", _/binary>>`), so `"_sum  "` is `_sum` — and so is `"_sum_all"`.
+    public static func named(_ source: String) -> BuiltinReduce? {
+        [.sum, .count, .stats, .approxCountDistinct].first { source.hasPrefix($0.rawValue) }
+    }
+
     /// Reduces the map values of one group (`keys` are the emitted keys). A value `_sum`
     /// cannot add makes CouchDB's `builtin_reduce_error` object, naming the value.
     /// - Throws: `BuiltinReduceError` for a `_stats` input that is not a number or an

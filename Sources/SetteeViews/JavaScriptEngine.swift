@@ -194,7 +194,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// - Returns: a handle for `map` and `reduce`.
     /// - Throws: the engine's message for a syntax error or a source that is not a function.
     public func compile(_ source: String, modules: JSONValue? = nil) throws(JavaScriptError) -> Int {
-        var script = "(" + source + "\n)"
+        var script = FunctionSource.expression(source)
         if let modules {
             script = "(function() { var require = __makeRequire(" + JSONWriter.string(modules)
                 + "); return " + script + "; })()"
@@ -207,7 +207,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// as CouchDB's query server runs them.
     public func compile(_ source: String, designDocument: JSONValue) throws(JavaScriptError) -> Int {
         let script = "(function() { var __ddoc = " + JSONWriter.string(designDocument)
-            + "; var require = __makeRequire(__ddoc); var __f = (" + source + "\n);"
+            + "; var require = __makeRequire(__ddoc); var __f = " + FunctionSource.expression(source) + ";"
             + " if (typeof __f !== 'function') return __f;"
             + " var bound = function() { return __f.apply(__ddoc, arguments); }; bound.__ddoc = __ddoc; return bound; })()"
         return try compile(script: script, source: source)
@@ -218,7 +218,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
             let value = try evaluate(script)
             guard JSValueIsObject(context, value), let object = JSValueToObject(context, value, nil),
                   JSObjectIsFunction(context, object) else {
-                throw JavaScriptError(message: "expression does not eval to a function. (\(source))")
+                throw JavaScriptError(message: "Expression does not eval to a function. (\(source))")
             }
             JSValueProtect(context, object)
             functions.append(object)

@@ -11,17 +11,22 @@ public struct ViewDefinition: Sendable, Equatable {
     /// `views.lib` of the design document: CommonJS modules map functions may
     /// `require` (CouchDB lets map functions see only these).
     public let library: JSONValue?
+    /// How its keys sort: the view's `options.collation` ("raw"), else
+    /// CouchDB's default, ICU's (docs.couchdb.org "Views Collation" › "Raw collation").
+    public let collation: KeyCollation
     /// Names the index: views with the same map function share one, as CouchDB's
     /// signature does across design documents with the same functions.
     public let signature: String
 
-    public init(designDocument: String, name: String, map: String, reduce: String?, library: JSONValue? = nil) {
+    public init(designDocument: String, name: String, map: String, reduce: String?, library: JSONValue? = nil,
+                collation: KeyCollation = .unicode) {
         self.designDocument = designDocument
         self.name = name
         self.map = map
         self.reduce = reduce
         self.library = library
-        signature = Self.signature(map: map, library: library)
+        self.collation = collation
+        signature = Self.signature(map: map, library: library, collation: collation)
     }
 
     /// What `require` in the map function resolves paths against.
@@ -32,13 +37,18 @@ public struct ViewDefinition: Sendable, Equatable {
     public static func named(_ name: String, designDocumentID id: String, body: JSONValue) -> ViewDefinition? {
         guard (body["language"]?.stringValue ?? "javascript") == "javascript",
               let view = body["views"]?[name]?.objectValue, let map = view["map"]?.stringValue else { return nil }
+        // The view's own option; a design document's `options.collation` does not count.
+        let collation: KeyCollation = view["options"]?["collation"]?.stringValue == "raw" ? .raw : .unicode
         return ViewDefinition(designDocument: id, name: name, map: map, reduce: view["reduce"]?.stringValue,
-                              library: body["views"]?["lib"])
+                              library: body["views"]?["lib"], collation: collation)
     }
 
-    private static func signature(map: String, library: JSONValue?) -> String {
+    /// The collation is part of what the index holds: ICU's collator version too, so
+    /// keys sorted by another ICU are rebuilt rather than read in a wrong order.
+    private static func signature(map: String, library: JSONValue?, collation: KeyCollation) -> String {
+        let order = collation == .raw ? "raw" : "icu " + UnicodeCollator.version
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
-        for byte in ("javascript\u{0}" + map + "\u{0}" + (library.map(JSONWriter.string) ?? "")).utf8 {
+        for byte in ("javascript\u{0}" + map + "\u{0}" + (library.map(JSONWriter.string) ?? "") + "\u{0}" + order).utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
@@ -48,12 +58,12 @@ public struct ViewDefinition: Sendable, Equatable {
     }
 
     /// The built-in reduce this view names, nil for JavaScript or none.
-    public var builtinReduce: BuiltinReduce? { reduce.flatMap(BuiltinReduce.init(rawValue:)) }
+    public var builtinReduce: BuiltinReduce? { reduce.flatMap(BuiltinReduce.named) }
 
     /// Checks what CouchDB checks when a design document is saved: built-in reduce
     /// names (`invalid_design_doc`); compiling is `ViewEngine`'s.
     public func validateReduce() -> String? {
-        guard let reduce, reduce.hasPrefix("_"), BuiltinReduce(rawValue: reduce) == nil else { return nil }
+        guard let reduce, reduce.hasPrefix("_"), BuiltinReduce.named(reduce) == nil else { return nil }
         return "`\(reduce)` is not a supported reduce function."
     }
 }

@@ -6,6 +6,6 @@ struct Settee: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settee",
         abstract: "A CouchDB-compatible database server.",
-        subcommands: [Serve.self, Replicate.self, Sync.self, Peers.self, Pair.self],
+        subcommands: [Serve.self, Replicate.self, Sync.self, Peers.self, Pair.self, Check.self, Conflicts.self],
         defaultSubcommand: Serve.self)
 }

@@ -136,6 +136,22 @@ import Testing
         #expect(found?["uuid"]?.stringValue == uuidA, "\(output)\nA:\n\(mdnsLines(a))\nB:\n\(mdnsLines(b))")
         #expect(found?["databases"] == ["shared"], "\(output)")
 
+        // Both run on one machine's host name, so both ask for the same service name
+        // ("Settee on HOST", as every Raspberry Pi is `raspberrypi`): the one that loses
+        // the conflict is renamed (by avahi, `#2`, across hosts), says so once, and A finds it too.
+        let uuidB = try Self.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue
+        var foundB: JSONValue?
+        for _ in 0..<5 where foundB == nil {
+            let listing = try Self.run([Self.mdnsHost, hosts.a, "settee-a-cli", try SetteeProcess.binaryURL().path,
+                                        "peers", "--json", "--seconds", "3"])
+            let peers = (try? JSONReader.parse(Array(listing.output.utf8)))?.arrayValue ?? []
+            foundB = peers.first { $0["url"]?.stringValue == baseB }
+        }
+        #expect(foundB?["uuid"]?.stringValue == uuidB, "A:\n\(mdnsLines(a))\nB:\n\(mdnsLines(b))")
+        let renames = [a, b].map { server in server.output.split(separator: "\n").filter { $0.contains("publishing as") } }
+        #expect(renames.map(\.count).sorted() == [0, 1], "A:\n\(mdnsLines(a))\nB:\n\(mdnsLines(b))")
+        #expect(renames.joined().first.map { $0.contains(" #2\"") || $0.contains(" (2)\"") } == true)
+
         // Edits on each side arrive on the other.
         #expect(try Self.call(hosts.a, "PUT", baseA + "/shared/from-a", #"{"side":"a"}"#)["ok"] == true)
         #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/from-b", #"{"side":"b"}"#)["ok"] == true)

@@ -23,6 +23,13 @@ import Testing
         #expect(items.map(\.value) == ["\"x y\"", "", "", "a=b", "+"])
     }
 
+    /// `;` separates pairs as `&` does (HTML 4.01 B.2.2; mochiweb_util:parse_qs/1).
+    @Test func semicolonsSeparatePairs() throws {
+        let items = try #require(HTTPRequest(method: "GET", target: "/db/_index?limit=2;skip=1&x=%3B;").queryItems)
+        #expect(items.map(\.name) == ["limit", "skip", "x"])
+        #expect(items.map(\.value) == ["2", "1", ";"])
+    }
+
     @Test func noQueryIsEmptyAndABadOneIsNil() {
         #expect(HTTPRequest(method: "GET", target: "/db").rawQuery == nil)
         #expect(HTTPRequest(method: "GET", target: "/db").queryItems?.isEmpty == true)

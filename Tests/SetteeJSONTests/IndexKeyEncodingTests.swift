@@ -17,7 +17,8 @@ import Testing
         }
     }
 
-    static let strings = ["", "a", "a\u{0}", "a\u{0}b", "ab", "b", "B", "é", "日本", "\u{1F600}", "a b"]
+    static let strings = ["", "a", "a\u{0}", "a\u{0}b", "ab", "b", "B", "é", "E", "e\u{301}", "日本", "\u{1F600}", "a b",
+                          "\u{FFFF}", "Ab"]
 
     func value(_ random: inout Random, depth: Int = 0) -> JSONValue {
         switch random.next(depth > 1 ? 5 : 7) {
@@ -38,14 +39,37 @@ import Testing
         a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
     }
 
-    @Test func byteOrderIsCollationOrder() {
+    @Test(arguments: [KeyCollation.unicode, .raw])
+    func byteOrderIsCollationOrder(_ collation: KeyCollation) {
         var random = Random(state: 2511)
         for _ in 0..<20_000 {
             let (a, b) = (value(&random), value(&random))
-            let expected = JSONCollation.compare(a, b).signum()
-            #expect(order(IndexKeyEncoding.encode(a), IndexKeyEncoding.encode(b)) == expected,
-                    "\(a) vs \(b)")
+            let expected = JSONCollation.compare(a, b, collation: collation).signum()
+            #expect(order(IndexKeyEncoding.encode(a, collation: collation),
+                          IndexKeyEncoding.encode(b, collation: collation)) == expected, "\(a) vs \(b)")
         }
+    }
+
+    @Test func rawCollationIsErlangTermOrder() {
+        // view_collation_raw_test.exs: numbers, false, null, true, objects, arrays, strings by bytes.
+        let order: [JSONValue] = [-1, 2, false, nil, true, [:], ["a": 1], [], ["a"], "A", "B", "a", "é"]
+        for (i, lower) in order.enumerated() {
+            for higher in order[(i + 1)...] {
+                #expect(JSONCollation.compare(lower, higher, collation: .raw) < 0, "\(lower) < \(higher)")
+                #expect(self.order(IndexKeyEncoding.encode(lower, collation: .raw),
+                                   IndexKeyEncoding.encode(higher, collation: .raw)) < 0)
+            }
+        }
+    }
+
+    @Test func documentIDsOrderByBytes() {
+        // Rows with equal keys come by id, compared as Erlang binaries (less_json_ids/2).
+        var (upper, lower, accented): ([UInt8], [UInt8], [UInt8]) = ([], [], [])
+        IndexKeyEncoding.appendDocumentID("B", to: &upper)
+        IndexKeyEncoding.appendDocumentID("a", to: &lower)
+        IndexKeyEncoding.appendDocumentID("\u{E9}", to: &accented)
+        #expect(order(upper, lower) == -1)
+        #expect(order(lower, accented) == -1)
     }
 
     @Test func compoundKeysCompareFieldByField() {

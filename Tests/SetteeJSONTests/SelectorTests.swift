@@ -43,8 +43,8 @@ import Testing
     }
 
     @Test func comparisonsFollowCollationAcrossTypes() throws {
-        // null < false < true < numbers < strings < arrays < objects
-        let order: [JSONValue] = [nil, false, true, -5, 2.5, 10, "", "A", "a", "é", [], [1], [:], ["k": 1]]
+        // null < false < true < numbers < strings (ICU: case after accents) < arrays < objects
+        let order: [JSONValue] = [nil, false, true, -5, 2.5, 10, "", "a", "A", "é", "É", "f", [], [1], [:], ["k": 1]]
         for (i, lower) in order.enumerated() {
             for higher in order[(i + 1)...] {
                 #expect(try matches(["v": ["$lt": higher]], ["v": lower]), "\(lower) < \(higher)")

@@ -16,6 +16,9 @@ final class FaultyProxy: HTTPResponder, @unchecked Sendable {  // `server`, `bas
         case garbage
         /// Forward, then send half the body and drop the connection.
         case truncate
+        /// Forward, then answer its status with no body: what a stopping server sends for
+        /// a longpoll `_changes` it ends (a chunked answer ended at once, then the close).
+        case emptyBody
         /// Never answer (until the proxy stops).
         case stall
         /// Forward, then change the JSON answer.
@@ -95,6 +98,7 @@ final class FaultyProxy: HTTPResponder, @unchecked Sendable {  // `server`, `bas
                 change(&object)
                 bytes = Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data(bytes))
             }
+        case .emptyBody?: bytes = []
         case .truncate?:
             let half = Array(bytes.prefix(bytes.count / 2))
             return HTTPResponse(status: answer.status, headers: ["Content-Type": "application/json"], body: .stream { writer in

@@ -91,6 +91,62 @@ import Testing
         try review(update("dave", roles: [], deleted: true), old: stored("dave", roles: []))
     }
 
+    /// `settee_pairing` opens a database whatever its `_security` says: only a server admin
+    /// (or the server's own write, no writer) may add, change or drop it (issue 46, item 1).
+    @Test func onlyServerAdminsWriteAPairingGrant() throws {
+        let policy = UsersDatabasePolicy()
+        let grant: JSONValue = ["db": "secret", "expires": 9999999999, "uses": 100, "write_only": false]
+        func update(_ pairing: JSONValue?) -> DocumentUpdate {
+            var body: JSONObject = ["name": "mallory", "roles": [], "type": "user"]
+            if let pairing { body.append("settee_pairing", pairing) }
+            return DocumentUpdate(id: "org.couchdb.user:mallory", body: JSONWriter.serialize(.object(body)))
+        }
+        let stored = revision(["name": "mallory", "roles": [], "type": "user", "settee_pairing": grant])
+        func review(_ writer: WriterIdentity?, _ u: DocumentUpdate, old: StoredRevision?, newEdits: Bool = true) throws {
+            try WriteContext.$writer.withValue(writer) { try policy.review(u, newEdits: newEdits) { old } }
+        }
+        let mallory = WriterIdentity(name: "mallory", roles: [], isDatabaseAdmin: false)
+        let anonymous = WriterIdentity(name: nil, roles: [], isDatabaseAdmin: false)
+        let usersAdmin = WriterIdentity(name: "dba", roles: ["ops"], isDatabaseAdmin: true)
+        let refusal = WriteRejection.forbidden("Only _admin may set settee_pairing")
+        #expect(throws: refusal) { try review(anonymous, update(grant), old: nil) }
+        #expect(throws: refusal) { try review(mallory, update(grant), old: revision(["name": "mallory", "roles": [], "type": "user"])) }
+        #expect(throws: refusal) { try review(mallory, update(grant), old: nil, newEdits: false) }
+        #expect(throws: refusal) { try review(usersAdmin, update(grant), old: nil) }
+        #expect(throws: refusal) { try review(mallory, update(["db": "other", "expires": 1, "uses": 1]), old: stored) }
+        // Dropping it would make a pairing user an unrestricted one.
+        #expect(throws: refusal) { try review(mallory, update(nil), old: stored) }
+        try review(mallory, update(grant), old: stored)  // kept as it is
+        try review(WriterIdentity(name: "admin", roles: ["_admin"], isDatabaseAdmin: true), update(grant), old: nil)
+        try review(nil, update(grant), old: nil)
+    }
+
+    /// A user may not store a hash costlier to check than the server's own: each wrong
+    /// password tried against it would cost the server that much.
+    @Test func usersCannotMakeTheirHashCostlier() throws {
+        let policy = UsersDatabasePolicy(iterations: 1000)
+        func update(_ iterations: JSONValue) -> DocumentUpdate {
+            DocumentUpdate(id: "org.couchdb.user:ned", body: JSONWriter.serialize([
+                "name": "ned", "roles": [], "type": "user", "password_scheme": "pbkdf2", "salt": "s",
+                "derived_key": "00", "iterations": iterations]))
+        }
+        func review(_ writer: WriterIdentity, _ u: DocumentUpdate, old: StoredRevision? = nil) throws {
+            try WriteContext.$writer.withValue(writer) { try policy.review(u, newEdits: true) { old } }
+        }
+        let ned = WriterIdentity(name: "ned", roles: [], isDatabaseAdmin: false)
+        for count in [1001, 10_000_000, 1e12] as [JSONValue] {
+            #expect(throws: WriteRejection.forbidden("Iteration count is too high for this server")) {
+                try review(ned, update(count))
+            }
+        }
+        try review(ned, update(1000))
+        try review(WriterIdentity(name: "admin", roles: ["_admin"], isDatabaseAdmin: true), update(50_000))
+        // Kept as an admin wrote it.
+        let stored = revision(["name": "ned", "roles": [], "type": "user", "password_scheme": "pbkdf2", "salt": "s",
+                               "derived_key": "00", "iterations": 50_000])
+        try review(ned, update(50_000), old: stored)
+    }
+
     @Test func aNewPasswordEndsTheOldCookies() async throws {
         let harness = try RouterHarness()
         #expect(await harness.send("PUT", "/_users").status == 201)

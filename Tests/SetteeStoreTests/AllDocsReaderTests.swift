@@ -72,9 +72,11 @@ import Testing
         defer { store.remove() }
         let db = try await database(store)
         let winner = try #require(try await db.document(id: "b", revisions: .winner)?.tree.winner?.rev)
-        _ = try await db.force("b", ["1-0000"], #"{"loser":true}"#)
-        _ = try await db.force("b", ["1-0001"], #"{"gone":true}"#, deleted: true)
-        let loser = rev("1-0000")
+        // The lowest 32-digit ids there are: below any hash, whatever the winner's is.
+        let lowest = "1-" + String(repeating: "0", count: 32)
+        _ = try await db.force("b", [lowest], #"{"loser":true}"#)
+        _ = try await db.force("b", ["1-" + String(repeating: "0", count: 31) + "1"], #"{"gone":true}"#, deleted: true)
+        let loser = rev(lowest)
         #expect(try await db.document(id: "b", revisions: .winner)?.tree.winner?.rev == winner)
         var query = AllDocsQuery()
         query.includeBodies = true

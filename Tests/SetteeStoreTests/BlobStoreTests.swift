@@ -103,9 +103,32 @@ import Testing
         }
     }
 
+    /// Issue 47, item 3: a blob an upload stored, whose revision has not committed yet,
+    /// is pinned, and the sweep keeps it (file or small) until the pin is released.
+    @Test func compactionSweepKeepsPinnedBlobsUntilReleased() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("settee-pins-\(UInt64.random(in: 0...UInt64.max))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let store = try BlobStore(directory: BlobStore.directory(forDatabaseFile: root + "/db.couch"))
+        let file = try store.write(Array(repeating: 9, count: 5000))
+        let smallBytes: [UInt8] = [8, 8]
+        // The small file takes the key it is given (the upload computed it).
+        let smallKey = try #require(AttachmentDigest(md5: Array(repeating: 0xAB, count: 16)))
+        let smallPin = store.pins.pin(smallKey)
+        try await store.storeSmall([(smallKey, smallBytes)])
+        #expect(try store.sweep(keeping: []) == 0)
+        #expect(store.contains(file.key) && store.contains(smallKey))
+        file.pin?.release()
+        smallPin.release()
+        #expect(try store.sweep(keeping: []) == 2)
+        #expect(try store.keys().isEmpty)
+    }
+
     @Test func compactionSweepKeepsReferenced() throws {
         try withStore { store, dir in
             let a = try store.write([1]), b = try store.write([2]), c = try store.write([3])
+            // Their revisions "committed": the uploads' holds end (`BlobPins`).
+            for blob in [a, b, c] { blob.pin?.release() }
             let inFlight = try store.makeWriter()
             try inFlight.write([4])
             #expect(try store.sweep(keeping: [a.key, c.key]) == 1)

@@ -47,7 +47,11 @@ public struct HTTPRequest: Sendable {
 
     /// Path segments, each percent-decoded on its own (so `a%2Fb` stays one segment `a/b`).
     /// Nil when a segment is not valid percent-encoded UTF-8.
-    public var pathSegments: [String]? {
+    public var pathSegments: [String]? { pathSegments(plusAsSpace: false) }
+
+    /// The same, `+` decoded to a space when `plusAsSpace` (CouchDB's `[chttpd]
+    /// decode_plus_to_space`, which it applies to paths as to query strings).
+    public func pathSegments(plusAsSpace: Bool) -> [String]? {
         let path = rawPath.utf8
         var segments: [String] = []
         segments.reserveCapacity(4)  // `/db/docid` and the like: one allocation
@@ -55,7 +59,7 @@ public struct HTTPRequest: Sendable {
         while start < path.endIndex {
             let end = path[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
             if start < end {
-                guard let decoded = PercentDecoding.decode(Substring(path[start..<end]), plusAsSpace: false) else {
+                guard let decoded = PercentDecoding.decode(Substring(path[start..<end]), plusAsSpace: plusAsSpace) else {
                     return nil
                 }
                 segments.append(decoded)
@@ -66,6 +70,8 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Decoded query parameters in order (`+` decodes to a space, as in HTML forms and CouchDB).
+    /// Pairs are separated by `&` or `;`, as HTML 4.01 (B.2.2) asks servers to accept and as
+    /// CouchDB's mochiweb_util:parse_qs/1 does (`?limit=2;` is `limit=2`).
     /// Nil when a name or value is not valid percent-encoded UTF-8.
     public var queryItems: [(name: String, value: String)]? { queryItems(plusAsSpace: true) }
 
@@ -73,7 +79,8 @@ public struct HTTPRequest: Sendable {
     public func queryItems(plusAsSpace: Bool) -> [(name: String, value: String)]? {
         guard let rawQuery else { return [] }
         var items: [(name: String, value: String)] = []
-        for pair in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        let separators: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: ";")]
+        for pair in rawQuery.utf8.split(omittingEmptySubsequences: true, whereSeparator: separators.contains) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = Substring(pair[..<(equals ?? pair.endIndex)])
             let rawValue = equals.map { Substring(pair[pair.index(after: $0)...]) } ?? ""

@@ -102,8 +102,10 @@ public struct MangoIndex: Sendable {
     /// Names what the index holds (fields and partial filter, not its name): indexes
     /// with equal signatures share one stored table.
     public var signature: String {
+        // ICU's collator version: keys another ICU sorted are rebuilt, not misread.
         let text = JSONWriter.serialize(["fields": .array(columns.map { .string($0) }),
-                                         "partial_filter_selector": partialFilter ?? .null])
+                                         "partial_filter_selector": partialFilter ?? .null,
+                                         "collator": .string(UnicodeCollator.version)])
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
         for byte in text {
             hash ^= UInt64(byte)
@@ -125,7 +127,7 @@ public struct MangoIndex: Sendable {
             guard case .found(let value) = path.lookup(in: document) else { return nil }
             IndexKeyEncoding.append(value, to: &key)
         }
-        IndexKeyEncoding.append(.string(id), to: &key)
+        IndexKeyEncoding.appendDocumentID(id, to: &key)
         return key
     }
 

@@ -80,9 +80,12 @@ extension Selector {
                 case .ne: break
                 }
             case .beginsWith(let prefix):
-                let encoded = IndexKeyEncoding.stringPrefix(prefix)
-                range.raiseLower(encoded, value: .string(prefix))
-                range.lowerUpper(IndexKeyEncoding.upperBound(encoded), value: .string(prefix + "\u{10FFFF}"))
+                // From the prefix to the prefix and U+FFFF, which ICU's root collation puts
+                // after every other code point (mango_idx_view:range/5); the selector then
+                // checks each document's bytes.
+                let last = prefix + "\u{FFFF}"
+                range.raiseLower(IndexKeyEncoding.encode(.string(prefix)), value: .string(prefix))
+                range.lowerUpper(IndexKeyEncoding.upperBound(IndexKeyEncoding.encode(.string(last))), value: .string(last))
             default: break
             }
         }

@@ -82,7 +82,8 @@ extension Selector.Node {
         case .any(let nodes): return nodes.contains { $0.matches(value) }
         case .field(let path, let test):
             switch path.lookup(in: value) {
-            case .found(let found): return test.matches(found)
+            // `_id` compares raw, by bytes (mango_selector:match/3 with mango_json:cmp_raw/2).
+            case .found(let found): return test.matches(found, collation: path.keys == ["_id"] ? .raw : .unicode)
             case .missing:
                 if case .exists(false) = test { return true }
                 return false
@@ -93,9 +94,9 @@ extension Selector.Node {
 }
 
 extension Selector.Test {
-    func matches(_ value: JSONValue) -> Bool {
+    func matches(_ value: JSONValue, collation: KeyCollation = .unicode) -> Bool {
         switch self {
-        case .compare(let op, let operand): return op.holds(JSONCollation.compare(value, operand))
+        case .compare(let op, let operand): return op.holds(JSONCollation.compare(value, operand, collation: collation))
         case .isIn(let operands): return Self.isIn(value, operands)
         case .notIn(let operands): return !Self.isIn(value, operands)
         case .exists(let shouldExist): return shouldExist
@@ -115,7 +116,7 @@ extension Selector.Test {
             return elements.allSatisfy { node.matches($0) }
         case .keyMapMatch(let node):
             return value.objectValue?.contains { node.matches(.string($0.key)) } ?? false
-        case .not(let test): return !test.matches(value)
+        case .not(let test): return !test.matches(value, collation: collation)
         }
     }
 

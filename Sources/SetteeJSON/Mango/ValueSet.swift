@@ -11,7 +11,7 @@ struct ValueSet: Sendable {
 
     init(_ values: [JSONValue]) {
         self.values = values
-        byEncoding = values.count > Self.scanLimit ? Dictionary(grouping: values, by: IndexKeyEncoding.encode) : nil
+        byEncoding = values.count > Self.scanLimit ? Dictionary(grouping: values, by: { IndexKeyEncoding.encode($0) }) : nil
     }
 
     func contains(_ value: JSONValue) -> Bool {

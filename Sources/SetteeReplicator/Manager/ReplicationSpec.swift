@@ -61,6 +61,9 @@ public struct ReplicationSpec: Sendable, Equatable {
             }
             options.batchSize = n
         }
+        if let interval = body["checkpoint_interval"], !interval.isNull {
+            options.checkpointInterval = try Self.checkpointInterval(interval)
+        }
         if let selector = body["selector"], !selector.isNull {
             guard selector.objectValue != nil else {
                 throw ReplicationError.invalidOption("`selector` must be a JSON object")
@@ -106,6 +109,16 @@ public struct ReplicationSpec: Sendable, Equatable {
         throw ReplicationError.missingEndpoint(name)
     }
 
+    /// `checkpoint_interval`: milliseconds between checkpoints, an integer or a string of
+    /// one, as CouchDB reads it (`couch_replicator_parse:convert_options`,
+    /// `couch_util:to_integer`; its default is `[replicator] checkpoint_interval` = 30000).
+    private static func checkpointInterval(_ value: JSONValue) throws -> Duration {
+        guard let milliseconds = value.intValue ?? value.stringValue.flatMap({ Int($0) }), milliseconds >= 0 else {
+            throw ReplicationError.invalidOption("parameter `checkpoint_interval` must be a non-negative integer")
+        }
+        return .milliseconds(milliseconds)
+    }
+
     private static func bool(_ body: JSONObject, _ name: String) throws -> Bool {
         guard let value = body[name], !value.isNull else { return false }
         guard let flag = value.boolValue else {
@@ -121,5 +134,6 @@ extension ReplicationOptions: Equatable {
             && lhs.batchSize == rhs.batchSize && lhs.useCheckpoints == rhs.useCheckpoints && lhs.sinceSeq == rhs.sinceSeq
             && lhs.selector == rhs.selector && lhs.workers == rhs.workers
             && lhs.createTargetParameters == rhs.createTargetParameters
+            && lhs.checkpointInterval == rhs.checkpointInterval
     }
 }

@@ -348,6 +348,12 @@ public struct RemotePeer: Peer {
     }
 
     private func parse(_ response: RemoteResponse) throws -> JSONValue {
+        // No body at all is no malformed JSON: a server that stops (a restart) ends a
+        // waiting longpoll `_changes` so, then closes the connection (issue 47).
+        guard !response.body.isEmpty else {
+            throw ReplicationError.unreachable(peer: displayName,
+                                               cause: "it closed the connection with no answer body (status \(response.status))")
+        }
         do {
             return try JSONReader.parse(response.body)
         } catch {

@@ -13,6 +13,8 @@ struct Authenticator: Sendable {
     let users: UserDirectory
     let lockout: LoginLockout
     let cache = CredentialCache()
+    /// Refusals at security boundaries, logged once a minute per client.
+    let refusals = SecurityRefusalLog()
 
     /// A stand-in hash for names nobody has, checked like a real one so that a
     /// wrong name costs as long as a wrong password.

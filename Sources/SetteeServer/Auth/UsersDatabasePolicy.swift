@@ -9,6 +9,12 @@ import SetteeStore
 /// Non-admin writers (`WriteContext.writer`) may change only their own document and
 /// never its roles — which matters only where `_users`' `_security` admits them
 /// (`[couchdb] users_db_security_editable`): by default only admins reach it.
+///
+/// The members that grant access are what a writer may not give itself: `roles`
+/// (database admins of `_users` may set them, as in CouchDB), and `settee_pairing`,
+/// which opens one database whatever its `_security` says, so only a server admin
+/// (`settee pair`) or the server itself (a pairing's claimed clients) may add, change
+/// or remove it — over any path: a document PUT, `_bulk_docs`, `new_edits=false`.
 struct UsersDatabasePolicy: WritePolicy {
     /// `[chttpd_auth] iterations` (CouchDB 3.4.3: 600,000) for new hashes.
     var iterations = PasswordHash.defaultIterations
@@ -68,6 +74,8 @@ struct UsersDatabasePolicy: WritePolicy {
                 guard doc["derived_key"]?.stringValue != nil else { throw .forbidden("derived_key must be a string.") }
             }
         }
+        try Self.reviewGrants(doc, old: oldDoc, writer: writer)
+        try reviewCost(doc, old: oldDoc, isAdmin: isAdmin)
         let newRoles = list.compactMap(\.stringValue)
         if !isAdmin {
             if let oldDoc {
@@ -83,5 +91,24 @@ struct UsersDatabasePolicy: WritePolicy {
         }
         if name.hasPrefix("_") { throw .forbidden("Username may not start with underscore.") }
         if name.contains(":") { throw .forbidden("Character `:` is not allowed in usernames.") }
+    }
+
+    /// Refuses a `settee_pairing` member written, changed or dropped by anyone but a
+    /// server admin. No writer is the server's own write (`admitPairing`), trusted.
+    static func reviewGrants(_ doc: JSONObject, old: JSONObject?, writer: WriterIdentity?) throws(WriteRejection) {
+        guard let writer, !writer.roles.contains("_admin") else { return }
+        let member = PairingGrant.member
+        guard doc[member] != old?[member] else { return }
+        throw .forbidden("Only _admin may set \(member)")
+    }
+
+    /// Refuses a hash costlier than the server's own (`[chttpd_auth] iterations`) from anyone
+    /// but an admin: every wrong password tried against it would cost the server as much
+    /// (CouchDB's reason for `[chttpd_auth] max_iterations`, which it checks at login only).
+    /// A count that did not change (a document an admin wrote) stays.
+    func reviewCost(_ doc: JSONObject, old: JSONObject?, isAdmin: Bool) throws(WriteRejection) {
+        guard !isAdmin, let count = doc["iterations"]?.doubleValue, count > Double(iterations),
+              doc["iterations"] != old?["iterations"] else { return }
+        throw .forbidden("Iteration count is too high for this server")
     }
 }

@@ -62,11 +62,13 @@ struct ChangesQuery: Sendable {
         // Any integer, as `list_to_integer` takes it; a negative one never counts down
         // to 0 in CouchDB's collector, so it means no limit.
         limit = try q.int("limit").flatMap { $0 < 0 ? nil : $0 }
-        descending = try q.bool("descending")
-        includeDocs = try q.bool("include_docs")
-        conflicts = try q.bool("conflicts")
-        attachments = try q.bool("attachments")
-        attEncodingInfo = try q.bool("att_encoding_info")
+        // Only exactly `true` turns these on; anything else is off, not an error
+        // (chttpd_db:parse_changes_query/1 matches the string "true").
+        descending = q.flag("descending")
+        includeDocs = q.flag("include_docs")
+        conflicts = q.flag("conflicts")
+        attachments = q.flag("attachments")
+        attEncodingInfo = q.flag("att_encoding_info")
         switch q["style"] ?? "main_only" {
         case "main_only": allDocsStyle = false
         case "all_docs": allDocsStyle = true
@@ -79,21 +81,37 @@ struct ChangesQuery: Sendable {
         if let text = q["seq_interval"] {
             guard let interval = Int(text), interval > 0 else { throw CouchError.badRequest("invalid_seq_interval") }
         }
-        try await parseFilter(context)
+        let body = context.request.method == "POST" ? try await Self.postBody(context) : .null
+        try await parseFilter(context, body: body)
     }
 
-    private mutating func parseFilter(_ context: RequestContext) async throws {
+    /// A POST's body, checked as chttpd_db checks it before reading the feed: JSON
+    /// (415 otherwise), present, parseable, an object (400 otherwise). A declared empty
+    /// body (`Content-Length: 0`) is `{}`, as CouchDB reads it; no body at all is missing.
+    private static func postBody(_ context: RequestContext) async throws -> JSONValue {
+        try MaintenanceHandlers.requireJSONContentType(context)
+        let bytes = try await context.request.body.collect(upTo: context.node.configuration.http.limits.maxBodyBytes)
+        if bytes.isEmpty {
+            let declared = context.headers["Content-Length"] != nil || context.headers["Transfer-Encoding"] != nil
+            guard declared else { throw CouchError.badRequest("Missing request body") }
+            return .object([:])
+        }
+        let body = try JSONValueBody(bytes: bytes, maxDepth: context.node.configuration.maxJSONDepth).value
+        guard case .object = body else { throw CouchError.badRequest("Request body must be a JSON object") }
+        return body
+    }
+
+    private mutating func parseFilter(_ context: RequestContext, body: JSONValue) async throws {
         guard let name = context.query["filter"] else { return }
         switch name {
         case "_doc_ids":
             var list = try context.query.json("doc_ids")
-            if list == nil, context.request.method == "POST" { list = try await context.jsonBody(checkingContentType: false).value["doc_ids"] }
+            if list == nil { list = body["doc_ids"] }
             guard let ids = list?.arrayValue, ids.allSatisfy({ $0.stringValue != nil }) else {
                 throw CouchError.badRequest("`doc_ids` filter parameter is not a list of doc ids.")
             }
             docIDs = Set(ids.compactMap(\.stringValue))
         case "_selector":
-            let body = context.request.method == "POST" ? try await context.jsonBody(checkingContentType: false).value : .null
             guard let selector = body["selector"] else {
                 throw CouchError.badRequest("Selector must be specified in POST payload")
             }

@@ -35,7 +35,8 @@ struct NormalChangesFeed: Sendable {
             for change in rows {
                 if let limit = query.limit, emitted >= limit { break pages }
                 if query.filter.needsDocuments, try await !query.filter.accepts(change, database: database) { continue }
-                out.append(contentsOf: (emitted == 0 ? "\n" : ",\n").utf8)
+                // Rows joined by `,\r\n`, as CouchDB 3 writes them (chttpd_db changes_callback).
+                out.append(contentsOf: (emitted == 0 ? "\n" : ",\r\n").utf8)
                 try await ChangesBatch.write(change, query: query, database: database, to: &out)
                 emitted += 1
                 lastEmitted = change.sequence

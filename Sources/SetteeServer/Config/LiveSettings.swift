@@ -36,8 +36,10 @@ final class LiveSettings: Sendable {
     /// `require_valid_user_except_for_up`, the same but for `GET /_up`.
     let requireValidUser = LiveValue(false)
     let requireValidUserExceptForUp = LiveValue(false)
-    /// `[chttpd] decode_plus_to_space`: `+` in a query string is a space.
+    /// `[chttpd] decode_plus_to_space`: `+` in a query string or a path is a space.
     let decodePlusToSpace = LiveValue(true)
+    /// `PUT /_reshard/state`: whether resharding is "running" or "stopped", and why.
+    let reshardState = LiveValue<(state: String, reason: String?)>((state: "running", reason: nil))
     /// `[uuids]`, and `max_count`: the most ids one `GET /_uuids` may ask for.
     let uuids = UUIDGenerator()
     let uuidsMaxCount = LiveValue(1000)

@@ -37,6 +37,10 @@ extension CouchError {
             self = CouchError(412, "missing_stub", "Invalid attachment stub in \(document) for \(attachment)")
         case .attachmentMismatch(let reason): self = .badRequest(reason)
         case .attachmentNotFound: self = .notFound("Document is missing attachment")
+        // CouchDB's words for data failing its checksum (couch_file.erl `pread_iolist`:
+        // `exit({file_corruption, <<"file corruption">>})`, rendered by chttpd as 500).
+        case .attachmentDamaged: self = CouchError(500, "file_corruption", "file corruption")
+        case .databaseDamaged(let name, let reason): self = CouchError(500, "file_corruption", "\(name): \(reason)")
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
         case .rejected(.forbidden(let reason)): self = CouchError(403, "forbidden", reason)
         case .rejected(.unauthorized(let reason)): self = CouchError(401, "unauthorized", reason)

@@ -28,7 +28,11 @@ enum AllDocsHandlers {
             let high = min(query.endKey ?? "_design0", "_design0")
             (query.startKey, query.endKey) = query.descending ? (high, low) : (low, high)
         }
-        return try await respond(context, database, query: query)
+        // `_users`' design documents are for its admins: others get `"doc": null`, as
+        // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
+        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+            ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
+        return try await respond(context, database, query: query, hidingDocs: hidesDocs)
     }
 
     /// `{"keys": [...]}` from a POST body, nil when the body has none.
@@ -48,12 +52,12 @@ enum AllDocsHandlers {
         query.includeBodies = try q.bool("include_docs")
         query.includeConflicts = try q.bool("conflicts")
         _ = try q.bool("update_seq")
-        query.startKey = try q.jsonString("startkey") ?? q.jsonString("start_key")
-            ?? q["startkey_docid"] ?? q["start_key_doc_id"]
-        query.endKey = try q.jsonString("endkey") ?? q.jsonString("end_key") ?? q["endkey_docid"] ?? q["end_key_doc_id"]
+        let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
+        query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
+        query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
         if let key = try q.json("key") {
-            let text = key.stringValue ?? JSONWriter.string(key)
-            (query.startKey, query.endKey, query.inclusiveEnd) = (text, text, true)
+            let id = idBound(key, isLow: false)
+            (query.startKey, query.endKey, query.inclusiveEnd) = (id, id, true)
         }
         if let keys = try q.json("keys") {
             guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` member must be an array.") }
@@ -62,7 +66,18 @@ enum AllDocsHandlers {
         return query
     }
 
-    static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery) async throws -> HTTPResponse {
+    /// An id range bound from a JSON key. `_all_docs` collates raw (Erlang's term order),
+    /// where every number, atom, object and array sorts before every string: such a key
+    /// is no bound at the low end, and at the high end admits nothing ("" is below every
+    /// id, none being empty). CouchDB answers 200 for it, not an error.
+    private static func idBound(_ key: JSONValue?, isLow: Bool) -> String? {
+        guard let key else { return nil }
+        if let id = key.stringValue { return id }
+        return isLow ? nil : ""
+    }
+
+    static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery,
+                        hidingDocs: Bool = false) async throws -> HTTPResponse {
         let result = try await database.allDocs(query)
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
         out.append(contentsOf: String(result.totalRows).utf8)
@@ -73,16 +88,22 @@ enum AllDocsHandlers {
             SequenceToken.write(result.updateSeq, to: &out)
         }
         out.append(contentsOf: #","rows":["#.utf8)
+        // Documents come with their attachments' stubs, as a single GET shows them.
+        let stubs = query.includeBodies ? try await database.winnerAttachments(result.rows.compactMap { row in
+            row.rev.flatMap { row.body == nil || row.isDeleted ? nil : (row.id, $0) }
+        }) : [:]
         for (i, row) in result.rows.enumerated() {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
-            writeRow(row, to: &out, includeDocs: query.includeBodies)
+            writeRow(row, to: &out, includeDocs: query.includeBodies, hidingDocs: hidingDocs,
+                     attachments: stubs[row.id] ?? [])
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
         out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
     }
 
-    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool) {
+    private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, hidingDocs: Bool,
+                                 attachments: [StoredAttachment]) {
         guard let rev = row.rev else {
             out.append(contentsOf: #"{"key":"#.utf8)
             JSONWriter.writeString(row.id, to: &out)
@@ -98,12 +119,15 @@ enum AllDocsHandlers {
         out.append(contentsOf: (row.isDeleted ? #","deleted":true}"# : "}").utf8)
         if includeDocs {
             out.append(contentsOf: #","doc":"#.utf8)
-            if row.isDeleted || row.body == nil {
+            if row.isDeleted || row.body == nil || hidingDocs {
                 out.append(contentsOf: "null".utf8)
             } else {
                 var writer = DocumentWriter(id: row.id, rev: rev.description, body: row.body ?? [])
                 if !row.conflicts.isEmpty {
                     writer.append("_conflicts", .array(row.conflicts.map { .string($0.description) }))
+                }
+                if !attachments.isEmpty {
+                    writer.append("_attachments", AttachmentJSON.object(attachments, forms: [:], showEncoding: false))
                 }
                 writer.write(to: &out)
             }

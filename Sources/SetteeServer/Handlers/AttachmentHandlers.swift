@@ -24,14 +24,16 @@ enum AttachmentHandlers {
         let sendEncoded = attachment.isGzipped && ByteRange.acceptsGzip(context.headers["Accept-Encoding"])
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "must-revalidate",
                                     "Content-Type": attachment.contentType,
-                                    "Accept-Ranges": attachment.isGzipped ? "none" : "bytes"]
+                                    "Accept-Ranges": attachment.isGzipped ? "none" : "bytes",
+                                    sandbox.name: sandbox.value]
         if sendEncoded { headers.add("Content-Encoding", "gzip") }
         // Ranges only for identity-stored bytes, as CouchDB (`Enc == identity`).
         let ranges = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
             try ByteRange.parse($0, length: attachment.length)
         }
         if let ranges, ranges.count > 1 {
-            return multipartRanges(ranges, of: attachment, database)
+            let source = DamageReport(logger: context.logger, database: database.name, document: id, attachment: name)
+            return multipartRanges(ranges, of: attachment, database, source)
         }
         let range = ranges?.first
         if let range { headers.add("Content-Range", ByteRange.contentRange(range, of: attachment.length)) }
@@ -39,35 +41,53 @@ enum AttachmentHandlers {
             ?? (attachment.isGzipped && !sendEncoded ? attachment.length : attachment.encodedLength)
         headers.add("Content-Length", String(length))
         let decode = attachment.isGzipped && !sendEncoded
+        let source = DamageReport(logger: context.logger, database: database.name, document: id, attachment: name)
+        // Opened before the head goes out: a missing or damaged small blob, or a damaged
+        // file under a range, is an error response rather than a 200 that breaks off.
+        let download = try await source.noticing {
+            try await database.openAttachment(attachment, range: range, decode: decode)
+        }
         return HTTPResponse(status: range == nil ? 200 : 206, headers: headers, body: .stream { writer in
-            try await send(attachment, range: range, decode: decode, from: database, to: writer)
+            try await stream(download, to: writer, source)
         })
     }
+
+    /// What CouchDB 3.4.3 sends with every attachment (`[csp] attachments_header_value`,
+    /// chttpd_db.erl `db_attachment_req`): whatever its type, an attachment is shown in a
+    /// sandbox (`UserContentPolicy`).
+    static let sandbox = UserContentPolicy.sandbox
 
     /// Several ranges: 206 with one `multipart/byteranges` part per range, in CouchDB's
     /// framing (chttpd_db.erl `send_ranges_multipart`: `--B`, then per range its
     /// headers, bytes and `CRLF--B`, then `--`), streamed chunked.
     private static func multipartRanges(_ ranges: [Range<Int64>], of attachment: StoredAttachment,
-                                        _ database: Database) -> HTTPResponse {
+                                        _ database: Database, _ source: DamageReport) -> HTTPResponse {
         let boundary = UUIDs.random()
-        let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\""]
+        let headers: HTTPHeaders = ["Content-Type": "multipart/byteranges; boundary=\"\(boundary)\"",
+                                    sandbox.name: sandbox.value]
         return HTTPResponse(status: 206, headers: headers, body: .stream { writer in
             try await writer.write(Array("--\(boundary)".utf8))
             for range in ranges {
                 try await writer.write(Array(("\r\nContent-Type: \(attachment.contentType)\r\n"
                     + "Content-Range: \(ByteRange.contentRange(range, of: attachment.length))\r\n\r\n").utf8))
-                try await send(attachment, range: range, decode: false, from: database, to: writer)
+                let download = try await source.noticing {
+                    try await database.openAttachment(attachment, range: range, decode: false)
+                }
+                try await stream(download, to: writer, source)
                 try await writer.write(Array("\r\n--\(boundary)".utf8))
             }
             try await writer.write(Array("--".utf8))
         })
     }
 
-    private static func send(_ attachment: StoredAttachment, range: Range<Int64>?, decode: Bool,
-                             from database: Database, to writer: any ResponseBodyWriter) async throws {
-        let download = try await database.openAttachment(attachment, range: range, decode: decode)
+    /// Sends what `download` reads; a damaged blob ends the body early (the last piece
+    /// is held until the digest matched), which the connection turns into a short body.
+    private static func stream(_ download: AttachmentDownload, to writer: any ResponseBodyWriter,
+                               _ source: DamageReport) async throws {
         defer { download.close() }
-        while let piece = try await download.next() { try await writer.write(piece) }
+        try await source.noticing {
+            while let piece = try await download.next() { try await writer.write(piece) }
+        }
     }
 
     /// Adds or replaces one attachment: a child of `?rev=` (or `If-Match`) keeping the
@@ -93,7 +113,8 @@ enum AttachmentHandlers {
         let update = DocumentUpdate(id: id, body: body, baseRevision: rev, attachments: kept)
         let newRev = try await DocumentHandlers.single(update, database, newEdits: true, stats: context.node.stats)
         // CouchDB sends no ETag here, unlike a document's DELETE.
-        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
+        return JSONResponse.make(status: WriteQuorum.status(200, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
     }
 
     /// The document id and attachment name. On a design document a name starting
@@ -121,9 +142,12 @@ enum AttachmentHandlers {
     private static func contents(_ database: Database, id: String, rev: RevisionID?,
                                  without name: String) async throws -> ([UInt8], [AttachmentUpdate]) {
         guard let rev else { return (Array("{}".utf8), []) }
+        // A rev the document does not have: 409 `not_found` "missing_rev", as CouchDB answers
+        // after opening the document at that rev (chttpd_db:db_attachment_req/3); a stale one
+        // it has is the write's ordinary conflict.
         guard let revision = try await database.document(id: id, revisions: .revision(rev))?.revisions.first,
               let body = revision.body
-        else { throw CouchError.conflict }
+        else { throw CouchError(409, "not_found", "missing_rev") }
         let kept = revision.attachments.filter { $0.name != name }.map { AttachmentUpdate.stub(name: $0.name, digest: $0.digest) }
         return (body, kept)
     }

@@ -9,6 +9,18 @@ enum BulkHandlers {
     /// Every document is validated before anything is written (a malformed one
     /// fails the request with 400, as CouchDB's `from_json_obj_validate` does);
     /// conflicts are per document. `new_edits:false` answers only the failures.
+    /// `"all_or_nothing": true` is not supported by CouchDB 3 (chttpd_db:db_req/2): 417, one
+    /// `not_implemented` row per document (its id, or a new one, and its rev or "0-"), and
+    /// nothing written.
+    static func allOrNothingRefused(_ docs: [JSONValue], _ context: RequestContext) -> HTTPResponse {
+        let rows: [JSONValue] = docs.map { doc in
+            ["id": .string(doc["_id"]?.stringValue ?? context.node.live.uuids.next()),
+             "rev": .string(doc["_rev"]?.stringValue ?? "0-"), "error": "not_implemented",
+             "reason": "all_or_nothing is not supported"]
+        }
+        return JSONResponse.make(status: 417, .array(rows))
+    }
+
     static func bulkDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try MaintenanceHandlers.requireJSONContentType(context)
         let request = try await context.jsonBody()
@@ -22,6 +34,7 @@ enum BulkHandlers {
         case .bool(let b)?: newEdits = b
         default: throw CouchError.badRequest("`new_edits` parameter must be a boolean.")
         }
+        if newEdits, body["all_or_nothing"] == .bool(true) { return allOrNothingRefused(docs, context) }
         // `_local/` ids are written as local documents, as CouchDB's update_docs does.
         let locals = docs.indices.filter { docs[$0].objectValue?["_id"]?.stringValue?.hasPrefix("_local/") == true }
         if !locals.isEmpty {
@@ -44,7 +57,9 @@ enum BulkHandlers {
         let results = try await database.update(updates, newEdits: newEdits)
         context.node.stats.recordWrite(documents: updates.count,
                                        inserted: newEdits ? updates.filter { $0.baseRevision == nil }.count : 0)
-        return JSONResponse.make(status: 201, bytes: resultRows(parsed, results, newEdits: newEdits))
+        let accepted = WriteQuorum.isUnmet(context, body: .object(body))
+        return JSONResponse.make(status: accepted ? 202 : 201,
+                                 bytes: resultRows(parsed, results, newEdits: newEdits, accepted: accepted))
     }
 
     /// `_bulk_docs` with local documents among the others: every document is parsed
@@ -112,11 +127,12 @@ enum BulkHandlers {
     /// The answer's rows, written straight to bytes: a row per document (only the
     /// failures with `new_edits:false`). Building a `JSONValue` per row first cost
     /// as much as the serializing itself on a 1,000-document batch.
+    /// - Parameter accepted: the write quorum was not met (`WriteQuorum`): rows written say `"accepted": true`.
     static func resultRows(_ parsed: [DocumentParser.Parsed], _ results: [Result<RevisionID, StoreError>],
-                           newEdits: Bool) -> [UInt8] {
+                           newEdits: Bool, accepted: Bool = false) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(results.count * 80)
-        for (p, result) in zip(parsed, results) { writeRow(p, result, newEdits: newEdits, to: &out) }
+        for (p, result) in zip(parsed, results) { writeRow(p, result, newEdits: newEdits, accepted: accepted, to: &out) }
         out.append(contentsOf: "]\n".utf8)
         return out
     }
@@ -124,7 +140,7 @@ enum BulkHandlers {
     /// One document's row, after a comma unless it is the first; none for a
     /// replicated write that succeeded.
     private static func writeRow(_ p: DocumentParser.Parsed, _ result: Result<RevisionID, StoreError>,
-                                 newEdits: Bool, to out: inout [UInt8]) {
+                                 newEdits: Bool, accepted: Bool = false, to out: inout [UInt8]) {
         switch result {
         case .success(let rev) where newEdits:
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
@@ -135,7 +151,7 @@ enum BulkHandlers {
             out.append(contentsOf: String(rev.generation).utf8)
             out.append(UInt8(ascii: "-"))
             JSONWriter.writeEscaped(rev.suffix, to: &out)
-            out.append(contentsOf: #""}"#.utf8)
+            out.append(contentsOf: (accepted ? #"","accepted":true}"# : #""}"#).utf8)
         case .success:
             return
         case .failure(let error):
@@ -156,8 +172,9 @@ enum BulkHandlers {
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("Missing JSON list of 'docs'.") }
         context.node.stats.recordReads(docs.count)
         var options = DocumentOptions(query: context.query)
-        options.revs = try context.query.bool("revs")
-        let latest = try context.query.bool("latest")
+        // As document reads: only exactly `true` (chttpd_db:db_req/2 `_bulk_get`, parse_doc_query/1).
+        options.revs = context.query.flag("revs")
+        let latest = context.query.flag("latest")
         let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         var items: [BulkGetItem] = []
         for item in docs {

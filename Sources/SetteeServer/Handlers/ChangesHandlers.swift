@@ -57,7 +57,8 @@ struct ChangesBatch {
     func normalBody(query: ChangesQuery, updateSeq: Int64) async throws -> [UInt8] {
         var out: [UInt8] = Array(#"{"results":["#.utf8)
         for (i, change) in changes.enumerated() {
-            out.append(contentsOf: (i == 0 ? "\n" : ",\n").utf8)
+            // Rows joined by `,\r\n`, as CouchDB 3 writes them (chttpd_db changes_callback).
+            out.append(contentsOf: (i == 0 ? "\n" : ",\r\n").utf8)
             try await ChangesBatch.write(change, query: query, database: database, to: &out)
         }
         let end = try await ChangesFeedEnd.of(database, query, since: since, reached: max(updateSeq, scannedTo),

@@ -12,7 +12,7 @@ enum DatabaseHandlers {
         let info = try await database.info()
         // Seqs are CouchDB 3-shaped strings here as in `_changes` (`SequenceToken`), so
         // `since=<update_seq>` round-trips.
-        return [
+        var object: JSONObject = [
             "db_name": .string(info.name),
             "purge_seq": .string(SequenceToken.string(info.purgeSeq)),
             "update_seq": .string(SequenceToken.string(info.updateSeq)),
@@ -28,6 +28,9 @@ enum DatabaseHandlers {
             "cluster": ["q": .int(info.shardCount), "n": 1, "w": 1, "r": 1],
             "instance_start_time": "0",
         ]
+        // Settee's own member, only on a damaged (read-only) database (`DatabaseDamage`).
+        if let damage = info.damage { object["damaged"] = .string(damage) }
+        return .object(object)
     }
 
     static func create(_ context: RequestContext) async throws -> HTTPResponse {

@@ -14,7 +14,8 @@ enum DatabaseUpdatesHandlers {
             throw CouchError.badRequest("Supported `feed` types: normal, continuous, longpoll, eventsource")
         }
         let updates = context.node.directory.updates
-        let start = try ChangesQuery.parseSince(q["since"]) ?? updates.sequence
+        // 0 by default, as CouchDB: every event still kept, not only those to come.
+        let start = try ChangesQuery.parseSince(q["since"]) ?? 0
         let timeout = Duration.milliseconds(min(try q.nonNegativeInt("timeout") ?? 60_000, 60_000))
         if feed == "normal" {
             return JSONResponse.make(status: 200, bytes: normalBody(updates.updates(after: start), since: start))
@@ -59,11 +60,20 @@ enum DatabaseUpdatesHandlers {
         ["db_name": .string(update.databaseName), "type": .string(update.kind.rawValue), "seq": .string(SequenceToken.string(update.seq))]
     }
 
+    /// A normal or longpoll body framed as CouchDB frames it (chttpd_misc's db_updates
+    /// feed): one result a line, as `_changes` — `{"results":[`, rows joined by `,\r\n`,
+    /// `],` and `"last_seq"` each on a line of their own. Feed readers that go line by line
+    /// (python-cloudant's `Feed`) depend on it.
     private static func normalBody(_ page: DatabaseUpdates.Page, since: Int64) -> [UInt8] {
-        let rows = latestPerDatabase(page).map(row)
-        var bytes = JSONWriter.serialize(["results": .array(rows), "last_seq": .string(SequenceToken.string(max(page.lastSeq, since)))])
-        bytes.append(0x0A)
-        return bytes
+        var out = Array("{\"results\":[\n".utf8)
+        for (place, update) in latestPerDatabase(page).enumerated() {
+            if place > 0 { out.append(contentsOf: ",\r\n".utf8) }
+            out.append(contentsOf: JSONWriter.serialize(row(update)))
+        }
+        out.append(contentsOf: "\n],\n\"last_seq\":".utf8)
+        out.append(contentsOf: JSONWriter.serialize(.string(SequenceToken.string(max(page.lastSeq, since)))))
+        out.append(contentsOf: "}\n".utf8)
+        return out
     }
 
     private static func lines(_ page: DatabaseUpdates.Page, eventsource: Bool) -> [UInt8] {

@@ -24,7 +24,7 @@ enum DesignDocumentHandlers {
             "update_seq": .number(JSONNumber(reached)), "sizes": ["file": 0, "external": 0, "active": 0],
             "signature": .string(signature), "purge_seq": 0,
             "language": .string(body["language"]?.stringValue ?? "javascript"), "compact_running": false,
-            "collator_versions": []]])
+            "collator_versions": [.string(UnicodeCollator.version)]]])
     }
 
     /// Drops the stored indexes no design document defines any more.

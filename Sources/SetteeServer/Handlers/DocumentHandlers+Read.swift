@@ -29,7 +29,9 @@ extension DocumentHandlers {
         if let ifNoneMatch = context.headers["If-None-Match"], ifNoneMatch == etag {
             return HTTPResponse(status: 304, headers: ["ETag": etag])
         }
-        if options.attachments, MultipartDocumentHandler.acceptsRelated(context.headers["Accept"]),
+        let mustStrip = try await ReplicatorReadRule.mustCheck(context, database)
+        // (Stripped `_replicator` documents go as JSON: the multipart writer renders its own.)
+        if options.attachments, !mustStrip, MultipartDocumentHandler.acceptsRelated(context.headers["Accept"]),
            !AttachmentJSON.toSend(read.tree, read.revision, attsSince: options.attsSince).isEmpty {
             return try await MultipartDocumentHandler.get(id: id, tree: read.tree, read.revision, database,
                                                           options: options, etag: etag)
@@ -38,9 +40,7 @@ extension DocumentHandlers {
             database, read.tree, read.revision, attsSince: options.attsSince) : [:]
         var bytes = RevisionJSON.render(id: id, tree: read.tree, read.revision, rev: rev, options: options, forms: forms)
             .responseBody()
-        if try await ReplicatorReadRule.mustCheck(context, database) {
-            bytes = ReplicatorReadRule.shown(bytes, to: context.user)
-        }
+        if mustStrip { bytes = ReplicatorReadRule.shown(bytes, to: context.user) }
         return JSONResponse.make(status: 200, bytes: bytes, headers: ["ETag": etag])
     }
 }

@@ -43,7 +43,10 @@ enum DocumentHandlers {
         let id = context.parameters.docID ?? ""
         try DocumentParser.validate(id: id)
         guard let revText = context.requestedRev else {
-            throw CouchError.conflict
+            // No rev: 409 for a live document; for none, CouchDB's read error ("missing",
+            // or "deleted" for a deleted one), as chttpd_db:db_doc_req/3 opens it first.
+            guard let winner = try await database.winner(id: id) else { throw CouchError.notFound("missing") }
+            throw winner.isDeleted ? CouchError.notFound("deleted") : CouchError.conflict
         }
         let rev = try DocumentParser.revision(.string(revText))
         let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: rev)
@@ -55,7 +58,8 @@ enum DocumentHandlers {
             let exists = try await database.document(id: id, revisions: .none) != nil
             throw exists ? CouchError.conflict : CouchError.notFound("missing")
         }
-        return JSONResponse.make(status: 200, ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
+        return JSONResponse.make(status: WriteQuorum.status(200, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(newRev.description)],
                                  headers: ["ETag": "\"\(newRev)\""])
     }
 
@@ -189,8 +193,8 @@ enum DocumentHandlers {
             path = "/" + db + "/" + CouchURLEncoding.encode(id) + "/" + CouchURLEncoding.encode(attachment)
         }
         headers.add("Location", context.absoluteURL(path))
-        return JSONResponse.make(status: 201, ["ok": true, "id": .string(id), "rev": .string(rev.description)],
-                                 headers: headers)
+        return JSONResponse.make(status: WriteQuorum.status(201, context),
+                                 ["ok": true, "id": .string(id), "rev": .string(rev.description)], headers: headers)
     }
 
     static func unquote(_ text: String) -> String {

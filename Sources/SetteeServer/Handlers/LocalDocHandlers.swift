@@ -34,7 +34,8 @@ enum LocalDocHandlers {
         let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
         let newRev = try await database.putLocal(id: id, body: parsed.update.body, rev: rev,
                                                  isDeleted: parsed.update.isDeleted)
-        return JSONResponse.make(status: 201, ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
+        return JSONResponse.make(status: WriteQuorum.status(201, context),
+                                 ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

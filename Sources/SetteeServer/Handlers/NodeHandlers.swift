@@ -17,6 +17,18 @@ enum NodeHandlers {
         return JSONResponse.ok(["name": .string(nodeName)])
     }
 
+    /// `GET /_node/{node}/_versions` (chttpd_node:get_versions/0): the collation library
+    /// views sort with, and the JavaScript engine. CouchDB's `erlang` member has no
+    /// counterpart here.
+    static func versions(_ context: RequestContext) async throws -> HTTPResponse {
+        try checkedNode(context)
+        return JSONResponse.ok([
+            "collation_driver": ["name": "libicu", "library_version": .string(UnicodeCollator.libraryVersion),
+                                 "collation_algorithm_version": .string(UnicodeCollator.algorithmVersion),
+                                 "collator_version": .string(UnicodeCollator.version)],
+            "javascript_engine": ["name": "javascriptcore"]])
+    }
+
     static func allConfig(_ context: RequestContext) async throws -> HTTPResponse {
         try checkedNode(context)
         let sections = context.node.config.all.sorted { $0.key < $1.key }.map { section, keys in

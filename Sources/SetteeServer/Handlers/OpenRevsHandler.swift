@@ -12,14 +12,17 @@ enum OpenRevsHandler {
         let entries = try await revisions(context, database, id: id)
         var options = DocumentOptions(query: context.query)
         options.revs = context.query.flag("revs")
+        // `_replicator` shows another user's document without credentials, here as in a GET.
+        let reader = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         let accept = context.headers["Accept"] ?? "*/*"
         if accept.contains("application/json") && !accept.contains("multipart/mixed") {
-            return JSONResponse.make(status: 200, bytes: try await jsonArray(entries, options: options, database))
+            return JSONResponse.make(status: 200, bytes: try await jsonArray(entries, options: options, database,
+                                                                             strippingFor: reader))
         }
         // Multipart parts carry every attachment newer than atts_since, still encoded
         // (chttpd_db send_docs_multipart: `[attachments, follows, att_encoding_info]`).
         options.attEncodingInfo = true
-        return multipartMixed(entries, options: options, database)
+        return multipartMixed(entries, options: options, database, strippingFor: reader)
     }
 
     enum Entry {
@@ -77,7 +80,8 @@ enum OpenRevsHandler {
         }
     }
 
-    static func jsonArray(_ entries: [Entry], options: DocumentOptions, _ database: Database) async throws -> [UInt8] {
+    static func jsonArray(_ entries: [Entry], options: DocumentOptions, _ database: Database,
+                          strippingFor reader: UserContext? = nil) async throws -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (i, entry) in entries.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -86,7 +90,8 @@ enum OpenRevsHandler {
                 let forms = options.attachments ? try await AttachmentJSON.inlineForms(
                     database, document.tree, revision, attsSince: options.attsSince) : [:]
                 out.append(contentsOf: #"{"ok":"#.utf8)
-                RevisionJSON.render(document, revision, options: options, forms: forms).write(to: &out)
+                let json = RevisionJSON.render(document, revision, options: options, forms: forms).serialize()
+                out.append(contentsOf: reader.map { ReplicatorReadRule.shown(json, to: $0) } ?? json)
                 out.append(UInt8(ascii: "}"))
             case .missing(let rev):
                 out.append(contentsOf: #"{"missing":"#.utf8)
@@ -101,7 +106,8 @@ enum OpenRevsHandler {
     /// One part per entry: `multipart/related` (JSON, then attachment parts) for a
     /// revision with attachments to send, `application/json` otherwise (pull
     /// transcript lines 7 and 10). Attachment bytes stream from their blobs.
-    static func multipartMixed(_ entries: [Entry], options: DocumentOptions, _ database: Database) -> HTTPResponse {
+    static func multipartMixed(_ entries: [Entry], options: DocumentOptions, _ database: Database,
+                               strippingFor reader: UserContext? = nil) -> HTTPResponse {
         let boundary = MultipartWriter.randomBoundary()
         let headers: HTTPHeaders = ["Content-Type": "multipart/mixed; boundary=\"\(boundary)\""]
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
@@ -109,7 +115,7 @@ enum OpenRevsHandler {
             guard !entries.isEmpty else { return try await sink(Array("--\(boundary)--".utf8)) }
             var mixed = MultipartWriter(boundary: boundary, subtype: .mixed, sink: sink)
             for entry in entries {
-                try await writePart(entry, to: &mixed, sink: sink, options: options, database)
+                try await writePart(entry, to: &mixed, sink: sink, options: options, database, strippingFor: reader)
             }
             try await mixed.finish()
         })
@@ -117,12 +123,14 @@ enum OpenRevsHandler {
 
     /// A nested writer shares `sink`: the inner body is the outer part's body.
     private static func writePart(_ entry: Entry, to mixed: inout MultipartWriter, sink: @escaping MultipartWriter.Sink,
-                                  options: DocumentOptions, _ database: Database) async throws {
+                                  options: DocumentOptions, _ database: Database,
+                                  strippingFor reader: UserContext?) async throws {
         switch entry {
         case .found(let document, let revision):
             let sending = AttachmentJSON.toSend(document.tree, revision, attsSince: options.attsSince)
-            let json = RevisionJSON.render(document, revision, options: options,
-                                               forms: MultipartDocumentHandler.followsForms(sending)).serialize()
+            var json = RevisionJSON.render(document, revision, options: options,
+                                           forms: MultipartDocumentHandler.followsForms(sending)).serialize()
+            if let reader { json = ReplicatorReadRule.shown(json, to: reader) }
             guard !sending.isEmpty else { return try await mixed.writeJSONPart(json) }
             var related = MultipartWriter(subtype: .related, sink: sink)
             try await mixed.beginPart([("Content-Type", related.contentType)])

@@ -53,7 +53,7 @@ enum SchedulerHandlers {
             let progress = job.replication.progress
             var task: JSONObject = ["node": .string(node), "pid": .string("<settee>"), "process_status": "waiting"]
             task.append("changes_pending", .null)
-            task.append("checkpoint_interval", .int(Int(job.spec.options.checkpointInterval.components.seconds * 1000)))
+            task.append("checkpoint_interval", .int(Int(job.spec.options.checkpointInterval / .milliseconds(1))))
             task.append("checkpointed_source_seq", progress.checkpointedSeq ?? .null)
             task.append("continuous", .bool(job.spec.options.continuous))
             task.append("database", job.docID == nil ? .null : .string(ReplicationManager.databaseName))
@@ -93,6 +93,8 @@ enum SchedulerHandlers {
         entry.append("total_changes", .int(task.totalChanges))
         entry.append("type", task.kind == .compaction ? "database_compaction" : "indexer")
         entry.append("updated_on", .int(task.updatedOn))
+        // Settee's own: a task that failed stays listed with why, until the next one starts.
+        if let error = task.error { entry.append("error", .string(error)) }
         return .object(entry)
     }
 

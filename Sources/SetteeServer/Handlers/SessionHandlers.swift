@@ -22,20 +22,45 @@ enum SessionHandlers {
         let (name, password) = try await credentials(context)
         let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
                                                                              peer: context.request.remoteAddress)
+        // Checked after the password and before the cookie, as CouchDB builds `Location`.
+        let location = try context.query["next"].map { try redirectLocation($0, context) }
         let cookie = context.node.authenticator.sessions.issue(name: name, passwordHash: hash, now: Authenticator.now())
         let headers: HTTPHeaders = ["Set-Cookie": context.node.authenticator.sessions.header(cookie, now: Authenticator.now())]
         let body: JSONValue = ["ok": true, "name": .string(name), "roles": .array(user.roles.map { .string($0) })]
-        if let next = context.query["next"] {
-            var response = JSONResponse.make(status: 302, body, headers: headers)
-            response.headers.add("Location", next)
-            return response
-        }
-        return JSONResponse.make(status: 200, body, headers: headers)
+        return redirecting(to: location, body, headers: headers)
     }
 
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
-        JSONResponse.make(status: 200, ["ok": true],
-                          headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+        let location = try context.query["next"].map { try redirectLocation($0, context) }
+        return redirecting(to: location, ["ok": true],
+                           headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+    }
+
+    /// 302 to `location` when there is one, else 200.
+    private static func redirecting(to location: String?, _ body: JSONValue, headers: HTTPHeaders) -> HTTPResponse {
+        guard let location else { return JSONResponse.make(status: 200, body, headers: headers) }
+        var response = JSONResponse.make(status: 302, body, headers: headers)
+        response.headers.add("Location", location)
+        return response
+    }
+
+    /// Where `?next=` sends the client: a path on this server, made absolute with the
+    /// request's own host as CouchDB 3.4.3's `couch_httpd:absolute_uri/2` makes it, so
+    /// `//evil.example/` stays here as `http://HOST//evil.example/`. Anything else
+    /// (`http://evil.example/`, `evil`) is CouchDB's 400: never a redirect off-site.
+    /// - Throws: 400 `bad_request` "path must begin with a /."
+    static func redirectLocation(_ next: String, _ context: RequestContext) throws -> String {
+        guard next.hasPrefix("/") else {
+            let reason = "path must begin with a /."
+            context.node.authenticator.refusals.note("next", client: context.request.remoteAddress,
+                                                     path: context.request.rawPath, reason: reason,
+                                                     logger: context.logger)
+            throw CouchError.badRequest(reason)
+        }
+        let location = context.absoluteURL(next)
+        // No Host (HTTP/1.0): the path alone, where `//x` or `/\x` would name another host.
+        guard location.hasPrefix("/") else { return location }
+        return "/" + location.drop { $0 == "/" || $0 == "\\" }
     }
 
     /// `name` and `password` from a form-encoded or JSON body.

@@ -70,7 +70,8 @@ enum ViewHandlers {
         if !reduce, query.group || query.groupLevel != nil {
             throw CouchError.queryParseError("Invalid use of grouping on a map view.")
         }
-        if reduce, query.isMultiKey, (query.keys?.count ?? 0) > 1, !query.group, query.groupLevel == nil {
+        // Any `keys` but exactly one, even none, needs exact grouping (couch_mrview_util:validate_args/1).
+        if reduce, let keys = query.keys, keys.count != 1, !query.group {
             throw CouchError.queryParseError("Multi-key fetches for reduce views must use `group=true`")
         }
         if reduce, query.includeDocs {
@@ -90,7 +91,7 @@ enum ViewHandlers {
             Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
         default: break
         }
-        let ranges = try query.ranges()
+        let ranges = try query.ranges(collation: view.collation)
         if reduce {
             return try await reduced(database, index, requested, query, ranges)
         }

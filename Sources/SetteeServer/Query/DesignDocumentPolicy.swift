@@ -18,6 +18,9 @@ struct DesignDocumentPolicy: WritePolicy {
             guard let definition = ViewDefinition.named(view.key, designDocumentID: update.id, body: body) else {
                 continue
             }
+            if FunctionSource.isMissing(definition.map) {
+                throw .refused(status: 404, error: "not_found", reason: "missing function")
+            }
             if let message = definition.validateReduce() {
                 throw .refused(status: 400, error: "invalid_design_doc", reason: message)
             }

@@ -40,7 +40,10 @@ struct MangoFind {
         }
         let keyIndex = plan.index.isSpecial ? nil : MangoIndexes.keyIndex(plan.index)
         if let keyIndex, request.update, !request.stale {
-            try await database.refreshIndex(keyIndex)
+            do { try await database.refreshIndex(keyIndex) } catch {
+                guard let failure = database.indexFailure(keyIndex.signature) else { throw error }
+                throw failure.couchError(index: (plan.index.ddoc ?? "") + "/" + plan.index.name)
+            }
         }
         var toSkip = request.skip
         var pageSize = min(Self.largestPage, max(16, request.limit + request.skip + 1))
@@ -90,7 +93,16 @@ struct MangoFind {
         if request.conflicts {
             conflicts = try await database.document(id: row.id, revisions: .none)?.tree.conflicts ?? []
         }
+        // `_attachments` stubs, as CouchDB returns them (also a field `fields` may name).
+        let wantsStubs = request.fields.map { $0.contains { $0 == "_attachments" || $0.hasPrefix("_attachments.") } } ?? true
+        let attachments = wantsStubs ? try await database.winnerAttachments([(row.id, row.rev)])[row.id] ?? [] : []
+        let stubs = AttachmentJSON.object(attachments, forms: [:], showEncoding: false)
         if let fields = request.fields {
+            var document = document
+            if !attachments.isEmpty, case .object(var object) = document {
+                object["_attachments"] = stubs
+                document = .object(object)
+            }
             var projected = FieldProjection.project(document, fields: fields)
             if !conflicts.isEmpty, case .object(var object) = projected {
                 object["_conflicts"] = .array(conflicts.map { .string($0.description) })
@@ -100,6 +112,7 @@ struct MangoFind {
         }
         var writer = DocumentWriter(id: row.id, rev: row.rev.description, body: row.body)
         if !conflicts.isEmpty { writer.append("_conflicts", .array(conflicts.map { .string($0.description) })) }
+        if !attachments.isEmpty { writer.append("_attachments", stubs) }
         return writer.serialize()
     }
 }

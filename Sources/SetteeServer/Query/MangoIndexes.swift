@@ -20,3 +20,21 @@ enum MangoIndexes {
         }
     }
 }
+
+extension KeyIndexFailure {
+    /// The answer to a query whose index could not be brought up to date: a 500 that
+    /// says so, what failed and where the index stays, instead of the generic "could not
+    /// be accessed"; the index is not marked broken, so the next query tries again.
+    /// `name` is how the client knows the index (Mango: `_design/ddoc/name`).
+    func couchError(index name: String) -> CouchError {
+        let cause: String
+        if let error = error as? StoreError, case .sqlite(let code, let message, _) = error {
+            cause = "SQLite error \(code): \(message)"  // the SQL stays in the log, not the answer
+        } else {
+            cause = String(describing: error)
+        }
+        return CouchError(500, "index_update_failed",
+                          "The index \(name) could not be brought up to date (\(cause)). It stays at update seq "
+                          + "\(sequence); the next query that needs it tries again.")
+    }
+}

@@ -56,20 +56,21 @@ enum ViewIndexes {
     /// does not move, and the query answers it (CouchDB's `os_process_error`).
     static func keyIndex(_ view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) -> KeyIndex {
         let function = mapFunction(view, code)
+        let collation = view.collation
         return KeyIndex(signature: view.signature, label: view.designDocument) { documents in
             let parts = documents.count >= splitThreshold ? 2 : 1
             let half = documents.count / parts
             let slices = parts == 1 ? [documents] : [Array(documents[..<half]), Array(documents[half...])]
             return try service.callAndWait(function, parts: parts) { (part, engine, handle) throws(JavaScriptError) in
-                try entries(slices[part], engine, handle)
+                try entries(slices[part], engine, handle, collation)
             }.flatMap { $0 }
         }
     }
 
     /// Per document of `documents`, in order, its entries: the map function's rows keyed
     /// by collation (then document id and the emit's place), the value `[key, value]` as JSON.
-    private static func entries(_ documents: [KeyIndexDocument], _ engine: JavaScriptEngine, _ map: Int)
-        throws(JavaScriptError) -> [[KeyIndexEntry]] {
+    private static func entries(_ documents: [KeyIndexDocument], _ engine: JavaScriptEngine, _ map: Int,
+                                _ collation: KeyCollation) throws(JavaScriptError) -> [[KeyIndexEntry]] {
         // Design documents are not mapped, as in CouchDB.
         let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
         let texts = mapped.map { document in
@@ -85,8 +86,8 @@ enum ViewIndexes {
             guard next < results.count, let emitted = results[next] else { return [] }
             return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
                 guard case .array(let pair) = row, pair.count == 2 else { return nil }
-                var key = IndexKeyEncoding.encode(pair[0])
-                IndexKeyEncoding.append(.string(document.id), to: &key)
+                var key = IndexKeyEncoding.encode(pair[0], collation: collation)
+                IndexKeyEncoding.appendDocumentID(document.id, to: &key)
                 IndexKeyEncoding.append(.int(place), to: &key)
                 return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
             }

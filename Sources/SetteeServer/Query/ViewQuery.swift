@@ -85,11 +85,12 @@ struct ViewQuery {
         }
     }
 
-    /// The key ranges to read, in order: one per key of `keys`, else the start/end range.
-    func ranges() throws -> [KeyRange] {
+    /// The key ranges to read, in order: one per key of `keys`, else the start/end range,
+    /// in the view's `collation`.
+    func ranges(collation: KeyCollation = .unicode) throws -> [KeyRange] {
         if let keys {
             return keys.map { key in
-                let encoded = IndexKeyEncoding.encode(key)
+                let encoded = IndexKeyEncoding.encode(key, collation: collation)
                 return KeyRange(lower: encoded, upper: IndexKeyEncoding.upperBound(encoded))
             }
         }
@@ -100,17 +101,17 @@ struct ViewQuery {
         let highInclusive = descending ? true : inclusiveEnd
         var range = KeyRange()
         if let low {
-            var bound = IndexKeyEncoding.encode(low)
-            if let lowID { IndexKeyEncoding.append(.string(lowID), to: &bound) }
+            var bound = IndexKeyEncoding.encode(low, collation: collation)
+            if let lowID { IndexKeyEncoding.appendDocumentID(lowID, to: &bound) }
             range.lower = lowInclusive ? bound : IndexKeyEncoding.upperBound(bound)
         }
         if let high {
-            var bound = IndexKeyEncoding.encode(high)
-            if let highID { IndexKeyEncoding.append(.string(highID), to: &bound) }
+            var bound = IndexKeyEncoding.encode(high, collation: collation)
+            if let highID { IndexKeyEncoding.appendDocumentID(highID, to: &bound) }
             range.upper = highInclusive ? IndexKeyEncoding.upperBound(bound) : bound
         }
         if let startKey, let endKey {
-            let order = JSONCollation.compare(startKey, endKey)
+            let order = JSONCollation.compare(startKey, endKey, collation: collation)
             if descending ? order < 0 : order > 0 {
                 throw CouchError.queryParseError(
                     "No rows can match your key range, reverse your start_key and end_key or set descending=true")

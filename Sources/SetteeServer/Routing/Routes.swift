@@ -29,6 +29,12 @@ enum Routes {
         ("/_node/{node}/_stats", [.GET: StatsHandlers.stats]),
         ("/_node/{node}/_stats/{path...}", [.GET: StatsHandlers.stats]),
         ("/_node/{node}/_system", [.GET: StatsHandlers.system]),
+        ("/_node/{node}/_versions", [.GET: NodeHandlers.versions]),
+        ("/_reshard", [.GET: ReshardHandlers.summary]),
+        ("/_reshard/state", [.GET: ReshardHandlers.state, .PUT: ReshardHandlers.setState]),
+        ("/_reshard/jobs", [.GET: ReshardHandlers.jobs, .POST: ReshardHandlers.createJobs]),
+        ("/_reshard/jobs/{name}", [.GET: ReshardHandlers.job, .DELETE: ReshardHandlers.job]),
+        ("/_reshard/jobs/{name}/state", [.GET: ReshardHandlers.job, .PUT: ReshardHandlers.job]),
         ("/_node/{node}/_prometheus", [.GET: StatsHandlers.prometheus]),
         ("/_node/{node}/_config/_reload", [.POST: NodeHandlers.reload]),
         ("/_node/{node}/_config/{section}", [.GET: NodeHandlers.section]),
@@ -51,6 +57,7 @@ enum Routes {
         ("/{db}/_view_cleanup", [.POST: db(DesignDocumentHandlers.viewCleanup)]),
         ("/{db}/_purge", [.POST: serverAdmin(db(PurgeHandlers.purge))]),
         ("/{db}/_purged_infos", [.GET: serverAdmin(db(PurgeHandlers.purgedInfos))]),
+        ("/{db}/_conflicts", [.GET: db(ConflictsHandlers.list)]),
         ("/{db}/_purged_infos_limit", [.GET: serverAdmin(db(PurgeHandlers.getLimit)),
                                        .PUT: serverAdmin(db(PurgeHandlers.putLimit))]),
         ("/{db}/_ensure_full_commit", [.POST: db(MaintenanceHandlers.ensureFullCommit)]),
@@ -70,15 +77,18 @@ enum Routes {
         ("/{db}/{docid}/{attachment...}", attachment),
         ("/{db}/_design/{ddoc}", document),
         ("/{db}/_design/{ddoc}/{attachment...}", attachment),
-        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(ViewHandlers.query), .POST: db(ViewHandlers.query)]),
-        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(ViewHandlers.queries)]),
+        // The system databases' read rules wrap every route that hands documents to design functions (issue 46).
+        ("/{db}/_design/{ddoc}/_view/{view}", [.GET: db(adminsInSystemDatabases(ViewHandlers.query)),
+                                               .POST: db(adminsInSystemDatabases(ViewHandlers.query))]),
+        ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(adminsInSystemDatabases(ViewHandlers.queries))]),
         ("/{db}/_design/{ddoc}/_info", [.GET: db(DesignDocumentHandlers.info)]),
-        ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(RenderHandlers.show))),
-        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(RenderHandlers.show))),
-        ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(RenderHandlers.update))),
-        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(RenderHandlers.update))),
+        ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(sandboxed(RenderHandlers.show)))),
+        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.show))))),
+        ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(sandboxed(RenderHandlers.update)))),
+        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.update))))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
-        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(RenderHandlers.list), .POST: db(RenderHandlers.list)]),
+        ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list))),
+                                                          .POST: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list)))]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
         ("/{db}/_local/{localid}", [.GET: db(LocalDocHandlers.get), .PUT: db(LocalDocHandlers.put),
                                     .DELETE: db(LocalDocHandlers.delete), .COPY: db(DocumentHandlers.copy),
@@ -89,7 +99,8 @@ enum Routes {
     ]
 
     static let document: [HTTPMethod: Handler] = [
-        .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete), .COPY: db(DocumentHandlers.copy),
+        .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete),
+        .COPY: db(DesignFunctionAccess.readableSource(DocumentHandlers.copy)),
         .PUT: byBody(json: db(DocumentHandlers.put), multipart: db(MultipartDocumentHandler.put)),
         .POST: db(FormUploadHandler.post),
     ]
@@ -105,15 +116,7 @@ enum Routes {
             guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
                 throw CouchError.databaseNotFound
             }
-            var isDatabaseAdmin = context.user.isAdmin
-            if let grant = context.user.pairing {
-                // Its one database, whatever its `_security` says (`settee pair` granted it).
-                try PairingAccess.check(grant, context)
-            } else if !isDatabaseAdmin {
-                let security = SecurityObject(bytes: try await database.security())
-                try security.requireMember(context.user)
-                isDatabaseAdmin = security.admins.admits(context.user)
-            }
+            let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
             // Reads write nothing: the hot path skips the task-local below.
             if context.request.method == "GET" || context.request.method == "HEAD" {
                 return try await handler(context, database)
@@ -123,6 +126,10 @@ enum Routes {
             return try await WriteContext.$writer.withValue(writer) { try await handler(context, database) }
         }
     }
+
+    static let adminsInSystemDatabases = DesignFunctionAccess.adminsOnly
+    static let readableDocuments = DesignFunctionAccess.readableDocumentOnly
+    static let sandboxed = UserContentPolicy.sandboxed
 
     /// Server admins only, checked before the database is (CouchDB answers 401
     /// "You are not a server admin." to anyone else, member or not).

@@ -142,6 +142,8 @@ public final class AttachmentUpload: @unchecked Sendable {
                                               length: length, encodedLength: blob.length,
                                               encoding: encoding == .identity ? nil : "gzip")
             attachment.staged = staged
+            // Held bytes are stored by the write naming them; pinned from here to its commit.
+            attachment.pin = blob.pin ?? store.pins.pin(blob.key)
             return attachment
         }
     }

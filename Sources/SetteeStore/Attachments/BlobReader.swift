@@ -12,6 +12,8 @@ final class BlobReader {
     let blobLength: Int64
     /// The bytes this reader returns (the requested range, or the whole blob).
     let range: Range<Int64>
+    /// The file read, for `VerifiedBlobFiles`.
+    let identity: FileIdentity
     private let path: String
     private var fd: Int32
     private var offset: Int64
@@ -36,6 +38,7 @@ final class BlobReader {
         }
         (self.path, self.key, self.fd, self.blobLength, self.range, self.offset) =
             (path, key, fd, length, wanted, wanted.lowerBound)
+        identity = FileIdentity(key: key, stat: info)
     }
 
     deinit { close() }

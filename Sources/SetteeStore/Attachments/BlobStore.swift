@@ -20,14 +20,18 @@ typealias BlobKey = AttachmentDigest
 /// Concurrency: the type holds no mutable state and is `Sendable`; distinct writers
 /// may run at once. Every method does blocking POSIX I/O, so callers run it off the
 /// cooperative pool (a database's serial I/O queue), never on an async executor.
-/// `sweep(keeping:)` must not race a write whose revision is not yet committed:
-/// run it under the database's single writer.
+/// `sweep(keeping:)` runs under the database's single writer, between transactions, and
+/// keeps what `pins` holds: the blobs of uploads whose revisions have not committed yet.
 final class BlobStore: Sendable {
     /// The directory holding the blobs.
     let directory: String
     static let temporaryPrefix = "tmp-"
     /// The small blobs.
     private let small: SmallBlobFile
+    /// Blob files read whole and found intact (ranges of them need no second reading).
+    private let verifiedFiles = VerifiedBlobFiles()
+    /// Blobs that uploads stored and that no revision may name yet: never swept.
+    let pins = BlobPins()
 
     /// The blob directory of the database stored in `path`: `path + ".blobs"`.
     static func directory(forDatabaseFile path: String) -> String { path + ".blobs" }
@@ -92,11 +96,38 @@ final class BlobStore: Sendable {
 
     /// Opens `key` for reading, optionally only the bytes in `range` (HTTP `Range`,
     /// RFC 9110 §14; the caller has already answered 416 for unsatisfiable ranges).
+    ///
+    /// Every read is checked against the key, the MD5 of the stored bytes
+    /// (`BlobVerification`): a small blob, read whole, before this returns; a whole blob
+    /// file as it is read (its last read throws instead of ending); a range of a blob file
+    /// up to `BlobVerification.rangeCheckLimit`, by reading the whole file once first
+    /// (remembered in `verifiedFiles`).
     /// - Throws: `StoreError.attachmentNotFound` when the blob is missing,
-    ///   `StoreError.io` otherwise, and `.attachmentMismatch` for a range past the end.
+    ///   `.attachmentDamaged` when its bytes are not the key's, `.io` otherwise, and
+    ///   `.attachmentMismatch` for a range past the end.
     func open(_ key: BlobKey, range: Range<Int64>? = nil) throws -> any StoredBytesReader {
-        if let bytes = try small.read(key) { return try SmallBlobReader(bytes, range: range) }
-        return try BlobReader(path: path(for: key), key: key, range: range)
+        if let bytes = try small.read(key) {
+            let location = directory + "/" + SmallBlobFile.fileName + " (or its pack file)"
+            try BlobVerification.check(bytes, against: key, location: location)
+            return try SmallBlobReader(bytes, range: range)
+        }
+        let reader = try BlobReader(path: path(for: key), key: key, range: range)
+        let identity = reader.identity
+        guard range == nil else {
+            try checkWhole(identity, of: key)
+            return reader
+        }
+        return VerifyingReader(reader, key: key, location: path(for: key)) { [verifiedFiles] in
+            verifiedFiles.insert(identity)
+        }
+    }
+
+    /// Reads blob file `key` whole once, unless it was already or is too large to wait for.
+    private func checkWhole(_ identity: FileIdentity, of key: BlobKey) throws {
+        guard identity.size <= BlobVerification.rangeCheckLimit, !verifiedFiles.contains(identity) else { return }
+        let whole = try open(key)
+        defer { whole.close() }
+        while try whole.read(maxLength: 256 * 1024) != nil {}
     }
 
     /// Reads all of `key` into memory (small attachments, tests).
@@ -132,16 +163,22 @@ final class BlobStore: Sendable {
     }
 
     /// Deletes every blob not in `referenced` (compaction: the keys named by the
-    /// revisions that keep their bodies), small ones and files. Temp files are left
-    /// alone. Returns how many blobs were removed.
+    /// revisions that keep their bodies) and not pinned by an upload (`pins`), small ones
+    /// and files. Temp files are left alone. Returns how many blobs were removed.
     /// - Throws: `StoreError.io`, `.sqlite`.
     @discardableResult
     func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
-        let smallOnes = try small.sweep(keeping: referenced)
-        return smallOnes + (try removeEntries { name in
-            guard let key = BlobKey(hex: name), key.hex == name else { return false }
-            return !referenced.contains(key)
-        })
+        let smallOnes = try small.sweep(keeping: referenced, pins: pins)
+        let files = try entries().compactMap { name -> BlobKey? in
+            guard let key = BlobKey(hex: name), key.hex == name, !referenced.contains(key) else { return nil }
+            return key
+        }
+        let removed = try pins.removingUnpinned(files) { removable in
+            for key in removable { try remove(key) }
+            return removable.count
+        }
+        if removed > 0 { try syncDirectory() }
+        return smallOnes + removed
     }
 
     func path(for key: BlobKey) -> String { directory + "/" + key.hex }

@@ -2,16 +2,26 @@ internal import CLinux
 internal import Crypto
 internal import Glibc
 
-/// What `BlobWriter.finish()` stored: the key (= digest) and the byte count.
+/// What `BlobWriter.finish()` stored: the key (= digest) and the byte count, and the
+/// pin that keeps a compaction sweep off the blob until the revision naming it commits.
 struct StoredBlob: Sendable, Hashable {
     let key: BlobKey
     let length: Int64
+    /// Held by the upload (`BlobPins`); not part of the value.
+    let pin: BlobPin?
     /// CouchDB's `digest` for the attachment, `md5-<base64>`.
     var digest: String { key.couchDigest }
 
-    init(key: BlobKey, length: Int64) {
+    init(key: BlobKey, length: Int64, pin: BlobPin? = nil) {
         self.key = key
         self.length = length
+        self.pin = pin
+    }
+
+    static func == (lhs: StoredBlob, rhs: StoredBlob) -> Bool { lhs.key == rhs.key && lhs.length == rhs.length }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(length)
     }
 }
 
@@ -91,6 +101,10 @@ final class BlobWriter {
             discard()
             throw StoreError.attachmentMismatch("digest \(key.couchDigest) does not match \(expectedDigest.couchDigest)")
         }
+        // Pinned before the dedupe check and the rename: a compaction sweep either removed
+        // an unreferenced blob with this key before (so `install` puts this one in its
+        // place) or keeps it until the revision naming it commits (`BlobPins`).
+        let pin = store.pins.pin(key)
         do {
             try sync()
             try install(as: store.path(for: key))
@@ -98,7 +112,7 @@ final class BlobWriter {
             discard()
             throw error
         }
-        return StoredBlob(key: key, length: length)
+        return StoredBlob(key: key, length: length, pin: pin)
     }
 
     /// Drops the blob: closes and removes the temp file. Safe to call more than once.

@@ -172,32 +172,38 @@ final class SmallBlobFile: Sendable {
         return try slot.connection.map(work)
     }
 
-    /// Deletes every blob not in `referenced` and gives the freed pages and pack bytes
-    /// back to the file system. Returns how many were deleted.
+    /// Deletes every blob not in `referenced` nor pinned (`BlobPins`: an upload's, whose
+    /// revision has not committed yet) and gives the freed pages and pack bytes back to
+    /// the file system. Returns how many were deleted.
     ///
     /// Holes are punched only once the deletions committed: a rollback must not bring
     /// back rows naming zeroed bytes. They are punched for every byte no row names, so
     /// that those of a write a crash interrupted go too.
     @discardableResult
-    func sweep(keeping referenced: Set<BlobKey>) throws -> Int {
+    func sweep(keeping referenced: Set<BlobKey>, pins: BlobPins = BlobPins()) throws -> Int {
         guard access(path, F_OK) == 0 else { return 0 }
         let unreferenced = try keys().filter { !referenced.contains($0) }
-        if !unreferenced.isEmpty {
+        // The deletions commit under the pins' lock: an upload pinning one of these keys
+        // meanwhile waits, then stores its bytes again (`store` finds no row). Freeing the
+        // pages comes after, with the lock released.
+        let deleted = try pins.removingUnpinned(unreferenced) { removable in
+            guard !removable.isEmpty else { return 0 }
             try writer.transaction { db, _ in
-                for key in unreferenced {
+                for key in removable {
                     try db.run("DELETE FROM blobs WHERE digest = ?", [.blob(key.md5)])
                     try db.run("DELETE FROM packed WHERE digest = ?", [.blob(key.md5)])
                 }
-                try db.execute("PRAGMA incremental_vacuum")
             }
+            return removable.count
         }
-        guard access(writer.packPath, F_OK) == 0 else { return unreferenced.count }
+        if deleted > 0 { try writer.transaction { db, _ in try db.execute("PRAGMA incremental_vacuum") } }
+        guard access(writer.packPath, F_OK) == 0 else { return deleted }
         try writer.withPack { db, pack in
             var kept: [(offset: Int64, length: Int64)] = []
             try db.query("SELECT offset, length FROM packed") { row in kept.append((row.int64(0), row.int64(1))) }
             try pack.punchHoles(keeping: kept)
         }
-        return unreferenced.count
+        return deleted
     }
 
     func close() {

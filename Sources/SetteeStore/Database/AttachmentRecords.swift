@@ -90,8 +90,9 @@ enum AttachmentRecords {
         for update in updates where !resolved.contains(where: { $0.name == update.name }) {
             switch update {
             case .new(var attachment):
-                // The blob was stored before this job; a compaction sweep (same queue)
-                // may have removed a deduplicated one since: refuse rather than dangle.
+                // The blob was stored before this job. An upload's pin kept compaction's
+                // sweep off it (`BlobPins`); one named without a pin (COPY's source) may
+                // be gone: refuse rather than dangle.
                 guard blobs?.contains(attachment.digest) ?? true else {
                     return .failure(.attachmentNotFound(attachment.digest.couchDigest))
                 }

@@ -37,13 +37,23 @@ extension Database {
 
     /// Opens `attachment` for reading: its stored bytes (`range` of them), or decoded
     /// identity bytes when `decode` is true and it is stored gzip'd.
-    /// - Throws: `StoreError.attachmentNotFound` when the blob is gone, `.io`.
+    ///
+    /// A revision names only blobs stored before it committed (see above), so a blob
+    /// that is not there was lost (a `small.sqlite-wal` frame failing its checksum drops
+    /// the rows after it): that is damage, not an attachment the document lacks.
+    /// - Throws: `StoreError.attachmentDamaged` when the bytes are gone or do not match
+    ///   the digest, `.io`.
     public func openAttachment(_ attachment: StoredAttachment, range: Range<Int64>? = nil,
                                decode: Bool = false) async throws -> AttachmentDownload {
         let blobs = self.blobs
         return try await BlobIO.run {
-            try AttachmentDownload(reader: try blobs.open(attachment.digest, range: range),
-                                   decode: decode && attachment.isGzipped)
+            do {
+                return try AttachmentDownload(reader: try blobs.open(attachment.digest, range: range),
+                                              decode: decode && attachment.isGzipped)
+            } catch StoreError.attachmentNotFound {
+                throw StoreError.attachmentDamaged(digest: attachment.digest.couchDigest,
+                                                   detail: "no stored bytes in \(blobs.directory)")
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Compaction: stems every document's tree to `_revs_limit` (as CouchDB's
 /// compactor does, so a lowered limit takes effect without new writes), drops the
 /// bodies and attachment rows of non-leaf revisions (CouchDB keeps only leaf
@@ -9,8 +11,12 @@
 extension Database {
     /// Drops bodies of non-leaf revisions and reclaims space. Returns at once;
     /// `info().isCompacting` is true while it runs, and `failed` hears of an error
-    /// that stopped it (what was committed before stays: each step is a transaction).
+    /// that stopped it (what was committed before stays: each step is a transaction),
+    /// which `_active_tasks` then shows too (`StoreTasks.fail`).
+    /// - Throws: `StoreError.io` with `ENOSPC` when the file system lacks the space
+    ///   VACUUM needs (`requireSpaceToCompact`): nothing is started.
     public func startCompaction(failed: @escaping @Sendable (any Error) -> Void = { _ in }) async throws {
+        try await requireSpaceToCompact()
         guard compaction.begin() else { return }
         Task.detached { [self] in
             defer { compaction.end() }
@@ -19,6 +25,30 @@ extension Database {
             } catch {
                 failed(error)
             }
+        }
+    }
+
+    /// Refuses a compaction that cannot finish for want of disk space. VACUUM copies the
+    /// live pages into a temporary database and then writes them back through the WAL,
+    /// so "as much as twice the size of the original database file is required in free
+    /// disk space" (https://sqlite.org/lang_vacuum.html); this asks for twice the used pages.
+    func requireSpaceToCompact() async throws {
+        let path = self.path
+        // On a reader's queue: statvfs blocks, like sqlite3_step (STYLE 17).
+        try await readers.read { db in
+            let pageSize = try db.integer("PRAGMA page_size") ?? 0
+            let used = ((try db.integer("PRAGMA page_count") ?? 0) - (try db.integer("PRAGMA freelist_count") ?? 0)) * pageSize
+            var fs = statvfs()
+            guard statvfs(path, &fs) == 0 else { throw StoreError.io(operation: "statvfs", path: path, errno: errno) }
+            try Self.requireSpaceToCompact(usedBytes: used, availableBytes: Int64(fs.f_bavail) * Int64(fs.f_frsize), path: path)
+        }
+    }
+
+    /// The rule of `requireSpaceToCompact`: twice the used bytes free, else `.io` ENOSPC.
+    static func requireSpaceToCompact(usedBytes: Int64, availableBytes: Int64, path: String) throws {
+        guard availableBytes >= 2 * usedBytes else {
+            throw StoreError.io(operation: "compact (\(2 * usedBytes) bytes free needed, \(availableBytes) available)",
+                                path: path, errno: ENOSPC)
         }
     }
 
@@ -31,19 +61,25 @@ extension Database {
         // old bodies dropped, the rest is the VACUUM and the WAL checkpoint.
         let total = Int(changesNotifier.sequence)
         let task = tasks.begin(.compaction, database: name, totalChanges: total)
-        defer { tasks.end(task) }
-        try await writer.write { db in
-            try Self.stemAll(db)
-            // Attachment rows go with the bodies: a non-leaf revision keeps neither.
-            try db.run("DELETE FROM attachments WHERE sequence IN (SELECT sequence FROM revs WHERE current = 0)")
-            try db.run("UPDATE revs SET json = NULL WHERE current = 0 AND json IS NOT NULL")
+        do {
+            try await compactSteps(task: task, total: total)
+            tasks.end(task)
+        } catch {
+            tasks.fail(task, error: "\(error)")
+            throw error
         }
-        tasks.progress(task, changesDone: total / 2)
+    }
+
+    /// The steps: stem and drop old bodies, sweep blobs and VACUUM, fold the WAL back.
+    private func compactSteps(task: Int, total: Int) async throws {
+        try await stemAllInJobs()
+        try await dropOldBodiesInJobs { done in self.tasks.progress(task, changesDone: Int(done * Double(total) / 2)) }
         let blobs = self.blobs
         try await writer.withoutTransaction { db in
             // On the writer queue, between transactions: every committed revision's
-            // blobs are in `referenced`, and a write naming a blob re-checks it exists
-            // on this same queue (AttachmentRecords.resolve), so nothing dangles.
+            // blobs are in `referenced`; those of uploads whose revisions are still to
+            // commit are pinned (`BlobPins`), and the sweep leaves them alone. A write
+            // naming a blob still re-checks it exists (AttachmentRecords.resolve).
             try blobs.sweep(keeping: try AttachmentRecords.referencedKeys(db))
             try db.execute("VACUUM")
             try db.execute("BEGIN IMMEDIATE")
@@ -63,19 +99,62 @@ extension Database {
         }
     }
 
+    /// Documents stemmed, or revision rows visited, per write job of the first step. Each
+    /// job is one savepoint whose sub-journal holds the pages it changes, and writes queued
+    /// meanwhile go between jobs, so a database of any size is compacted in bounded steps
+    /// (issue 47: the one-job version, on a 100,000-document database, held every write for
+    /// its whole run, and its sub-journal grew with the database).
+    static let documentsPerJob = 500
+    static let sequencesPerJob: Int64 = 10_000
+
     /// Stems each document with more revisions than `_revs_limit` allows on one path.
     /// Only documents with more rows than the limit can have such a path.
-    static func stemAll(_ db: Connection) throws {
-        let limit = try DocumentRecords.revsLimit(db)
+    func stemAllInJobs() async throws {
+        let ids = try await writer.write { db in try Self.documentsToStem(db) }
+        for start in stride(from: 0, to: ids.count, by: Self.documentsPerJob) {
+            let chunk = Array(ids[start..<min(ids.count, start + Self.documentsPerJob)])
+            try await writer.write { db in try Self.stem(db, ids: chunk) }
+        }
+    }
+
+    static func documentsToStem(_ db: Connection) throws -> [String] {
         var ids: [String] = []
         try db.query("""
             SELECT d.docid FROM docs d WHERE d.doc_id IN
                 (SELECT doc_id FROM revs GROUP BY doc_id HAVING count(*) > ?)
-            """, [.integer(Int64(limit))]) { ids.append($0.text(0) ?? "") }
+            """, [.integer(Int64(try DocumentRecords.revsLimit(db)))]) { ids.append($0.text(0) ?? "") }
+        return ids
+    }
+
+    /// Stems documents `ids` to the limit as it is now (it may have changed since they were listed).
+    static func stem(_ db: Connection, ids: [String]) throws {
+        let limit = try DocumentRecords.revsLimit(db)
         for id in ids {
             guard let (record, tree) = try DocumentRecords.documentAndTree(db, id: id) else { continue }
             var stemmed = tree
             try Inserter.finish(db, rowID: record.rowID, tree: &stemmed, sequence: record.sequence, revsLimit: limit)
+        }
+    }
+
+    /// Drops the bodies and attachment rows of non-leaf revisions (CouchDB keeps only leaf
+    /// bodies), a range of revision rows per job; `progress` hears the fraction done.
+    /// A revision that stops being a leaf meanwhile keeps its body until the next compaction.
+    func dropOldBodiesInJobs(sequencesPerJob: Int64 = Database.sequencesPerJob, progress: (Double) -> Void) async throws {
+        let last = try await writer.write { db in try db.integer("SELECT max(sequence) FROM revs") ?? 0 }
+        var from: Int64 = 0
+        while from < last {
+            let range: [SQLiteValue] = [.integer(from), .integer(min(last, from + sequencesPerJob))]
+            try await writer.write { db in
+                // Attachment rows go with the bodies: a non-leaf revision keeps neither.
+                try db.run("""
+                    DELETE FROM attachments WHERE sequence > ?1 AND sequence <= ?2 AND sequence IN
+                        (SELECT sequence FROM revs WHERE sequence > ?1 AND sequence <= ?2 AND current = 0)
+                    """, range)
+                try db.run("UPDATE revs SET json = NULL WHERE sequence > ?1 AND sequence <= ?2 AND current = 0 AND json IS NOT NULL",
+                           range)
+            }
+            from += sequencesPerJob
+            progress(Double(min(from, last)) / Double(last))
         }
     }
 }

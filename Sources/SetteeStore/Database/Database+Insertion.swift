@@ -27,6 +27,8 @@ extension Database {
     public func update(_ updates: [DocumentUpdate], newEdits: Bool,
                        policy: (any WritePolicy)? = nil) async throws -> [Result<RevisionID, StoreError>] {
         let blobs = self.blobs
+        // Once this write committed or failed, its uploads' blobs are named or garbage.
+        defer { Self.releasePins(of: updates) }
         let before = changesNotifier.sequence
         let policy = policy ?? writePolicy
         var prepared = updates
@@ -115,6 +117,13 @@ extension Database {
             return StoredRevision(rev: node.rev, isDeleted: node.isDeleted, sequence: node.sequence,
                                   body: try DocumentRecords.winnerBodyFromTree(db, rowID: stored.record.rowID),
                                   attachments: [])
+        }
+    }
+
+    /// Ends the uploads' holds on the blobs `updates` name (`BlobPins`).
+    private static func releasePins(of updates: [DocumentUpdate]) {
+        for update in updates {
+            for case .new(let attachment) in update.attachments { attachment.pin?.release() }
         }
     }
 

@@ -96,8 +96,12 @@ extension Database {
             try db.run("UPDATE docs SET seq = ?, winner = ?, winner_seq = ?, deleted = ? WHERE doc_id = ?",
                        [.integer(sequence), .text(winner.rev.description), .integer(winner.sequence),
                         .integer(winner.isDeleted ? 1 : 0), .integer(record.rowID)])
+            let live = remaining.filter { !$0.isDeleted }.count
+            if live < 2 { try ConflictRecords.forget(db, rowID: record.rowID) }
         } else {
             try db.run("DELETE FROM docs WHERE doc_id = ?", [.integer(record.rowID)])
+            try ConflictRecords.forget(db, rowID: record.rowID)
+            try KeyIndexRecords.forget(db, rowID: record.rowID)
         }
         return purged
     }

@@ -1,4 +1,5 @@
 internal import FoundationEssentials
+public import Logging
 internal import Synchronization
 
 /// One CouchDB database: documents with revision trees, `_local` documents,
@@ -24,6 +25,8 @@ public final class Database: Sendable {
     let indexSequences = Mutex<[String: Int64]>([:])
     /// Per key index signature, its rank sample (`indexCounts`), for the state it was taken in.
     let indexRanks = Mutex<[String: KeyIndexRanks]>([:])
+    /// One refresh per key index at a time, and each index's last failure.
+    let indexRefreshes = KeyIndexRefreshes()
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
@@ -43,10 +46,14 @@ public final class Database: Sendable {
 
     /// Where compactions and index builds show themselves (`_active_tasks`).
     let tasks: StoreTasks
+    /// Set when the database is found damaged (`DatabaseDamage`): it is then read-only.
+    let damageState: DamageState
+    /// The last committed update sequence, kept outside the WAL (`CommittedSequenceFile`).
+    let committedSequence: CommittedSequenceFile
 
     /// Opens (creating and migrating) the file at `path`.
     init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil,
-         tasks: StoreTasks = StoreTasks()) throws {
+         tasks: StoreTasks = StoreTasks(), logger: Logger = Logger(label: "settee.store")) throws {
         self.name = name
         self.tasks = tasks
         self.path = path
@@ -61,11 +68,44 @@ public final class Database: Sendable {
         try blobs.sweepTemporaryFiles()
         compressibleTypes = configuration.compressibleTypes
         inlineAttachmentLimit = max(0, configuration.inlineAttachmentLimit)
-        changesNotifier = ChangesNotifier(sequence: try DocumentRecords.updateSequence(connection))
+        let sequence = try DocumentRecords.updateSequence(connection)
+        changesNotifier = ChangesNotifier(sequence: sequence)
+        let committed = CommittedSequenceFile(databasePath: path)
+        committedSequence = committed
         let commits = CommitCounter()
-        writer = Writer(connection: connection, label: name, commits: commits)
+        let writer = Writer(connection: connection, label: name, commits: commits) { db in
+            if let sequence = try? DocumentRecords.updateSequence(db) { committed.record(sequence) }
+        }
+        self.writer = writer
+        let damageState = DamageState(database: name, databasePath: path, logger: logger)
         readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name,
-                                 mmapSize: max(0, configuration.readerMmapSize), commits: commits)
+                                 mmapSize: max(0, configuration.readerMmapSize), commits: commits) { error in
+            // A malformed page met by a read (`_all_docs`, `_changes` mid-stream): the
+            // rest of the file cannot be trusted either, so no more writes go into it.
+            _ = Database.markDamaged(DatabaseDamage(reason: "a read found the file malformed (\(error)); "
+                + "the database is read-only until `settee check --repair`"), damageState, writer, name: name)
+        }
+        self.damageState = damageState
+        if let damage = OpenCheck.run(connection, path: path, sequence: sequence, record: committed) {
+            markDamaged(damage)
+        }
+    }
+
+    /// Why the database is read-only, or nil while it is sound.
+    public var damage: DatabaseDamage? { damageState.current }
+
+    /// Makes the database read-only for `damage` (the first reason found stays), with
+    /// an error line in the log. - Returns: whether it was sound until now.
+    @discardableResult
+    func markDamaged(_ damage: DatabaseDamage) -> Bool {
+        Self.markDamaged(damage, damageState, writer, name: name)
+    }
+
+    private static func markDamaged(_ damage: DatabaseDamage, _ state: DamageState, _ writer: Writer,
+                                    name: String) -> Bool {
+        guard state.mark(damage) else { return false }
+        writer.refuseWrites(with: .databaseDamaged(name: name, reason: damage.reason))
+        return true
     }
 
     /// Closes every connection after running work; used when the database is deleted.
@@ -81,6 +121,7 @@ public final class Database: Sendable {
     public func info() async throws -> DatabaseInfo {
         let isCompacting = compaction.isRunning
         let name = self.name
+        let damage = self.damage
         return try await readers.read { db in
             let sizes = try FileUsage.sizes(db)
             let totals = try DocumentCounts.totals(db)
@@ -93,7 +134,8 @@ public final class Database: Sendable {
                 fileSize: sizes.file, activeSize: sizes.active,
                 externalSize: totals.externalBytes,
                 isCompacting: isCompacting,
-                shardCount: Int(try db.integer("SELECT value FROM info WHERE key = 'q'") ?? 1))
+                shardCount: Int(try db.integer("SELECT value FROM info WHERE key = 'q'") ?? 1),
+                damage: damage?.reason)
         }
     }
 

@@ -46,7 +46,7 @@ public final class DatabaseDirectory: Sendable {
             if let database = databases[name] { return database }
             guard Self.isValidName(name), FileManager.default.fileExists(atPath: filePath(name)) else { return nil }
             let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
-                                        tasks: tasks)
+                                        tasks: tasks, logger: logger)
             databases[name] = database
             return database
         }
@@ -60,8 +60,11 @@ public final class DatabaseDirectory: Sendable {
             guard databases[name] == nil, !FileManager.default.fileExists(atPath: filePath(name)) else {
                 throw StoreError.databaseExists(name)
             }
+            // A sequence or damage mark left by a deleted database of this name is not this one's.
+            CommittedSequenceFile.remove(databasePath: filePath(name))
+            DamageMarker.remove(databasePath: filePath(name))
             let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
-                                        tasks: tasks)
+                                        tasks: tasks, logger: logger)
             databases[name] = database
             logger.info("created database", metadata: ["db": .string(name)])
             updates.record(.created, databaseName: name)
@@ -78,12 +81,14 @@ public final class DatabaseDirectory: Sendable {
                 throw StoreError.databaseNotFound(name)
             }
             databases.removeValue(forKey: name)?.close()
-            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            for file in [path, path + "-wal", path + "-shm", path + CommittedSequenceFile.suffix,
+                         path + DamageMarker.suffix] where FileManager.default.fileExists(atPath: file) {
                 guard unlink(file) == 0 else { throw StoreError.io(operation: "unlink", path: file, errno: errno) }
             }
             // The blobs go with the database; a leftover directory would be reused by a new one.
             let blobs = BlobStore.directory(forDatabaseFile: path)
             if FileManager.default.fileExists(atPath: blobs) { try? FileManager.default.removeItem(atPath: blobs) }
+            tasks.forgetFailures(database: name)
             logger.info("deleted database", metadata: ["db": .string(name)])
             updates.record(.deleted, databaseName: name)
         }
@@ -103,7 +108,7 @@ public final class DatabaseDirectory: Sendable {
         }
     }
 
-    private func filePath(_ name: String) -> String {
+    func filePath(_ name: String) -> String {
         configuration.path + "/" + DatabaseFileName.file(for: name)
     }
 

@@ -112,6 +112,7 @@ enum Inserter {
             try db.run("DELETE FROM revs WHERE sequence = ?", [.integer(row)])
             try AttachmentRecords.delete(db, sequence: row)
         }
+        try ConflictRecords.note(db, rowID: rowID, tree: tree)
         guard let winner = tree.winner else { return }
         try db.run("UPDATE docs SET seq = ?, winner = ?, winner_seq = ?, deleted = ? WHERE doc_id = ?",
                    [.integer(sequence), .text(winner.rev.description), .integer(winner.sequence),

@@ -19,6 +19,9 @@ public final class StoreTasks: Sendable {
         public internal(set) var updatedOn: Int
         public internal(set) var changesDone: Int
         public internal(set) var totalChanges: Int
+        /// Why the task stopped, once it failed: a failed task stays listed with its error
+        /// until the next task of its kind on its database begins (`fail`).
+        public internal(set) var error: String?
 
         /// 0–100, as CouchDB reports it.
         public var progress: Int { totalChanges > 0 ? min(100, changesDone * 100 / totalChanges) : 0 }
@@ -34,6 +37,7 @@ public final class StoreTasks: Sendable {
     func begin(_ kind: Task.Kind, database: String, totalChanges: Int) -> Int {
         let now = Self.now()
         return running.withLock { state in
+            state.tasks = state.tasks.filter { $0.value.error == nil || $0.value.kind != kind || $0.value.database != database }
             state.next += 1
             state.tasks[state.next] = Task(kind: kind, database: database, startedOn: now, updatedOn: now,
                                            changesDone: 0, totalChanges: totalChanges)
@@ -50,6 +54,23 @@ public final class StoreTasks: Sendable {
     }
 
     func end(_ id: Int) { _ = running.withLock { $0.tasks.removeValue(forKey: id) } }
+
+    /// Drops the failed tasks of `database` (it was deleted).
+    func forgetFailures(database: String) {
+        running.withLock { state in
+            state.tasks = state.tasks.filter { $0.value.error == nil || $0.value.database != database }
+        }
+    }
+
+    /// Ends task `id` with `error`: it stays in `all`, so that `_active_tasks` shows why
+    /// (issue 47: a compaction that failed after its 202 was seen in the log only).
+    func fail(_ id: Int, error: String) {
+        let now = Self.now()
+        running.withLock { state in
+            state.tasks[id]?.error = error
+            state.tasks[id]?.updatedOn = now
+        }
+    }
 
     private static func now() -> Int { Int(Date().timeIntervalSince1970) }
 }

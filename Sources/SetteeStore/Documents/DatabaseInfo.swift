@@ -14,9 +14,12 @@ public struct DatabaseInfo: Sendable {
     public var isCompacting: Bool
     /// The `q` the database was created with (1 when none was given).
     public var shardCount: Int
+    /// Why the database is read-only (`DatabaseDamage`), or nil while it is sound.
+    public var damage: String?
 
     public init(name: String, docCount: Int, deletedDocCount: Int, updateSeq: Int64, purgeSeq: Int64,
-                fileSize: Int64, activeSize: Int64, externalSize: Int64, isCompacting: Bool, shardCount: Int = 1) {
+                fileSize: Int64, activeSize: Int64, externalSize: Int64, isCompacting: Bool, shardCount: Int = 1,
+                damage: String? = nil) {
         self.name = name
         self.docCount = docCount
         self.deletedDocCount = deletedDocCount
@@ -27,5 +30,6 @@ public struct DatabaseInfo: Sendable {
         self.externalSize = externalSize
         self.isCompacting = isCompacting
         self.shardCount = shardCount
+        self.damage = damage
     }
 }

@@ -20,6 +20,10 @@ public struct StoredAttachment: Sendable, Equatable {
     /// `small.sqlite`: the write naming this attachment stores them. Nil for blobs
     /// already stored, and for every attachment read back.
     var staged: StagedBlob?
+    /// A just-finished upload's hold on its blob: a compaction sweep keeps the blob while
+    /// any copy of this attachment (the write naming it) is alive (`BlobPins`). Nil for
+    /// every attachment read back.
+    var pin: BlobPin?
 
     /// Whether the stored bytes are gzip'd.
     public var isGzipped: Bool { encoding == "gzip" }
@@ -35,7 +39,8 @@ public struct StoredAttachment: Sendable, Equatable {
         self.encoding = encoding
     }
 
-    /// What a stub shows and the blob it names; where the bytes wait (`staged`) is not part of it.
+    /// What a stub shows and the blob it names; where the bytes wait (`staged`) and the
+    /// upload's `pin` are not part of it.
     public static func == (lhs: StoredAttachment, rhs: StoredAttachment) -> Bool {
         lhs.name == rhs.name && lhs.contentType == rhs.contentType && lhs.digest == rhs.digest
             && lhs.revpos == rhs.revpos && lhs.length == rhs.length && lhs.encodedLength == rhs.encodedLength

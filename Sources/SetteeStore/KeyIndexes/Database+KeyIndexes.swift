@@ -1,3 +1,4 @@
+internal import Dispatch
 public import SetteeJSON
 internal import Synchronization
 
@@ -19,85 +20,118 @@ extension Database {
         (indexSequences.withLock { $0[index.signature] } ?? -1) >= changesNotifier.sequence
     }
 
-    /// Brings every index of `indexes` up to the current update sequence together,
-    /// reading each changed document once (a design document's views, as CouchDB
-    /// builds them).
+    /// Brings every index of `all` up to the current update sequence together, reading
+    /// each changed document once (a design document's views, as CouchDB builds them),
+    /// consistently while documents are written (`KeyIndexPlan`).
+    ///
+    /// A failed step leaves each index at the last batch written, records the failure
+    /// (`indexFailure`) and throws; the next call tries again from there.
+    /// - Throws: `StoreError.invalidDocument` for a signature that cannot name a table;
+    ///   a SQLite failure; what an index's `entries` threw.
     public func refreshIndexes(_ all: [KeyIndex], batch: Int = indexCatchUpBatch) async throws {
         for index in all { try Self.check(index) }
-        let target = changesNotifier.sequence
-        let batch = max(1, batch)
-        let indexes = all.filter { index in (indexSequences.withLock { $0[index.signature] } ?? -1) < target }
-        guard !indexes.isEmpty else { return }
-        var prepared = try await prepare(indexes, target: target, batch: batch, empty: nil, known: nil)
-        let empty = prepared.batch.empty
-        var task: Int?
-        defer { if let task { tasks.end(task) } }
-        var done = 0
-        while true {
-            // The next batch is read and mapped while this one is written (two cores busy).
-            let current = prepared
-            let upcoming: Task<PreparedStep, any Error>? = current.batch.isDone || current.batch.reached >= target ? nil
-                : Task { try await self.prepare(indexes, target: target, batch: batch, empty: empty,
-                                                known: current.batch.nextSinces) }
-            let step: KeyIndexRecords.Step
-            do {
-                step = try await write(current, indexes, target: target, batch: batch, empty: empty)
-            } catch {
-                upcoming?.cancel()
-                throw error
-            }
-            done += step.documents
-            if step.isDone {
-                upcoming?.cancel()
-                break
-            }
-            if task == nil {
-                // A build that takes more than one job shows in `_active_tasks` (CouchDB's
-                // `indexer`); its total is the changes since the table's sequence, an upper bound.
-                task = tasks.begin(.indexing(label: indexes[0].label), database: name,
-                                   totalChanges: Int(target - step.since))
-            }
-            if let task { tasks.progress(task, changesDone: done) }
-            if let upcoming {
-                prepared = try await upcoming.value
-            } else {
-                prepared = try await prepare(indexes, target: target, batch: batch, empty: empty, known: nil)
-            }
+        let wanted = changesNotifier.sequence
+        let behind = { (indexes: [KeyIndex]) in
+            indexes.filter { index in (self.indexSequences.withLock { $0[index.signature] } ?? -1) < wanted }
         }
-        indexSequences.withLock { sequences in
-            for index in indexes { sequences[index.signature] = max(sequences[index.signature] ?? 0, target) }
+        guard !behind(all).isEmpty else { return }
+        let signatures = all.map(\.signature)
+        await indexRefreshes.hold(signatures)
+        defer { indexRefreshes.release(signatures) }
+        // The refresh this one waited for may have brought them far enough.
+        let indexes = behind(all)
+        guard !indexes.isEmpty else { return }
+        do {
+            try await catchUp(indexes, batch: max(1, batch))
+            indexRefreshes.record(nil, for: indexes.map(\.signature))
+        } catch {
+            for index in indexes {
+                let failure = KeyIndexFailure(error: error, sequence: (try? await indexSequence(index.signature)) ?? 0)
+                indexRefreshes.record(failure, for: [index.signature])
+            }
+            throw error
         }
     }
 
-    /// A batch read from a reader's snapshot and mapped: the part of a catch-up step that
+    /// Why the index with `signature` last failed to catch up, while it has not caught up
+    /// since: what a query's answer (or `_active_tasks`) can show instead of a bare 500.
+    public func indexFailure(_ signature: String) -> KeyIndexFailure? {
+        indexRefreshes.failure(signature)
+    }
+
+    /// Plans and runs a refresh; starts again from a new plan if a table was dropped meanwhile.
+    private func catchUp(_ indexes: [KeyIndex], batch: Int) async throws {
+        for _ in 0..<3 {
+            let plan = try await readers.read(.scan) { db in try KeyIndexRecords.plan(db, indexes) }
+            if try await build(plan, indexes, batch: batch) {
+                indexSequences.withLock { sequences in
+                    for index in indexes { sequences[index.signature] = max(sequences[index.signature] ?? 0, plan.target) }
+                }
+                return
+            }
+        }
+    }
+
+    /// Writes `plan` a run at a time; false when a table was not where the plan left it.
+    /// The next run is read and mapped while this one is written (two cores busy).
+    private func build(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], batch: Int) async throws -> Bool {
+        let runs = plan.runs(of: batch)
+        guard let first = runs.first else { return true }
+        var task: Int?
+        defer { if let task { tasks.end(task) } }
+        var upcoming = Task { try await self.prepare(plan, indexes, first) }
+        for (number, run) in runs.enumerated() {
+            let prepared = try await upcoming.value
+            if number + 1 < runs.count {
+                let next = runs[number + 1]
+                upcoming = Task { try await self.prepare(plan, indexes, next) }
+            }
+            let from = plan.cursors(before: run.lowerBound), to = plan.cursors(through: run.upperBound)
+            let written: Bool
+            do {
+                written = try await writer.write { db in
+                    try KeyIndexRecords.write(db, indexes, plan, prepared.batch, prepared.entries, from: from, to: to)
+                }
+            } catch {
+                upcoming.cancel()
+                throw error
+            }
+            guard written else {
+                upcoming.cancel()
+                return false
+            }
+            if task == nil, number + 1 < runs.count {
+                // A build that takes more than one job shows in `_active_tasks` (CouchDB's `indexer`).
+                task = tasks.begin(.indexing(label: indexes[0].label), database: name, totalChanges: plan.documents.count)
+            }
+            if let task { tasks.progress(task, changesDone: run.upperBound) }
+        }
+        return true
+    }
+
+    /// A run of a plan read from a reader's snapshot and mapped: the part of a step that
     /// needs no lock, so a slow map function (up to its time limit per call) holds up no
     /// other write to the database.
-    private struct PreparedStep: Sendable {
-        let batch: KeyIndexRecords.Batch
+    private struct PreparedRun: Sendable {
+        let batch: KeyIndexBatch
         let entries: [[[KeyIndexEntry]]]
     }
 
-    private func prepare(_ indexes: [KeyIndex], target: Int64, batch: Int, empty: Set<String>?,
-                         known: [Int64]?) async throws -> PreparedStep {
-        let read = try await readers.read(.scan) { db in
-            try KeyIndexRecords.read(db, indexes, to: target, batch: batch, empty: empty, known: known)
+    private func prepare(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], _ run: Range<Int>) async throws -> PreparedRun {
+        let after = run.lowerBound == 0 ? plan.since : plan.documents[run.lowerBound - 1].seq
+        let batch = try await readers.read(.scan) { db in
+            try KeyIndexRecords.read(db, plan.documents[run], after: after, target: plan.target)
         }
-        return PreparedStep(batch: read, entries: read.isDone ? [] : try KeyIndexRecords.entries(indexes, read))
+        // The map functions block (a view's JavaScript, up to its time limit per call): on
+        // a queue of their own, never on Swift's cooperative pool (STYLE rule 17).
+        let entries = try await withCheckedThrowingContinuation { continuation in
+            Self.mapQueue.async { continuation.resume(with: Result { try KeyIndexRecords.entries(indexes, plan, batch) }) }
+        }
+        return PreparedRun(batch: batch, entries: entries)
     }
 
-    /// Writes a prepared batch when nothing it read has moved since; otherwise (or when
-    /// there was nothing to map) does the whole step inside the writer.
-    private func write(_ prepared: PreparedStep, _ indexes: [KeyIndex], target: Int64, batch: Int,
-                       empty: Set<String>) async throws -> KeyIndexRecords.Step {
-        if !prepared.batch.isDone, let step = try await writer.write({ db in
-            try KeyIndexRecords.apply(db, indexes, prepared.batch, prepared.entries, limit: batch)
-        }) {
-            return step
-        }
-        return try await writer.write { db in
-            try KeyIndexRecords.catchUp(db, indexes, to: target, batch: batch, empty: empty)
-        }
-    }
+    /// Where key functions run: concurrent, as the next batch maps while this one is written.
+    private static let mapQueue = DispatchQueue(label: "settee.key-index.map", attributes: .concurrent)
 
     /// Up to `limit` entries (key and value) of `index` in key order within `range`,
     /// strictly after `after`, without the documents they came from (a reduce's read).

@@ -22,8 +22,10 @@ public struct KeyIndex: Sendable {
     /// design document).
     public let label: String
     /// The entries of each of a batch of live documents (none: left out of the index),
-    /// in the batch's order: a view's map function runs over a batch in one call. A
-    /// throw fails the catch-up step, and the index stays where it was.
+    /// in the batch's order: a view's map function runs over a batch in one call, on a
+    /// dispatch queue, never inside a write transaction. A throw fails the catch-up: the
+    /// index stays at the last batch written and the failure is kept
+    /// (`Database.indexFailure`) until a later refresh gets past it.
     public let entries: @Sendable ([KeyIndexDocument]) throws -> [[KeyIndexEntry]]
 
     public init(signature: String, label: String = "",

@@ -15,167 +15,164 @@ enum KeyIndexRecords {
         try db.run("INSERT OR IGNORE INTO key_indexes(signature, seq) VALUES (?, 0)", [.text(index.signature)])
     }
 
-    /// One catch-up step: the sequence the tables started from (the lowest), how many
-    /// documents it read, whether every index has reached its target, and which indexes
-    /// were empty when it began.
-    struct Step: Sendable {
-        let since: Int64
-        let documents: Int
-        let isDone: Bool
-        let empty: Set<String>
-    }
-
-    /// The documents one catch-up step indexes, read from a snapshot: for every index of a
-    /// step, where its table stood, and the documents changed since the lowest of those.
-    struct Batch: Sendable {
-        struct Change: Sendable, Equatable {
-            let rowID: Int64
-            let seq: Int64
-            /// The live winner; nil for a deleted document (its entries go).
-            let document: KeyIndexDocument?
-
-            static func == (a: Change, b: Change) -> Bool { a.rowID == b.rowID && a.seq == b.seq }
+    /// The plan of a refresh of `indexes` (see `KeyIndexPlan`), from one snapshot: the
+    /// update sequence, each table's seq, and the documents changed since the lowest.
+    static func plan(_ db: Connection, _ indexes: [KeyIndex]) throws -> KeyIndexPlan {
+        let target = try DocumentRecords.updateSequence(db)
+        var sinces: [Int64] = []
+        for index in indexes {
+            sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?",
+                                         [.text(index.signature)]) ?? 0)
         }
-
-        let sinces: [Int64]
-        let empty: Set<String>
-        let changes: [Change]
-        /// The sequence the indexes reach once the batch is in.
-        let reached: Int64
-        let target: Int64
-
-        var since: Int64 { sinces.min() ?? target }
-        var isDone: Bool { since >= target }
-        /// Where each index stands once this batch is written: the next batch starts there.
-        var nextSinces: [Int64] { sinces.map { $0 < target ? max($0, reached) : $0 } }
-
-        /// The documents index `position` has not seen, in order.
-        func documents(for position: Int) -> [KeyIndexDocument] {
-            changes.filter { $0.seq > sinces[position] }.compactMap(\.document)
-        }
-    }
-
-    /// Reads up to `batch` documents changed since the tables' sequences, for every index
-    /// of `indexes` at once (a design document's views, as CouchDB builds them together).
-    /// Needs no write: a reader's snapshot serves, so map functions can run outside the
-    /// writer (`Database.refreshIndexes`).
-    ///
-    /// - Parameter empty: signatures whose tables were empty when this refresh began
-    ///   (`Step.empty` of its first step). A document whose seq is at most `target` has
-    ///   not changed since then, so it comes once and has no entries to delete: a first
-    ///   build only inserts.
-    /// - Parameter known: where the indexes stand, when the caller knows (the batch before
-    ///   this one is being written): `apply` checks it.
-    static func read(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
-                     empty: Set<String>?, known: [Int64]? = nil) throws -> Batch {
-        var sinces: [Int64] = known ?? []
-        if known == nil {
-            for index in indexes {
-                sinces.append(try db.integer("SELECT seq FROM key_indexes WHERE signature = ?",
-                                             [.text(index.signature)]) ?? 0)
-            }
-        }
-        let empty = empty ?? Set(zip(indexes, sinces).filter { $0.1 == 0 }.map(\.0.signature))
         let since = sinces.min() ?? target
-        guard since < target else {
-            return Batch(sinces: sinces, empty: empty, changes: [], reached: target, target: target)
+        var documents: [KeyIndexPlan.Pending] = []
+        if since < target {
+            try db.query("SELECT doc_id, seq FROM docs WHERE seq > ? AND seq <= ? ORDER BY seq",
+                         [.integer(since), .integer(target)]) { row in
+                documents.append(KeyIndexPlan.Pending(rowID: row.int64(0), seq: row.int64(1)))
+            }
         }
-        var changes: [Batch.Change] = []
+        let empty = Set(zip(indexes, sinces).filter { $0.1 == 0 }.map(\.0.signature))
+        return KeyIndexPlan(target: target, sinces: sinces, empty: empty, documents: documents)
+    }
+
+    /// The documents of `run` as they were at the plan's `target`. Those still at their
+    /// planned seq are read in one range scan of (`after`, the run's last seq]: no other
+    /// document can be there, as every write since the plan took a seq above its target.
+    /// Those written since (moved past the target) are read as they stood at the target.
+    static func read(_ db: Connection, _ run: ArraySlice<KeyIndexPlan.Pending>, after: Int64,
+                     target: Int64) throws -> KeyIndexBatch {
+        let purgeSeq = try purgeSequence(db)
+        guard let last = run.last else { return KeyIndexBatch(changes: [], purgeSeq: purgeSeq) }
+        var found: [Int64: KeyIndexDocument?] = [:]
+        found.reserveCapacity(run.count)
         try db.query("""
-            SELECT d.doc_id, d.seq, d.docid, d.deleted, d.winner, r.json
+            SELECT d.doc_id, d.docid, d.deleted, d.winner, r.json
             FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
-            WHERE d.seq > ? ORDER BY d.seq LIMIT ?
-            """, [.integer(since), .integer(Int64(batch))]) { row in
+            WHERE d.seq > ? AND d.seq <= ?
+            """, [.integer(after), .integer(last.seq)]) { row in
+            found[row.int64(0)] = .some(Self.document(row))
+        }
+        return KeyIndexBatch(changes: try run.map { pending in
             var document: KeyIndexDocument?
-            if row.int64(3) == 0, let rev = row.revisionID(4), let body = row.blob(5) {
-                document = KeyIndexDocument(id: row.text(2) ?? "", rev: rev, body: body)
-            } else if row.int64(3) == 0, let rev = row.revisionID(4) {
-                // An unlinked winner (`DocumentRecords.WinnerRead.unlinked`): read below.
-                document = KeyIndexDocument(id: row.text(2) ?? "", rev: rev, body: [])
-            }
-            changes.append(Batch.Change(rowID: row.int64(0), seq: row.int64(1), document: document))
-        }
-        for i in changes.indices {
-            if let document = changes[i].document, document.body.isEmpty,
-               let body = try DocumentRecords.winnerBodyFromTree(db, rowID: changes[i].rowID) {
-                changes[i] = Batch.Change(rowID: changes[i].rowID, seq: changes[i].seq,
-                                          document: KeyIndexDocument(id: document.id, rev: document.rev, body: body))
-            }
-        }
-        let reached = changes.count < batch ? target : (changes.last?.seq ?? target)
-        return Batch(sinces: sinces, empty: empty, changes: changes, reached: reached, target: target)
-    }
-
-    /// Each index's entries for the documents of `batch` it has not seen (empty for an
-    /// index already at the target): the map functions' work, done wherever the caller is.
-    static func entries(_ indexes: [KeyIndex], _ batch: Batch) throws -> [[[KeyIndexEntry]]] {
-        try indexes.indices.map { position in
-            batch.sinces[position] < batch.target ? try indexes[position].entries(batch.documents(for: position)) : []
-        }
-    }
-
-    /// Writes `entries` (made from `batch`) if nothing `batch` read has changed since: the
-    /// tables at the same sequences, and the same documents at the same sequences in its
-    /// window. Nil when something did: the caller does the step inside the writer instead.
-    static func apply(_ db: Connection, _ indexes: [KeyIndex], _ batch: Batch, _ entries: [[[KeyIndexEntry]]],
-                      limit: Int) throws -> Step? {
-        for (index, since) in zip(indexes, batch.sinces) {
-            try create(db, index)
-            guard try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)]) == since
-            else { return nil }
-        }
-        // A document of the batch written since has left its place (its seq moved past the
-        // batch); writes after the batch's last seq are the next step's.
-        var window: [Batch.Change] = []
-        try db.query("SELECT doc_id, seq FROM docs WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
-                     [.integer(batch.since), .integer(batch.changes.last?.seq ?? batch.since),
-                      .integer(Int64(limit))]) { row in
-            window.append(Batch.Change(rowID: row.int64(0), seq: row.int64(1), document: nil))
-        }
-        guard window == batch.changes else { return nil }
-        return try write(db, indexes, batch, entries)
-    }
-
-    /// One catch-up step entirely inside the writer: read, map, write.
-    static func catchUp(_ db: Connection, _ indexes: [KeyIndex], to target: Int64, batch: Int,
-                        empty: Set<String>? = nil) throws -> Step {
-        for index in indexes { try create(db, index) }
-        let read = try read(db, indexes, to: target, batch: batch, empty: empty)
-        return try write(db, indexes, read, try entries(indexes, read))
-    }
-
-    private static func write(_ db: Connection, _ indexes: [KeyIndex], _ batch: Batch,
-                              _ entries: [[[KeyIndexEntry]]]) throws -> Step {
-        guard !batch.isDone else { return Step(since: batch.since, documents: 0, isDone: true, empty: batch.empty) }
-        for (position, index) in indexes.enumerated() where batch.sinces[position] < batch.target {
-            let indexSince = batch.sinces[position]
-            let wasEmpty = batch.empty.contains(index.signature)
-            // The statements' text is made once per batch, not once per row (a build's hot loop).
-            let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
-            let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
-            let insert = try db.prepared("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)")
-            var next = 0
-            for change in batch.changes where change.seq > indexSince {
-                let isNew = wasEmpty && change.seq <= batch.target
-                if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
-                guard change.document != nil else { continue }
-                defer { next += 1 }
-                guard next < entries[position].count else { continue }
-                for entry in entries[position][next] {
-                    // A purged document's stale entry may hold the same key (same id): removed
-                    // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
-                    // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
-                    if !isNew { try db.run(deleteKey, [.blob(entry.key)]) }
-                    try insert.bind([.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
-                    defer { insert.reset() }
-                    while try insert.step() {}
+            if let current = found[pending.rowID] {
+                document = current
+                if let unlinked = current, unlinked.body.isEmpty,
+                   let body = try DocumentRecords.winnerBodyFromTree(db, rowID: pending.rowID) {
+                    document = KeyIndexDocument(id: unlinked.id, rev: unlinked.rev, body: body)
                 }
+            } else {
+                document = try moved(db, rowID: pending.rowID, at: target)
             }
-            try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
-                       [.integer(max(batch.reached, indexSince)), .text(index.signature)])
+            return KeyIndexBatch.Change(rowID: pending.rowID, planned: pending.seq, document: document)
+        }, purgeSeq: purgeSeq)
+    }
+
+    private static func purgeSequence(_ db: Connection) throws -> Int64 {
+        try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0
+    }
+
+    /// Removes document row `rowID`'s entries from every key index, inside the purge that
+    /// takes the whole document away: no `docs` row is left for a refresh to find, and a
+    /// reduce reads the entries without joining the documents.
+    static func forget(_ db: Connection, rowID: Int64) throws {
+        var tables: [String] = []
+        try db.query("SELECT signature FROM key_indexes") { row in
+            if let signature = row.text(0), KeyIndex.isValidSignature(signature) { tables.append(KeyIndex.table(signature)) }
         }
-        return Step(since: batch.since, documents: batch.changes.count, isDone: batch.reached >= batch.target,
-                    empty: batch.empty)
+        for table in tables {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE name = ?", [.text(table)]) ?? 0 > 0 else { continue }
+            try db.run("DELETE FROM \(table) WHERE doc_id = ?", [.integer(rowID)])
+        }
+    }
+
+    /// A document written since the plan, as it stood at `target`: the winner of the
+    /// revisions stored by then (a revision's row sequence is the seq that wrote it).
+    /// Nil when that winner was a deletion, or the document was purged away since.
+    /// When that revision is gone (stemmed to `_revs_limit`) or its body is (compacted),
+    /// the current winner serves: a newer version, which the next refresh indexes anyway.
+    private static func moved(_ db: Connection, rowID: Int64, at target: Int64) throws -> KeyIndexDocument? {
+        let tree = try DocumentRecords.tree(db, rowID: rowID)
+        var id: String?
+        try db.query("SELECT docid FROM docs WHERE doc_id = ?", [.integer(rowID)]) { id = $0.text(0) }
+        guard let id else { return nil }
+        let then = RevisionTree(nodes: tree.nodes.values.filter { $0.sequence <= target }).winner
+        if let then, then.isDeleted { return nil }
+        if let then, then.hasBody, let body = try DocumentRecords.body(db, sequence: then.sequence) {
+            return KeyIndexDocument(id: id, rev: then.rev, body: body)
+        }
+        guard let current = tree.winner, !current.isDeleted,
+              let body = try DocumentRecords.winnerBodyFromTree(db, rowID: rowID) else { return nil }
+        return KeyIndexDocument(id: id, rev: current.rev, body: body)
+    }
+
+    /// A `docs` row of `read` as the key functions see it: nil when deleted; with an
+    /// empty body when its winner is unlinked (`DocumentRecords.WinnerRead.unlinked`).
+    private static func document(_ row: Statement) -> KeyIndexDocument? {
+        guard row.int64(2) == 0, let rev = row.revisionID(3) else { return nil }
+        return KeyIndexDocument(id: row.text(1) ?? "", rev: rev, body: row.blob(4) ?? [])
+    }
+
+    /// Each index's entries for the documents of `batch` it has not seen (none for an
+    /// index already at the target): the map functions' work, done outside the writer.
+    static func entries(_ indexes: [KeyIndex], _ plan: KeyIndexPlan, _ batch: KeyIndexBatch) throws -> [[[KeyIndexEntry]]] {
+        try indexes.indices.map { position in
+            plan.sinces[position] < plan.target ? try indexes[position].entries(batch.documents(after: plan.sinces[position])) : []
+        }
+    }
+
+    /// Writes `entries` (made from `batch`) and moves each index from `cursors` to
+    /// `reached`; false, writing nothing, when some table is not at its cursor (dropped
+    /// meanwhile): the refresh starts again from a new plan.
+    static func write(_ db: Connection, _ indexes: [KeyIndex], _ plan: KeyIndexPlan, _ batch: KeyIndexBatch,
+                      _ entries: [[[KeyIndexEntry]]], from cursors: [Int64], to reached: [Int64]) throws -> Bool {
+        for (position, index) in indexes.enumerated() where plan.sinces[position] < plan.target {
+            try create(db, index)
+            guard try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)])
+                    == cursors[position] else { return false }
+        }
+        // A purge since the batch was read may have taken some of its documents away
+        // (and their entries, `forget`): those are not written back.
+        var gone: Set<Int64> = []
+        if try purgeSequence(db) != batch.purgeSeq {
+            for change in batch.changes where change.document != nil {
+                let rows = try db.integer("SELECT count(*) FROM docs WHERE doc_id = ?", [.integer(change.rowID)])
+                if rows == 0 { gone.insert(change.rowID) }
+            }
+        }
+        for (position, index) in indexes.enumerated() where plan.sinces[position] < plan.target {
+            try write(db, index, batch, entries[position], after: plan.sinces[position],
+                      isNew: plan.empty.contains(index.signature), skipping: gone)
+            try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
+                       [.integer(reached[position]), .text(index.signature)])
+        }
+        return true
+    }
+
+    /// One index's part of a batch: a document's old entries go (none in a first build:
+    /// `isNew`), then its new ones go in.
+    private static func write(_ db: Connection, _ index: KeyIndex, _ batch: KeyIndexBatch, _ entries: [[KeyIndexEntry]],
+                              after since: Int64, isNew: Bool, skipping gone: Set<Int64>) throws {
+        // The statements' text is made once per batch, not once per row (a build's hot loop).
+        let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
+        let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
+        let insert = try db.prepared("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)")
+        var next = 0
+        for change in batch.changes where change.planned > since {
+            if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
+            guard change.document != nil else { continue }
+            defer { next += 1 }
+            guard next < entries.count, !gone.contains(change.rowID) else { continue }
+            for entry in entries[next] {
+                // A purged document's stale entry may hold the same key (same id): removed
+                // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
+                // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
+                if !isNew { try db.run(deleteKey, [.blob(entry.key)]) }
+                try insert.bind([.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
+                defer { insert.reset() }
+                while try insert.step() {}
+            }
+        }
     }
 
     /// Whether `index` has its table yet (made by its first catch-up).

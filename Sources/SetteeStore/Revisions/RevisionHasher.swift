@@ -1,25 +1,62 @@
 internal import Crypto
+internal import SetteeJSON
 
-/// Derives new revision ids deterministically, so the same edit made on two
-/// peers gives the same rev and no false conflict (spec/couchdb.md "Revisions").
+/// Derives new revision ids as Apache CouchDB does (couch_db:new_revid/1), so the same
+/// edit made on a Settee and on a CouchDB — or on two Settees — gives the same rev and no
+/// false conflict: `generation + 1` and the lowercase hex MD5 of
+/// `term_to_binary([Deleted, OldStart, OldRev, Body, Atts], [{minor_version, 1}])`, where
+/// `OldStart`/`OldRev` are the parent's generation and id (0 and 0 for none; a 32-digit
+/// hex id as its 16 bytes), `Body` the document without its `_` members as jiffy decodes
+/// it (`ExternalTermEncoder`), and `Atts` its attachments' `{Name, Type, MD5}` in reverse
+/// order (the fold that builds the list reverses it).
+///
+/// The body's member order counts, as in CouchDB: the same members sent in another order
+/// are another edit, with another rev.
 enum RevisionHasher {
-    /// `generation + 1` and the lowercase hex MD5 of the parent rev, the deleted
-    /// flag and the body bytes, each part length-delimited so no two inputs collide.
-    /// Attachments add their names and digests (in order), so changing only an
-    /// attachment still gives a new rev; without attachments the hash is unchanged.
     static func child(of parent: RevisionID?, isDeleted: Bool, body: [UInt8],
                       attachments: [StoredAttachment] = []) -> RevisionID {
-        var md5 = Insecure.MD5()
-        let parentText = Array((parent?.description ?? "").utf8)
-        md5.update(data: [UInt8(truncatingIfNeeded: parentText.count)] + parentText)
-        md5.update(data: [isDeleted ? 1 : 0])
-        md5.update(data: body)
-        for attachment in attachments {
-            let name = Array(attachment.name.utf8)
-            md5.update(data: withUnsafeBytes(of: UInt32(name.count).bigEndian, Array.init) + name)
-            md5.update(data: attachment.digest.md5)
+        var term = ExternalTermEncoder()
+        term.list(count: 5) { term in
+            term.boolean(isDeleted)
+            term.integer(Int64(parent?.generation ?? 0))
+            if let parent { term.binary(Self.storedForm(of: parent.suffix)) } else { term.integer(0) }
+            // Bodies reach the store as JSON this process wrote: a parse failure cannot happen.
+            term.json((try? JSONReader.parse(body)) ?? .object([:]))
+            term.list(count: attachments.count) { term in
+                for attachment in attachments.reversed() {
+                    term.tupleHeader(arity: 3)
+                    term.binary(attachment.name.utf8)
+                    term.binary(attachment.contentType.utf8)
+                    term.binary(attachment.digest.md5)
+                }
+            }
         }
+        var md5 = Insecure.MD5()
+        md5.update(data: term.bytes)
         return RevisionID(generation: (parent?.generation ?? 0) + 1, suffix: hex(md5.finalize()))
+    }
+
+    /// A revision id as CouchDB keeps it (couch_doc:parse_revid/1): 32 hex digits as the
+    /// 16 bytes they spell, anything else as its own bytes.
+    static func storedForm(of suffix: String) -> [UInt8] {
+        let digits = Array(suffix.utf8)
+        guard digits.count == 32 else { return digits }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        for pair in stride(from: 0, to: 32, by: 2) {
+            guard let high = nibble(digits[pair]), let low = nibble(digits[pair + 1]) else { return digits }
+            out.append(high << 4 | low)
+        }
+        return out
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 48...57: digit - 48
+        case 97...102: digit - 87
+        case 65...70: digit - 55
+        default: nil
+        }
     }
 
     /// Lowercase hex, written into one buffer: this runs for every document written.

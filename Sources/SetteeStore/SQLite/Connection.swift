@@ -14,17 +14,19 @@ final class Connection {
 
     /// Process-wide SQLite settings, applied once before the first connection opens
     /// (https://sqlite.org/c3ref/c_config_covering_index_scan.html).
-    /// - Memory statistics off: with them on, every allocation and free inside
-    ///   SQLite takes a global mutex to count bytes nobody reads (3 % of a bulk write).
-    /// - Sub-journals kept in memory up to 4 MiB (default 64 KiB): every write job
-    ///   runs in a SAVEPOINT, which copies each page it changes to the sub-journal
-    ///   first, and a 1,000-document batch went past 64 KiB, so those copies were
-    ///   `pwrite`s to a temporary file (11 % of the writer's time). Larger jobs
-    ///   still spill to the file.
-    private static let configured: Void = {
-        _ = settee_sqlite_disable_memstatus()
-        _ = settee_sqlite_statement_journal_spill(4 << 20)
-    }()
+    /// Memory statistics off: with them on, every allocation and free inside SQLite
+    /// takes a global mutex to count bytes nobody reads (3 % of a bulk write).
+    ///
+    /// Sub-journals keep SQLite's default spill threshold (64 KiB), deliberately.
+    /// `SQLITE_CONFIG_STMTJRNL_SPILL` at 4 MiB (ddd20b1, to keep a 1,000-document batch's
+    /// savepoint copies off a temporary file) broke every savepoint past 4 MiB with
+    /// SQLite 3.40.1: the in-memory sub-journal is kept in chunks of the threshold's
+    /// size and, when it spills, each chunk goes to the file in one `xWrite`, which
+    /// unix's `seekAndWriteFd` caps at 128 KiB (`nBuf &= 0x1ffff`); the short write is
+    /// reported as SQLITE_FULL, "database or disk is full", and the job (a view build,
+    /// compaction, a `DROP TABLE`) failed for good (issue 47; `bench/storage_triggers/
+    /// stmtjrnl_spill.c` reproduces it with no Settee code).
+    private static let configured: Void = { _ = settee_sqlite_disable_memstatus() }()
 
     /// Opens (creating) the file at `path` and applies the durability pragmas.
     /// - Parameter newFileSettings: pragmas for a file not written yet (`page_size`,

@@ -20,6 +20,7 @@ final class ReaderPool: @unchecked Sendable {
     // @unchecked: a reader's connection and snapshot are used only on its own queue.
     private let readers: [Reader]
     private let commits: CommitCounter
+    private let onCorruption: @Sendable (StoreError) -> Void
 
     /// - Parameter mmapSize: bytes of the file each reader maps (`PRAGMA mmap_size`); 0 reads with `pread`.
     ///   Mapped, a page is read from the OS page cache in place: no `pread` per page
@@ -27,7 +28,10 @@ final class ReaderPool: @unchecked Sendable {
     ///   caches) and no private copy in each reader's cache. The cost, per
     ///   https://sqlite.org/mmap.html, is that an I/O error on the file becomes a
     ///   signal instead of an error code; Settee owns its files, so it accepts that.
-    init(path: String, count: Int, label: String, mmapSize: Int = 0, commits: CommitCounter) throws {
+    /// - Parameter onCorruption: told of every read that failed because SQLite found the
+    ///   file malformed (`SQLITE_CORRUPT`, `SQLITE_NOTADB`), so the database can be marked.
+    init(path: String, count: Int, label: String, mmapSize: Int = 0, commits: CommitCounter,
+         onCorruption: @escaping @Sendable (StoreError) -> Void = { _ in }) throws {
         precondition(count >= 1, "a database needs at least one reader")
         readers = try (0..<count).map { index in
             let connection = try Connection(path: path)
@@ -35,6 +39,7 @@ final class ReaderPool: @unchecked Sendable {
             return Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: connection)
         }
         self.commits = commits
+        self.onCorruption = onCorruption
         // Weak: the counter holds this closure for as long as it lives.
         commits.observe { [readers, weak commits] _ in
             guard let commits else { return }
@@ -67,6 +72,7 @@ final class ReaderPool: @unchecked Sendable {
         return try await withUnsafeThrowingContinuation { continuation in
             reader.queue.async {
                 let result = Result { try reader.read(commits: commits, work) }
+                if case .failure(let error as StoreError) = result, error.isCorruption { self.onCorruption(error) }
                 if kind == .scan { reader.scans.subtract(1, ordering: .relaxed) }
                 reader.queued.subtract(1, ordering: .relaxed)
                 continuation.resume(with: result)

@@ -89,6 +89,8 @@ enum Schema {
         """
         CREATE TABLE IF NOT EXISTS key_indexes (signature TEXT PRIMARY KEY, seq INTEGER NOT NULL DEFAULT 0);
         """,
+        // 8 → 9: the documents in conflict, kept as writes land (ConflictRecords).
+        .sql(ConflictRecords.migration),
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.

@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import FoundationEssentials
+internal import Synchronization
 
 /// The one writer connection of a database, on its own serial queue.
 ///
@@ -22,21 +23,29 @@ final class Writer: @unchecked Sendable {
     private var pending: [WriteJob] = []
     private var isDraining = false
     private let commits: CommitCounter
+    /// Runs after each transaction's COMMIT, before its jobs are answered
+    /// (`CommittedSequenceFile`).
+    private let afterCommit: (Connection) -> Void
+    /// Set once the database is found damaged: every write fails with it (read-only).
+    private let refusal = Mutex<StoreError?>(nil)
 
     /// How many transactions committed so far, counting each `withoutTransaction`
     /// run as one (lets tests check batching).
     var commitCount: Int { Int(commits.value) }
 
-    init(connection: Connection, label: String, commits: CommitCounter) {
+    init(connection: Connection, label: String, commits: CommitCounter,
+         afterCommit: @escaping (Connection) -> Void = { _ in }) {
         self.connection = connection
         self.commits = commits
+        self.afterCommit = afterCommit
         self.queue = DispatchQueue(label: "settee.writer.\(label)")
     }
 
     /// Runs `work` in a write transaction (shared with concurrent writes) and
     /// returns its result after the commit. A throw rolls back `work` only.
     func write<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        if let refused = refusal.withLock({ $0 }) { throw refused }
+        return try await withCheckedThrowingContinuation { continuation in
             let box = ResultBox<T>()
             let job = WriteJob(body: { connection in box.value = try work(connection) }, complete: { error in
                 if let error {
@@ -52,7 +61,8 @@ final class Writer: @unchecked Sendable {
     /// Runs `work` on the writer queue outside any transaction (VACUUM needs that).
     /// It counts as a commit: readers drop their snapshots afterwards.
     func withoutTransaction<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        if let refused = refusal.withLock({ $0 }) { throw refused }
+        return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 let result = Result { try work(self.connection) }
                 self.commits.bump()
@@ -71,6 +81,9 @@ final class Writer: @unchecked Sendable {
             return try work(connection)
         }
     }
+
+    /// Makes every later write fail with `error` (a damaged database is read-only).
+    func refuseWrites(with error: StoreError) { refusal.withLock { $0 = error } }
 
     /// Waits for queued work, then closes the connection.
     func close() {
@@ -109,6 +122,7 @@ final class Writer: @unchecked Sendable {
             }
             try connection.run("COMMIT")
             commits.bump()
+            afterCommit(connection)
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
             try? connection.run("ROLLBACK")

@@ -12,8 +12,11 @@ struct AdminClient {
     let port: Int
     private let authorization: (String, String)?
     private let session: CurlSession
+    /// The command its messages name (`settee pair: ...`).
+    private let command: String
 
-    init(server: String?) throws {
+    init(server: String?, command: String = "pair") throws {
+        self.command = command
         let environment = ProcessInfo.processInfo.environment
         let text = server ?? "http://127.0.0.1:\(environment["SETTEE_PORT"] ?? "5984")"
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
@@ -45,14 +48,14 @@ struct AdminClient {
             throw fail("cannot reach the server at \(base): \(error)")
         }
         if response.status == 401 || response.status == 403, path != "/" {
-            throw fail("\(base) refused the credentials: a server admin's are needed (--server http://NAME:PASSWORD@HOST:PORT, or SETTEE_ADMIN=NAME:PASSWORD)")
+            throw fail("\(base) refused the credentials: an admin's are needed (--server http://NAME:PASSWORD@HOST:PORT, or SETTEE_ADMIN=NAME:PASSWORD)")
         }
         return response
     }
 
     /// Prints `settee pair: message` and gives the error that exits non-zero.
     func fail(_ message: String) -> any Error {
-        StandardStreams.error("settee pair: \(message)\n")
+        StandardStreams.error("settee \(command): \(message)\n")
         return ExitCode.failure
     }
 

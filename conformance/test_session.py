@@ -1,0 +1,50 @@
+"""POST and DELETE /_session with `?next=`: CouchDB 3.4.3 redirects only to a path on
+its own host. `couch_httpd_auth:handle_session_req/2` builds the `Location` with
+`couch_httpd:absolute_uri/2`, which prefixes the request's scheme and host to a value
+starting with "/" and throws `{bad_request, "path must begin with a /."}` for anything
+else (so `//evil.example/` stays on the server and `http://evil.example/` is a 400).
+CouchDB docs: API Reference › Server › Authentication › Cookie Authentication (`next`)."""
+
+import requests
+
+from couch import assert_error
+
+
+def login(base_url, admin_auth, next_value):
+    name, password = admin_auth
+    return requests.post(base_url + "/_session", params={"next": next_value},
+                         data={"name": name, "password": password}, allow_redirects=False)
+
+
+def test_next_path_redirects_on_the_same_host(base_url, admin_auth):
+    r = login(base_url, admin_auth, "/_utils/")
+    assert r.status_code == 302
+    assert r.headers["Location"] == base_url + "/_utils/"
+    assert "AuthSession=" in r.headers.get("Set-Cookie", "")
+
+
+def test_protocol_relative_next_stays_on_the_server(base_url, admin_auth):
+    r = login(base_url, admin_auth, "//evil.example/")
+    assert r.status_code == 302
+    assert r.headers["Location"] == base_url + "//evil.example/"
+
+
+def test_next_naming_another_site_is_refused(base_url, admin_auth):
+    for value in ("http://evil.example/", "https://evil.example/x", "evil.example"):
+        r = login(base_url, admin_auth, value)
+        assert_error(r, 400, "bad_request", "path must begin with a /.")
+        assert "Location" not in r.headers
+        assert "AuthSession=" not in r.headers.get("Set-Cookie", "")
+
+
+def test_wrong_password_is_401_whatever_next_says(base_url):
+    r = requests.post(base_url + "/_session", params={"next": "http://evil.example/"},
+                      data={"name": "nobody-next", "password": "wrong"}, allow_redirects=False)
+    assert_error(r, 401, "unauthorized", "Name or password is incorrect.")
+
+
+def test_logout_next_follows_the_same_rule(base_url):
+    r = requests.delete(base_url + "/_session", params={"next": "/"}, allow_redirects=False)
+    assert r.status_code == 302 and r.headers["Location"] == base_url + "/"
+    r = requests.delete(base_url + "/_session", params={"next": "http://evil.example/"}, allow_redirects=False)
+    assert_error(r, 400, "bad_request", "path must begin with a /.")
