@@ -27,8 +27,10 @@ internal import Synchronization
 public final class JavaScriptThreads: Sendable {
     public let threadCount: Int
     public let queueLimit: Int
-    /// Seconds a job may wait in the queue before it is refused rather than run.
-    public let maximumWait: Double
+    /// Seconds a job may wait in the queue before it is refused rather than run, read
+    /// as each job's turn comes (the server's follows its time limit, which can change).
+    private let maximumWaitSetting: @Sendable () -> Double
+    public var maximumWait: Double { maximumWaitSetting() }
     let idleSeconds: Double
 
     private struct Job {
@@ -48,10 +50,15 @@ public final class JavaScriptThreads: Sendable {
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
 
-    public init(threadCount: Int, queueLimit: Int, maximumWait: Double, idleSeconds: Double = 30) {
+    public convenience init(threadCount: Int, queueLimit: Int, maximumWait: Double, idleSeconds: Double = 30) {
+        self.init(threadCount: threadCount, queueLimit: queueLimit, maximumWait: { maximumWait }, idleSeconds: idleSeconds)
+    }
+
+    public init(threadCount: Int, queueLimit: Int, maximumWait: @escaping @Sendable () -> Double,
+                idleSeconds: Double = 30) {
         self.threadCount = max(1, threadCount)
         self.queueLimit = max(1, queueLimit)
-        self.maximumWait = maximumWait
+        maximumWaitSetting = maximumWait
         self.idleSeconds = idleSeconds
     }
 
@@ -169,7 +176,7 @@ public final class JavaScriptThreads: Sendable {
                 return job
             }
             guard let job else { continue }
-            job.run(ContinuousClock.now - job.enqueued > .seconds(maximumWait))
+            job.run(ContinuousClock.now - job.enqueued > .seconds(maximumWaitSetting()))
             state.withLock { $0.busy -= 1 }
         }
     }

@@ -38,10 +38,11 @@ final class JavaScriptService: Sendable {
     init(threadCount: Int? = nil, queueLimit: Int = 256, limits: JavaScriptLimits = JavaScriptLimits(),
          engineLimit: Int = 16) {
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        self.limits = JavaScriptLimitsSetting(limits)
-        // A call waits at most as long as one may run, then is refused (503).
+        let setting = JavaScriptLimitsSetting(limits)
+        self.limits = setting
+        // A call waits at most as long as one may run (at least 5 s), then is refused (503).
         threads = JavaScriptThreads(threadCount: threadCount ?? cores, queueLimit: queueLimit,
-                                    maximumWait: max(limits.time, 5))
+                                    maximumWait: { max(setting.value.time, 5) })
         self.engineLimit = max(1, engineLimit)
     }
 
