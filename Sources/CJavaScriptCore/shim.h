@@ -5,6 +5,8 @@
 // JavaScriptCore's opaque pointers; the functions are called through the table below
 // under their own names, so Swift code reads as if linked against the library.
 #include <dlfcn.h>
+#include <malloc.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,6 +62,16 @@ static inline struct settee_jsc_table *settee_jsc(void) {
     return &table;
 }
 
+static inline void (**settee_jsc_scavenger(void))(void) {
+    static void (*scavenger)(void);
+    return &scavenger;
+}
+
+/* Returns the pages JavaScriptCore's allocator freed to the system now, if it can. */
+static inline void settee_jsc_release_free_memory(void) {
+    if (*settee_jsc_scavenger()) (*settee_jsc_scavenger())();
+}
+
 #define SETTEE_JSC_CALL(ret, name, params, args) static inline ret name params { return settee_jsc()->name args; }
 SETTEE_JSC_FUNCTIONS(SETTEE_JSC_CALL)
 
@@ -72,5 +84,17 @@ static inline int settee_jsc_load(const char *path) {
     settee_jsc()->name = (ret (*) params)dlsym(library, #name); \
     if (!settee_jsc()->name) return 0;
     SETTEE_JSC_FUNCTIONS(SETTEE_JSC_LOAD)
+    // Optional: WTF::releaseFastMallocFreeMemory() (exported by WebKitGTK's library, a C++
+    // name): bmalloc/libpas keep freed pages resident until their scavenger runs.
+    *settee_jsc_scavenger() = (void (*)(void))dlsym(library, "_ZN3WTF27releaseFastMallocFreeMemoryEv");
     return 1;
+}
+
+/* Hands the heap glibc kept after engines were released back to the system
+   (malloc_trim(3)): a stopped memory bomb's buffers would otherwise stay resident. */
+static inline int settee_malloc_trim(void) { return malloc_trim(0); }
+
+/* The first two fields of /proc/self/statm (pages): fscanf is variadic. */
+static inline int settee_read_statm(FILE *file, long *size, long *resident) {
+    return fscanf(file, "%ld %ld", size, resident);
 }

@@ -62,7 +62,7 @@ public struct SetteeConfiguration: Sendable {
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types", "inline_max_bytes"],
         "log": ["level", "stream"],
-        "settee": ["reader_mmap_size", "plain_http"],
+        "settee": ["reader_mmap_size", "plain_http", "javascript_threads", "javascript_queue"],
         "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
                 "fail_if_no_peer_cert"],
         "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint"],

@@ -10,7 +10,8 @@ struct CouchRouter: HTTPResponder {
     let state: NodeState
     let router: Router
 
-    init(configuration: NodeConfiguration, directory: DatabaseDirectory) {
+    init(configuration: NodeConfiguration, directory: DatabaseDirectory,
+         javaScript: JavaScriptService = JavaScriptService()) {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout,
                                      persistent: configuration.allowPersistentCookies)
         let live = LiveSettings(configuration)
@@ -18,7 +19,7 @@ struct CouchRouter: HTTPResponder {
                           authenticator: Authenticator(admins: live.admins, sessions: sessions,
                                                        users: UserDirectory(directory: directory),
                                                        lockout: LoginLockout(configuration.loginLockout)),
-                          live: live)
+                          live: live, javaScript: javaScript)
         router = Router(Routes.table)
     }
 

@@ -55,6 +55,11 @@ public struct NodeConfiguration: Sendable {
     public var configSettings: [ConfigSetting] = []
     /// Where config changes are written; nil: they last until restart.
     public var configPersistence: (any ConfigPersistence)?
+    /// Threads that run design document JavaScript (`[settee] javascript_threads`; nil:
+    /// one per core), and calls that may wait for one before new calls get 503
+    /// (`[settee] javascript_queue`).
+    public var javaScriptThreads: Int?
+    public var javaScriptQueueLimit = 256
     /// Sets the log level by CouchDB's name for it (`[log] level` over HTTP); false if unknown.
     public var setLogLevel: @Sendable (String) -> Bool = { _ in false }
 
@@ -97,6 +102,8 @@ public final class SetteeNode: Sendable {
     let replications: ReplicationManager
     let discovery: NodeDiscovery?
     let state: NodeState
+    /// Runs every design document function, on threads of its own (THREADS.md).
+    let javaScript: JavaScriptService
     /// `[prometheus] additional_port`'s listener, and its port once bound.
     let metricsServer: HTTPServer?
     private let boundMetricsPort = Mutex<Int?>(nil)
@@ -107,10 +114,15 @@ public final class SetteeNode: Sendable {
         var store = configuration.store
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
         store.writePolicies["_users"] = UsersDatabasePolicy(iterations: configuration.passwordIterations)
+        let setting = { (key: String) in
+            configuration.configSettings.last { $0.section == "settee" && $0.key == key }.flatMap { Int($0.value) }
+        }
+        javaScript = JavaScriptService(threadCount: configuration.javaScriptThreads ?? setting("javascript_threads"),
+                                       queueLimit: setting("javascript_queue") ?? configuration.javaScriptQueueLimit)
         store.designDocumentPolicy = DesignDocumentPolicy()
-        store.updateValidator = DocumentValidation()
+        store.updateValidator = DocumentValidation(service: javaScript)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
-        let router = CouchRouter(configuration: configuration, directory: directory)
+        let router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript)
         replications = router.state.replications
         discovery = router.state.discovery
         state = router.state
@@ -165,5 +177,6 @@ public final class SetteeNode: Sendable {
         await server.shutdown()
         await metricsServer?.shutdown()
         directory.closeAll()
+        javaScript.releaseEngines()
     }
 }

@@ -10,10 +10,12 @@ public import SetteeJSON
  and emitted rows come out as JSON text (JSON.parse and JSON.stringify inside the
  engine), a batch of documents per call.
 
- JavaScriptCore serializes calls into one context; the engine's own lock keeps its
- state (the compiled functions) consistent. A call that runs longer than its time
- limit (CouchDB's `[couchdb] os_process_timeout`, 5 s) or grows the engine's heap past
- its memory limit is stopped (`JavaScriptLimits`, `JavaScriptWatch`).
+ An engine is used by one thread at a time: the server checks engines out to the
+ threads of its JavaScript service (`JavaScriptThreads`), never to Swift's cooperative
+ pool; the engine's own lock only keeps that true if a caller ever shares one. A call
+ that runs longer than its time limit (CouchDB's `[couchdb] os_process_timeout`, 5 s)
+ or grows the engine's heap past its memory limit is stopped (`JavaScriptLimits`,
+ `JavaScriptWatch`), and the engine is then discarded by its owner (`wasStopped`).
 */
 
 /// Why a design document function could not be compiled or run.
@@ -21,11 +23,18 @@ public struct JavaScriptError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// No engine: the library is not installed (`JavaScriptEngine.isAvailable`).
     public var isUnavailable = false
+    /// Not run: too many calls were waiting for a thread (`JavaScriptThreads`).
+    public var isOverloaded = false
     public var description: String { message }
 
-    public init(message: String, isUnavailable: Bool = false) {
+    public init(message: String, isUnavailable: Bool = false, isOverloaded: Bool = false) {
         self.message = message
         self.isUnavailable = isUnavailable
+        self.isOverloaded = isOverloaded
+    }
+
+    static func overloaded(_ why: String) -> JavaScriptError {
+        JavaScriptError(message: "The JavaScript service is overloaded: \(why).", isOverloaded: true)
     }
 }
 
@@ -36,8 +45,37 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private let context: JSGlobalContextRef
     var functions: [JSObjectRef] = []
     private let watch = JavaScriptWatch()
-    /// Limits for this engine's calls; nil: `JavaScriptLimits.shared` at each call.
-    private let fixedLimits: JavaScriptLimits?
+    /// The limits each call reads as it starts (the node's, which its configuration changes).
+    private let limits: JavaScriptLimitsSetting
+    /// Whether a call was stopped by its time or memory limit: whatever it left behind
+    /// (a half-built object graph, gigabytes of buffers) is best thrown away with the
+    /// engine rather than kept (issue #46, item 5).
+    public var wasStopped: Bool { watch.hasStopped }
+
+    /// Hands memory freed by released engines back to the system: JavaScriptCore's
+    /// allocator and glibc both keep freed pages for reuse unless told (malloc_trim(3)).
+    public static func returnFreedMemory() {
+        guard isAvailable else { return }
+        settee_jsc_release_free_memory()  // JavaScriptCore's own allocator (libpas) first
+        _ = settee_malloc_trim()
+    }
+
+    /// The process's resident memory in bytes (`/proc/self/statm`), 0 when unreadable: a
+    /// call whose process grew by more than its memory limit allocated what the heap's
+    /// figures do not show (a typed array filled in one native call runs past every check).
+    public static func residentBytes() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var size = 0
+        var resident = 0
+        guard withUnsafeMutablePointer(to: &size, { sizePointer in
+            withUnsafeMutablePointer(to: &resident) { residentPointer in
+                settee_read_statm(file, sizePointer, residentPointer)
+            }
+        }) == 2 else { return 0 }
+        return resident * sysconf(Int32(_SC_PAGESIZE))
+    }
+
 
     /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
     /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
@@ -123,11 +161,15 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
     """#
 
-    /// - Parameter limits: this engine's own limits (tests); by default each call takes
-    ///   `JavaScriptLimits.shared`, which the server sets from its configuration.
-    public init(limits: JavaScriptLimits? = nil) throws(JavaScriptError) {
+    /// An engine whose calls take `limits` (CouchDB's defaults unless told).
+    public convenience init(limits: JavaScriptLimits = JavaScriptLimits()) throws(JavaScriptError) {
+        try self.init(limits: JavaScriptLimitsSetting(limits))
+    }
+
+    /// An engine whose calls take the limits `limits` holds as each call starts.
+    public init(limits: JavaScriptLimitsSetting) throws(JavaScriptError) {
         guard Self.isAvailable else { throw Self.unavailable }
-        fixedLimits = limits
+        self.limits = limits
         group = JSContextGroupCreate()
         context = JSGlobalContextCreateInGroup(group, nil)
         watch.group = group
@@ -138,6 +180,9 @@ public final class JavaScriptEngine: @unchecked Sendable {
 
     deinit {
         for function in functions { JSValueUnprotect(context, function) }
+        // Collected before release: releasing only reports the graph as abandoned, and a
+        // stopped memory bomb's buffers would wait for a collection that never comes.
+        JSGarbageCollect(context)
         JSGlobalContextRelease(context)
         JSContextGroupRelease(group)
     }
@@ -235,7 +280,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         let script = JSStringCreateWithUTF8CString(source)
         defer { JSStringRelease(script) }
         var exception: JSValueRef?
-        watch.begin(fixedLimits ?? JavaScriptLimits.shared)
+        watch.begin(limits.value)
         let value = JSEvaluateScript(context, script, nil, nil, 1, &exception)
         if let message = stopMessage() { throw JavaScriptError(message: message) }
         if let exception { throw JavaScriptError(message: string(exception)) }
@@ -268,7 +313,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         guard let function = JSValueToObject(context, JSObjectGetProperty(context, global, nameString, nil), nil) else {
             throw JavaScriptError(message: "\(name) is missing")
         }
-        watch.begin(fixedLimits ?? JavaScriptLimits.shared)
+        watch.begin(limits.value)
         let result = arguments.withUnsafeBufferPointer { buffer in
             JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
         }

@@ -4,8 +4,7 @@ internal import Synchronization
 
 /// What one call into a design document function may take: CouchDB's
 /// `[couchdb] os_process_timeout` (5 s) and its JavaScript engine's memory limit
-/// (`[quickjs] memory_limit_bytes`, 64 MiB by default there too). Set from the
-/// server's configuration; read by every engine at the start of each call.
+/// (`[quickjs] memory_limit_bytes`, 64 MiB by default there too).
 public struct JavaScriptLimits: Sendable, Equatable {
     public var time: Double
     public var memoryBytes: Int
@@ -14,11 +13,18 @@ public struct JavaScriptLimits: Sendable, Equatable {
         self.time = time
         self.memoryBytes = memoryBytes
     }
+}
 
-    private static let current = Mutex(JavaScriptLimits())
+/// One node's limits, shared by its engines: set from the server's configuration (and
+/// the config API), read by each engine at the start of each call. One per node, not
+/// per process: two nodes in one process (tests) keep their own.
+public final class JavaScriptLimitsSetting: Sendable {
+    private let current: Mutex<JavaScriptLimits>
+
+    public init(_ limits: JavaScriptLimits = JavaScriptLimits()) { current = Mutex(limits) }
 
     /// The limits new calls get.
-    public static var shared: JavaScriptLimits {
+    public var value: JavaScriptLimits {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }
     }
@@ -40,6 +46,8 @@ final class JavaScriptWatch {
     var started = timespec()
     var limits = JavaScriptLimits()
     private(set) var stopped: Stop?
+    /// Whether any call so far was stopped.
+    private(set) var hasStopped = false
     /// The engine's context group, whose execution-time limit is the watch's timer.
     var group: JSContextGroupRef?
 
@@ -56,10 +64,12 @@ final class JavaScriptWatch {
         let elapsed = Double(now.tv_sec - started.tv_sec) + Double(now.tv_nsec - started.tv_nsec) / 1e9
         if elapsed >= limits.time {
             stopped = .time
+            hasStopped = true
             return true
         }
         if Self.heapBytes(context) > limits.memoryBytes {
             stopped = .memory
+            hasStopped = true
             return true
         }
         return false

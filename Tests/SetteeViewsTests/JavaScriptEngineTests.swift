@@ -164,3 +164,22 @@ import Testing
         #expect(renderType == "render_error" && reason.contains("boom"))
     }
 }
+
+/// Memory a call allocated past every check (one native call filling a huge typed array)
+/// goes back to the system once its engine is released (issue #46, item 5).
+@Suite(.serialized) struct JavaScriptEngineMemoryTests {
+    @Test func aReleasedEngineGivesItsBuffersBack() throws {
+        let before = JavaScriptEngine.residentBytes()
+        #expect(before > 0)
+        do {
+            let engine = try JavaScriptEngine()
+            let bomb = try engine.compile("function(doc) { new Uint8Array(5e8).fill(1); emit(1, 1); }")
+            _ = try? engine.map(bomb, documents: ["{}"])
+            let grown = JavaScriptEngine.residentBytes()
+            #expect(grown - before > 400 << 20, "the call did not fill the buffer")
+        }
+        JavaScriptEngine.returnFreedMemory()
+        let after = JavaScriptEngine.residentBytes()
+        #expect(after - before < 200 << 20, "RSS after release: \(after >> 20) MiB, before: \(before >> 20) MiB")
+    }
+}

@@ -8,43 +8,53 @@ import SetteeViews
 /// `filter=_view&view=ddoc/name` (the changes of documents a view's map emits for),
 /// as CouchDB runs them (docs.couchdb.org "Changes Feed" › "Filtering"): the function
 /// gets the document's winning revision (`_deleted` stubs too) and CouchDB's request
-/// object (`RequestObject`); one that throws fails the request.
+/// object (`RequestObject`); one that throws fails the request. Each document is one
+/// call on the node's `JavaScriptService`, in an engine of this database's design
+/// document (never another database's with the same source).
 struct ChangesFilterFunction: Sendable {
     private enum Kind: Sendable {
         case filter(request: String)
         case view
     }
 
-    private let function: CompiledFunction
+    private let function: DesignFunction
     private let kind: Kind
-
-    private static let cache = CompiledFunctions<CompiledFunction>()
+    private let service: JavaScriptService
 
     static func filter(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
         let database = try requestedDatabase(context)
-        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
+        let function = try await designFunction(name, database, kind: "filter") { $0["filters"]?[$1] }
         let request = try await RequestObject.make(context, database, id: nil, body: nil)
-        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
-                                     kind: .filter(request: JSONWriter.string(request)))
+        return try await ChangesFilterFunction(function, .filter(request: JSONWriter.string(request)), context.node.javaScript)
     }
 
     /// Filter `name` of a local replication source: `query` is `req.query`, the user the
     /// server's own replicator (an admin).
-    static func replication(_ name: String, query: JSONObject, database: Database) async throws -> ChangesFilterFunction {
-        let source = try await designFunction(name, database) { $0["filters"]?[$1] }
+    static func replication(_ name: String, query: JSONObject, database: Database,
+                            service: JavaScriptService) async throws -> ChangesFilterFunction {
+        let function = try await designFunction(name, database, kind: "filter") { $0["filters"]?[$1] }
         let security = (try? JSONReader.parse(try await database.security())) ?? [:]
         let request: JSONValue = [
             "method": "GET", "query": .object(query), "path": .array([.string(database.name), "_changes"]),
             "headers": [:], "body": "undefined", "form": [:], "cookie": [:], "id": .null,
             "userCtx": ["db": .string(database.name), "name": .null, "roles": ["_admin"]], "secObj": security,
         ]
-        return ChangesFilterFunction(function: try compiled(source, kind: "filter", name: name),
-                                     kind: .filter(request: JSONWriter.string(request)))
+        return try await ChangesFilterFunction(function, .filter(request: JSONWriter.string(request)), service)
     }
 
     static func view(_ name: String, _ context: RequestContext) async throws -> ChangesFilterFunction {
-        let source = try await designFunction(name, try requestedDatabase(context)) { $0["views"]?[$1]?["map"] }
-        return ChangesFilterFunction(function: try compiled(source, kind: "map", name: name), kind: .view)
+        let function = try await designFunction(name, try requestedDatabase(context), kind: "map") {
+            $0["views"]?[$1]?["map"]
+        }
+        return try await ChangesFilterFunction(function, .view, context.node.javaScript)
+    }
+
+    /// Checks that the function compiles (400 `compilation_error` before any change is sent).
+    private init(_ function: DesignFunction, _ kind: Kind, _ service: JavaScriptService) async throws {
+        try await service.compile(function)
+        self.function = function
+        self.kind = kind
+        self.service = service
     }
 
     func accepts(_ id: String, in database: Database) async throws -> Bool {
@@ -55,16 +65,18 @@ struct ChangesFilterFunction: Sendable {
         switch kind {
         case .filter(let request):
             do {
-                return try function.engine.filter(function.handle, document: document, request: request)
-            } catch {
+                return try await service.call(function) { (engine, handle) throws(JavaScriptError) in
+                    try engine.filter(handle, document: document, request: request)
+                }
+            } catch let error as JavaScriptError {
                 // CouchDB answers 500 `error` (its query server's crash) for the whole request.
                 throw CouchError(500, "error", "The filter function threw: \(error.message)")
             }
         case .view:
-            guard let rows = try? function.engine.map(function.handle, documents: [document]), let first = rows.first,
-                  let emitted = first else {
-                return false
+            let rows = try? await service.call(function) { (engine, handle) throws(JavaScriptError) in
+                try engine.map(handle, documents: [document])
             }
+            guard let first = rows?.first, let emitted = first else { return false }
             return !emitted.isEmpty
         }
     }
@@ -76,27 +88,24 @@ struct ChangesFilterFunction: Sendable {
         return database
     }
 
-    /// The function source at `pick(designDocument, name)` of `ddoc/name`: 404 when the
-    /// design document or the function is missing, as CouchDB answers.
-    private static func designFunction(_ name: String, _ database: Database,
-                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> String {
+    /// The function at `pick(designDocument, name)` of `ddoc/name`: 404 when the design
+    /// document or the function is missing, as CouchDB answers.
+    private static func designFunction(_ name: String, _ database: Database, kind: String,
+                                       _ pick: (JSONValue, String) -> JSONValue?) async throws -> DesignFunction {
         let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
         guard parts.count == 2 else {
             throw CouchError.badRequest("`filter` must be of the form `designname/filtername`")
         }
-        let body = try await DesignDocuments.named("_design/" + parts[0], in: database)
-        guard let source = pick(body, parts[1])?.stringValue else {
+        let design = try await DesignDocuments.revision("_design/" + parts[0], in: database)
+        guard let source = pick(design.body, parts[1])?.stringValue else {
             throw CouchError.notFound("missing json key: \(parts[1])")
         }
-        return source
-    }
-
-    private static func compiled(_ source: String, kind: String, name: String) throws -> CompiledFunction {
-        try cache.value(for: source, failure: {
-            "Compilation of the \(kind) function \(name) failed: \($0)"
-        }) { () throws(JavaScriptError) in
-            let engine = try JavaScriptEngine()
-            return CompiledFunction(engine: engine, handle: try engine.compile(source))
-        }
+        // A view's map keeps its `require` of `views.lib` here too.
+        let scope: DesignFunction.Scope = kind == "map" ? .modules(design.body["views"]?["lib"].map { ["views": ["lib": $0]] })
+            : .plain
+        return DesignFunction(code: design.code(database), name: (kind == "map" ? "views/" : "filters/") + parts[1]
+                                  + (kind == "map" ? "/map" : ""),
+                              source: source, scope: scope,
+                              failure: "Compilation of the \(kind) function \(name) failed: ")
     }
 }

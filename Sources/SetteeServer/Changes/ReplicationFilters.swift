@@ -7,11 +7,17 @@ public import SetteeStore
 /// itself as the user: the replicator cannot import the JavaScript engine's users, so
 /// the server hands it this.
 public struct ReplicationFilters: FilterFunctionRunner {
-    public init() {}
+    let service: JavaScriptService
+
+    /// Filters run on a JavaScript service of their own (`settee replicate`, no node).
+    public init() { service = JavaScriptService() }
+
+    init(service: JavaScriptService) { self.service = service }
 
     public func test(_ name: String, query: JSONObject,
                      in database: Database) async throws -> @Sendable (String) async throws -> Bool {
-        let function = try await ChangesFilterFunction.replication(name, query: query, database: database)
+        let function = try await ChangesFilterFunction.replication(name, query: query, database: database,
+                                                                          service: service)
         return { id in try await function.accepts(id, in: database) }
     }
 }

@@ -12,6 +12,8 @@ struct ConfigEffects: Sendable {
     /// What each live setting returns to when its key is deleted.
     let defaults: Defaults
     let passwordIterations: Int
+    /// The node's limits for design document functions (`JavaScriptService`).
+    let javaScriptLimits: JavaScriptLimitsSetting
 
     struct Defaults: Sendable {
         var maxDocumentSize = 8_000_000
@@ -108,11 +110,11 @@ struct ConfigEffects: Sendable {
         case ("couchdb", "max_document_size"):
             live.maxDocumentSize.set(value.flatMap { Int($0) } ?? defaults.maxDocumentSize)
         // Design document functions' limits: CouchDB's query server timeout (ms) and its
-        // JavaScript engine's memory limit, read by each call as it starts.
+        // JavaScript engine's memory limit, read by each call as it starts (this node's only).
         case ("couchdb", "os_process_timeout"):
-            JavaScriptLimits.shared.time = value.flatMap(Double.init).map { $0 / 1000 } ?? JavaScriptLimits().time
+            javaScriptLimits.value.time = value.flatMap(Double.init).map { $0 / 1000 } ?? JavaScriptLimits().time
         case ("quickjs", "memory_limit_bytes"):
-            JavaScriptLimits.shared.memoryBytes = value.flatMap { Int($0) } ?? JavaScriptLimits().memoryBytes
+            javaScriptLimits.value.memoryBytes = value.flatMap { Int($0) } ?? JavaScriptLimits().memoryBytes
         case ("uuids", "algorithm"):
             live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
         case ("uuids", "utc_id_suffix"):

@@ -55,8 +55,7 @@ enum RenderHandlers {
         let parts = (context.parameters[.path] ?? "").split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard (1...2).contains(parts.count) else { throw CouchError(404, "list_error", "Bad path.") }
         let design = try await DesignDocuments.revision(ddocID, in: database)
-        let function = try RenderFunctions.compiled("lists", name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
+        let function = try RenderFunctions.function("lists", name, design.code(database))
         var keys: JSONValue?
         if context.request.method == "POST" {
             try MaintenanceHandlers.requireJSONContentType(context)
@@ -72,7 +71,7 @@ enum RenderHandlers {
             }
             bytes = body
         } else {
-            let view = try await ViewHandlers.definition(parts.count == 2 ? parts[0] : String(ddocID.dropFirst(8)),
+            let view = try await ViewHandlers.definition(context, parts.count == 2 ? parts[0] : String(ddocID.dropFirst(8)),
                                                          viewName, database)
             var body: JSONObject?
             if let keys { body = ["keys": keys] }
@@ -80,8 +79,8 @@ enum RenderHandlers {
         }
         let (head, rows) = try headAndRows(bytes)
         let request = try await RequestObject.make(context, database, id: nil, body: nil)
-        let result = try RenderFunctions.run(function, .list, first: JSONWriter.string(head), request: request,
-                                             rows: JSONWriter.string(rows))
+        let result = try await RenderFunctions.run(function, .list, first: JSONWriter.string(head), request: request,
+                                                   rows: JSONWriter.string(rows), service: context.node.javaScript)
         // Nothing sent at all: CouchDB ends the list with an empty 200.
         guard result["started"] == .bool(true) else { return HTTPResponse(status: 200, body: .bytes([])) }
         var response = try ExternalResponse(result["head"] ?? [:])
@@ -97,7 +96,7 @@ enum RenderHandlers {
     /// A show or update function and what it is called with: the document the path
     /// names (if any) and the request object.
     private struct DocumentFunctionCall {
-        let function: CompiledFunction
+        let function: DesignFunction
         let designRev: String
         let document: (json: String, rev: String)?
         let context: RequestContext
@@ -106,8 +105,7 @@ enum RenderHandlers {
         init(_ section: String, _ context: RequestContext, _ database: Database) async throws {
             let (ddocID, name) = target(context)
             let design = try await DesignDocuments.revision(ddocID, in: database)
-            function = try RenderFunctions.compiled(section, name, designDocument: ddocID, rev: design.rev,
-                                                    body: design.body)
+            function = try RenderFunctions.function(section, name, design.code(database))
             designRev = design.rev
             document = try await documentJSON(context.parameters[.path], database)
             self.context = context
@@ -117,7 +115,8 @@ enum RenderHandlers {
         func run(_ kind: RenderKind) async throws -> JSONValue {
             let request = try await RequestObject.make(context, database, id: context.parameters[.path],
                                                        body: try await RequestObject.body(context))
-            return try RenderFunctions.run(function, kind, first: document?.json ?? "null", request: request)
+            return try await RenderFunctions.run(function, kind, first: document?.json ?? "null", request: request,
+                                                 service: context.node.javaScript)
         }
     }
 

@@ -39,22 +39,24 @@ enum ViewHandlers {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
-        return try await definition(ddocName, viewName, database)
+        return try await definition(context, ddocName, viewName, database)
     }
 
     /// A view and the design document it is in, whose views are refreshed together.
     struct RequestedView {
         let view: ViewDefinition
-        let designDocument: JSONValue
+        let code: DesignCode
+        let service: JavaScriptService
     }
 
-    static func definition(_ ddocName: String, _ viewName: String, _ database: Database) async throws -> RequestedView {
+    static func definition(_ context: RequestContext, _ ddocName: String, _ viewName: String,
+                           _ database: Database) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
-        let body = try await DesignDocuments.named(ddocID, in: database)
-        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: body) else {
+        let design = try await DesignDocuments.revision(ddocID, in: database)
+        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
             throw CouchError.notFound("missing_named_view")
         }
-        return RequestedView(view: view, designDocument: body)
+        return RequestedView(view: view, code: design.code(database), service: context.node.javaScript)
     }
 
     /// One query's response body (without the final newline).
@@ -75,33 +77,33 @@ enum ViewHandlers {
         if reduce, query.includeDocs {
             throw CouchError.queryParseError("`include_docs` is invalid for reduce")
         }
-        let compiled = try ViewIndexes.compiled(view)
-        let index = ViewIndexes.keyIndex(view, compiled)
+        try await ViewIndexes.compile(view, requested.code, requested.service)
+        let index = ViewIndexes.keyIndex(view, requested.code, requested.service)
         switch query.update {
         case "true" where !database.isCurrent(index):
             do {
-                try await database.refreshIndexes(refreshed(index, requested))
+                try await database.refreshIndexes(await refreshed(index, requested))
             } catch let error as JavaScriptError {
                 // A map function stopped by its time or memory limit: the index stays where it was.
                 throw CouchError(500, "os_process_error", error.message)
             }
         case "lazy" where !database.isCurrent(index):
-            Task.detached { try? await database.refreshIndexes(refreshed(index, requested)) }
+            Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
         default: break
         }
         let ranges = try query.ranges(collation: view.collation)
         if reduce {
-            return try await reduced(database, index, view, compiled, query, ranges)
+            return try await reduced(database, index, requested, query, ranges)
         }
         return try await mapped(database, index, query, ranges)
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
     /// asked only when `index` is behind, so a built view's queries pay for none of it).
-    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) -> [KeyIndex] {
+    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) async -> [KeyIndex] {
         var indexes = [index]
         var seen: Set<String> = [index.signature]
-        for sibling in ViewIndexes.siblings(of: requested.view, body: requested.designDocument)
+        for sibling in await ViewIndexes.siblings(of: requested.view, requested.code, requested.service)
         where seen.insert(sibling.signature).inserted {
             indexes.append(sibling)
         }
@@ -184,113 +186,16 @@ enum ViewHandlers {
         out.append(UInt8(ascii: "}"))
     }
 
-    // MARK: Reduce
-
-    private static func reduced(_ database: Database, _ index: KeyIndex, _ view: ViewDefinition,
-                                _ compiled: ViewIndexes.Compiled, _ query: ViewQuery,
-                                _ ranges: [KeyRange]) async throws -> [UInt8] {
-        let level: Int? = query.group ? nil : query.groupLevel
-        let grouping = query.group || query.groupLevel != nil
-        // A built-in reduce reads the index's own entries (key and value) and no document;
-        // a JavaScript one is given each row's document id too.
-        let builtin = view.builtinReduce
-        var groups: [(key: JSONValue, keys: [JSONValue], ids: [String], values: [JSONValue])] = []
-        var currentGroup: [UInt8]?
-        for range in ranges {
-            var after: [UInt8]?
-            currentGroup = nil  // each of `keys` groups on its own, even when one repeats
-            while true {
-                let pageSize = builtin == nil ? 1_000 : 5_000
-                let page: [(key: [UInt8], id: String?, value: [UInt8])]
-                if builtin != nil {
-                    page = try await database.indexEntries(index, range: range, descending: query.descending,
-                                                           after: after, limit: pageSize).map { ($0.key, nil, $0.value) }
-                } else {
-                    page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
-                                                        limit: pageSize, bodies: false).map { ($0.key, $0.id, $0.value) }
-                }
-                for row in page {
-                    after = row.key
-                    let pair = Self.keyAndValue(row.value)
-                    if grouping {
-                        let groupKey = Self.groupKey(pair[0], level: level)
-                        let encoded = IndexKeyEncoding.encode(groupKey)
-                        if encoded != currentGroup {
-                            groups.append((groupKey, [], [], []))
-                            currentGroup = encoded
-                        }
-                    } else if groups.isEmpty {
-                        groups.append((.null, [], [], []))
-                    }
-                    groups[groups.count - 1].keys.append(pair[0])
-                    if let id = row.id { groups[groups.count - 1].ids.append(id) }
-                    groups[groups.count - 1].values.append(pair[1])
-                }
-                if page.count < pageSize { break }
-            }
-        }
-        var out = Array(#"{"rows":["#.utf8)
-        var written = 0
-        for group in groups.dropFirst(query.skip).prefix(query.limit) {
-            let value: JSONValue
-            if let builtin {
-                do {
-                    value = try builtin.reduce(keys: group.keys, values: group.values)
-                } catch .invalidValue(let reason) {
-                    throw CouchError(500, "invalid_value", reason)
-                }
-            } else if let reduce = compiled.reduce {
-                value = try javaScriptReduce(compiled.engine, reduce, keys: group.keys, ids: group.ids, values: group.values)
-            } else {
-                value = .null
-            }
-            out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-            JSONWriter.write(["key": group.key, "value": value], to: &out)
-            written += 1
-        }
-        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
-        return out
-    }
-
-    /// Rows a JavaScript reduce gets at once; more are reduced in chunks of this many, then
-    /// rereduced, as CouchDB reduces its b-tree's nodes and rereduces their results (a
-    /// function must give the same answer either way; one that does not shows it here too).
-    static let reduceChunk = 500
-
-    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, keys: [JSONValue], ids: [String],
-                                         values: [JSONValue]) throws -> JSONValue {
-        do {
-            var partials: [JSONValue] = []
-            var start = 0
-            repeat {
-                let end = min(values.count, start + reduceChunk)
-                let chunkKeys = JSONValue.array((start..<end).map { .array([keys[$0], .string(ids[$0])]) })
-                partials.append(try engine.reduce(reduce, keys: chunkKeys, values: .array(Array(values[start..<end])),
-                                                  rereduce: false))
-                start = end
-            } while start < values.count
-            while partials.count > 1 {
-                partials = try stride(from: 0, to: partials.count, by: reduceChunk).map { offset in
-                    let chunk = Array(partials[offset..<min(partials.count, offset + reduceChunk)])
-                    return try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true)
-                }
-            }
-            return partials[0]
-        } catch let error as JavaScriptError {
-            throw CouchError(500, "reduce_error", error.message)
-        }
-    }
-
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).
-    private static func keyAndValue(_ row: KeyIndexRow) -> [JSONValue] { keyAndValue(row.value) }
+    static func keyAndValue(_ row: KeyIndexRow) -> [JSONValue] { keyAndValue(row.value) }
 
-    private static func keyAndValue(_ value: [UInt8]) -> [JSONValue] {
+    static func keyAndValue(_ value: [UInt8]) -> [JSONValue] {
         guard let pair = (try? JSONReader.parse(value))?.arrayValue, pair.count == 2 else { return [.null, .null] }
         return pair
     }
 
     /// The key a row groups under: the whole key, or an array key's first `level` elements.
-    private static func groupKey(_ key: JSONValue, level: Int?) -> JSONValue {
+    static func groupKey(_ key: JSONValue, level: Int?) -> JSONValue {
         guard let level, case .array(let elements) = key else { return key }
         return .array(Array(elements.prefix(level)))
     }

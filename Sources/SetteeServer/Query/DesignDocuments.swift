@@ -23,21 +23,35 @@ enum DesignDocuments {
         try await revision(id, in: database).body
     }
 
+    /// A design document as read: its id, revision, parsed body and the digest of its
+    /// content that names its compiled code (`DesignCode`).
+    struct Revision: Sendable {
+        let id: String
+        let rev: String
+        let body: JSONValue
+        let digest: String
+
+        func code(_ database: Database) -> DesignCode {
+            DesignCode(database: database, id: id, rev: rev, body: body, digest: digest)
+        }
+    }
+
     /// Design document `id` with its revision (404 as `named`). Kept, parsed, while the
     /// database takes no write: a view's point queries read it on every request.
-    static func revision(_ id: String, in database: Database) async throws -> (rev: String, body: JSONValue) {
+    static func revision(_ id: String, in database: Database) async throws -> Revision {
         let key = database.name + "/" + id
         let sequence = database.changesNotifier.sequence
         if let kept = parsed.withLock({ $0[key] }), kept.database === database, kept.sequence == sequence {
-            return (kept.rev, kept.body)
+            return kept.revision
         }
         guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
             throw CouchError.notFound("missing")
         }
-        let found = (rev: stored.rev.description, body: try JSONReader.parse(bytes))
+        let body = try JSONReader.parse(bytes)
+        let found = Revision(id: id, rev: stored.rev.description, body: body, digest: DesignCode.digest(of: body))
         parsed.withLock { parsed in
             if parsed.count >= 256 { parsed.removeAll() }
-            parsed[key] = Parsed(database: database, sequence: sequence, rev: found.rev, body: found.body)
+            parsed[key] = Parsed(database: database, sequence: sequence, revision: found)
         }
         return found
     }
@@ -48,14 +62,12 @@ enum DesignDocuments {
         weak let database: Database?
         /// The database's update sequence when it was read (read before the document).
         let sequence: Int64
-        let rev: String
-        let body: JSONValue
+        let revision: Revision
 
-        init(database: Database, sequence: Int64, rev: String, body: JSONValue) {
+        init(database: Database, sequence: Int64, revision: Revision) {
             self.database = database
             self.sequence = sequence
-            self.rev = rev
-            self.body = body
+            self.revision = revision
         }
     }
 

@@ -10,43 +10,39 @@ internal import Synchronization
 /// document, the stored one (or null), the writer's `userCtx` and the `_security`
 /// object. `throw({forbidden: ...})` is 403, `throw({unauthorized: ...})` 401; any other
 /// exception 500 `unknown_error` with its message (as CouchDB 3.4.3 answers). Design documents are
-/// not passed through them, as in CouchDB.
+/// not passed through them, as in CouchDB; theirs are checked instead (`DesignDocumentCheck`).
 ///
-/// A database's functions are compiled once and kept until one of its design
+/// The functions run on the node's `JavaScriptService`, before the write's transaction.
+/// A database's list of functions is read once and kept until one of its design
 /// documents is written (`designDocumentsChanged`), keyed by the `Database` object, so
 /// a deleted and recreated database starts afresh.
 final class DocumentValidation: UpdateValidator {
-    private struct Function {
-        let designDocument: String
-        /// Nil when no engine could be made: every write is refused (501) rather than
-        /// let through unchecked.
-        let engine: JavaScriptEngine?
-        let handle: Int
-    }
-
     /// A database's functions. The weak reference is what is checked: an `ObjectIdentifier`
     /// alone could be reused by a database object made at a freed one's address.
     private final class Kept: Sendable {
         weak let database: Database?
-        let functions: [Function]
+        let functions: [DesignFunction]
 
-        init(_ database: Database, _ functions: [Function]) {
+        init(_ database: Database, _ functions: [DesignFunction]) {
             self.database = database
             self.functions = functions
         }
     }
 
     private let cache = Mutex<[ObjectIdentifier: Kept]>([:])
+    let service: JavaScriptService
+
+    init(service: JavaScriptService) { self.service = service }
 
     func validate(_ updates: [DocumentUpdate], newEdits: Bool, in database: Database) async -> [Int: WriteRejection] {
-        guard let functions = try? await functions(of: database), !functions.isEmpty else { return [:] }
+        var refusals = await DesignDocumentCheck.refusals(updates, database, service)
+        guard let functions = try? await functions(of: database), !functions.isEmpty else { return refusals }
         let security = (try? await database.security()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         let writer = WriteContext.writer
         // No writer: the server's own jobs (its replicator into a local database), trusted as an admin.
         let userContext = JSONWriter.string([
             "db": .string(database.name), "name": writer?.name.map { .string($0) } ?? .null,
             "roles": .array((writer?.roles ?? ["_admin"]).map { .string($0) })])
-        var refusals: [Int: WriteRejection] = [:]
         // Design documents pass their own checks instead (couch_db:validate_doc_update/3).
         for (index, update) in updates.enumerated() where !update.id.hasPrefix("_design/") {
             let old = try? await database.winner(id: update.id)
@@ -55,23 +51,8 @@ final class DocumentValidation: UpdateValidator {
             let oldDocument = old.map { Self.json(id: update.id, rev: $0.rev, body: $0.body ?? Array("{}".utf8),
                                                   deleted: $0.isDeleted) } ?? "null"
             for function in functions {
-                guard let engine = function.engine else {
-                    refusals[index] = .refused(status: 501, error: "not_implemented",
-                                               reason: JavaScriptEngine.unavailable.message)
-                    break
-                }
-                let verdict: JSONValue
-                do {
-                    verdict = try engine.validate(function.handle, newDocument: newDocument, oldDocument: oldDocument,
-                                                           userContext: userContext, securityObject: security)
-                } catch {
-                    refusals[index] = .forbidden(error.message)
-                    break
-                }
-                if let reason = verdict["forbidden"]?.stringValue { refusals[index] = .forbidden(reason); break }
-                if let reason = verdict["unauthorized"]?.stringValue { refusals[index] = .unauthorized(reason); break }
-                if let reason = verdict["error"]?.stringValue {
-                    refusals[index] = .refused(status: 500, error: "unknown_error", reason: reason)
+                if let refusal = await verdict(function, newDocument, oldDocument, userContext, security) {
+                    refusals[index] = refusal
                     break
                 }
             }
@@ -79,26 +60,47 @@ final class DocumentValidation: UpdateValidator {
         return refusals
     }
 
+    /// What one function says of one write: nil to let it pass.
+    private func verdict(_ function: DesignFunction, _ newDocument: String, _ oldDocument: String,
+                         _ userContext: String, _ security: String) async -> WriteRejection? {
+        let verdict: JSONValue
+        do {
+            verdict = try await service.call(function) { (engine, handle) throws(JavaScriptError) in
+                try engine.validate(handle, newDocument: newDocument, oldDocument: oldDocument,
+                                    userContext: userContext, securityObject: security)
+            }
+        } catch let error as CouchError where error.error == "compilation_error" {
+            return nil  // saving it was refused already; one replicated in refuses nothing here
+        } catch let error as CouchError {
+            // 501 without an engine (refused rather than let through unchecked), 503 when overloaded.
+            return .refused(status: error.status, error: error.error, reason: error.reason)
+        } catch {
+            return .forbidden("\(error)")
+        }
+        if let reason = verdict["forbidden"]?.stringValue { return .forbidden(reason) }
+        if let reason = verdict["unauthorized"]?.stringValue { return .unauthorized(reason) }
+        if let reason = verdict["error"]?.stringValue {
+            return .refused(status: 500, error: "unknown_error", reason: reason)
+        }
+        return nil
+    }
+
     func designDocumentsChanged(in database: Database) {
         _ = cache.withLock { $0.removeValue(forKey: ObjectIdentifier(database)) }
     }
 
-    /// The database's compiled functions, read from its design documents when not kept.
-    private func functions(of database: Database) async throws -> [Function] {
+    /// The database's functions, read from its design documents when not kept.
+    private func functions(of database: Database) async throws -> [DesignFunction] {
         if let kept = cache.withLock({ $0[ObjectIdentifier(database)] }), kept.database === database {
             return kept.functions
         }
-        var functions: [Function] = []
+        var functions: [DesignFunction] = []
         for (id, body) in try await DesignDocuments.all(database) {
             guard (body["language"]?.stringValue ?? "javascript") == "javascript",
                   let source = body["validate_doc_update"]?.stringValue else { continue }
-            guard JavaScriptEngine.isAvailable else {
-                functions.append(Function(designDocument: id, engine: nil, handle: 0))
-                continue
-            }
-            // One that does not compile refuses nothing here: saving it was refused already.
-            guard let engine = try? JavaScriptEngine(), let handle = try? engine.compile(source) else { continue }
-            functions.append(Function(designDocument: id, engine: engine, handle: handle))
+            let design = try await DesignDocuments.revision(id, in: database)
+            functions.append(DesignFunction(code: design.code(database), name: "validate_doc_update", source: source,
+                                            scope: .plain, failure: "Compilation of validate_doc_update failed: "))
         }
         cache.withLock { cache in
             cache = cache.filter { $0.value.database != nil }  // databases deleted since

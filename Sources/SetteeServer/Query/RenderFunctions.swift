@@ -1,38 +1,30 @@
 import SetteeJSON
+import SetteeStore
 import SetteeViews
 
-/// Shows, lists and updates compiled into their engines, one engine per function,
-/// kept while the design document's revision stays the same.
+/// Shows, lists and updates, run by the node's `JavaScriptService` in an engine of
+/// their own database's design document (`DesignCode`).
 enum RenderFunctions {
-    private static let cache = CompiledFunctions<CompiledFunction>()
-
-    /// Function `name` of `section` ("shows", "lists", "updates") of design document
-    /// `id` at `rev`: 404 "missing json key: name" when it has none, as CouchDB answers.
-    static func compiled(_ section: String, _ name: String, designDocument id: String, rev: String,
-                         body: JSONValue) throws -> CompiledFunction {
-        guard let source = body[section]?[name]?.stringValue else {
+    /// Function `name` of `section` ("shows", "lists", "updates") of the design document:
+    /// 404 "missing json key: name" when it has none, as CouchDB answers.
+    static func function(_ section: String, _ name: String, _ code: DesignCode) throws -> DesignFunction {
+        guard let source = code.body[section]?[name]?.stringValue else {
             throw CouchError.notFound("missing json key: \(name)")
         }
-        var designDocument = JSONObject()
-        designDocument["_id"] = .string(id)
-        designDocument["_rev"] = .string(rev)
-        for member in body.objectValue ?? JSONObject() { designDocument[member.key] = member.value }
-        return try cache.value(for: id + "@" + rev + "/" + section + "/" + name + "\n" + source, failure: {
-            "Compilation of the \(section.dropLast()) function \(name) failed: \($0)"
-        }) { () throws(JavaScriptError) in
-            let engine = try JavaScriptEngine()
-            return CompiledFunction(engine: engine, handle: try engine.compile(source, designDocument: .object(designDocument)))
-        }
+        return DesignFunction(code: code, name: section + "/" + name, source: source, scope: .designDocument,
+                              failure: "Compilation of the \(section.dropLast()) function \(name) failed: ")
     }
 
-    /// Runs a compiled function: its result, or CouchDB's error for what it threw.
-    static func run(_ compiled: CompiledFunction, _ kind: RenderKind, first: String, request: JSONValue,
-                    rows: String = "null") throws -> JSONValue {
+    /// Runs a function: its result, or CouchDB's error for what it threw.
+    static func run(_ function: DesignFunction, _ kind: RenderKind, first: String, request: JSONValue,
+                    rows: String = "null", service: JavaScriptService) async throws -> JSONValue {
+        let requestText = JSONWriter.string(request)
         let outcome: RenderOutcome
         do {
-            outcome = try compiled.engine.render(kind, compiled.handle, first: first, request: JSONWriter.string(request),
-                                                 rows: rows)
-        } catch {
+            outcome = try await service.call(function) { (engine, handle) throws(JavaScriptError) in
+                try engine.render(kind, handle, first: first, request: requestText, rows: rows)
+            }
+        } catch let error as JavaScriptError {
             throw CouchError(500, "os_process_error", error.message)
         }
         switch outcome {

@@ -2,91 +2,31 @@ import SetteeDocuments
 import SetteeJSON
 import SetteeStore
 import SetteeViews
-internal import Dispatch
-internal import Synchronization
 
-/// Design document views: each compiled once into a JavaScript engine (kept while
-/// its functions stay the same), and the `KeyIndex` that stores what it emits.
+/// Design document views: their map and reduce functions as the node's
+/// `JavaScriptService` runs them, and the `KeyIndex` that stores what a map emits.
 enum ViewIndexes {
-    /// A view's functions in their engine, and its map function in a second engine:
-    /// an index build maps two halves of each batch at once, one per core (an engine
-    /// runs one call at a time).
-    final class Compiled: Sendable {
-        let engine: JavaScriptEngine
-        let map: Int
-        let reduce: Int?
-        /// Engines with the map function compiled in each (the first is `engine`), and its handle in each.
-        let mappers: [(engine: JavaScriptEngine, map: Int)]
-        /// How the view's keys sort (`options.collation`).
-        let collation: KeyCollation
+    /// Documents per map call below which a batch is not split: an index build maps the
+    /// two halves of a larger batch at once, on two of the service's threads and engines.
+    static let splitThreshold = 64
 
-        init(_ view: ViewDefinition) throws(JavaScriptError) {
-            engine = try JavaScriptEngine()
-            map = try engine.compile(view.map, modules: view.modules)
-            if let source = view.reduce, view.builtinReduce == nil {
-                reduce = try engine.compile(source)
-            } else {
-                reduce = nil
-            }
-            let second = try JavaScriptEngine()
-            mappers = [(engine, map), (second, try second.compile(view.map, modules: view.modules))]
-            collation = view.collation
-        }
-
-        /// Per document of `documents`, in order, its entries: the map function's rows
-        /// keyed by collation (then document id and the emit's place), the value `[key,
-        /// value]` as JSON. A large batch goes in two halves, each on its own engine and
-        /// core, serializing, mapping and encoding at once.
-        /// - Throws: the engine's error when a call was stopped (time or memory limit): the
-        ///   index does not move, and the query answers it (CouchDB's `os_process_error`).
-        func entries(_ documents: [KeyIndexDocument]) throws -> [[KeyIndexEntry]] {
-            guard documents.count >= 64 else { return try Self.entries(documents, mappers[0], collation) }
-            let half = documents.count / 2
-            let parts = [Array(documents[..<half]), Array(documents[half...])]
-            let results = Mutex<[Result<[[KeyIndexEntry]], JavaScriptError>]>([.success([]), .success([])])
-            DispatchQueue.concurrentPerform(iterations: 2) { part in
-                let entries = Result { () throws(JavaScriptError) in try Self.entries(parts[part], mappers[part], collation) }
-                results.withLock { $0[part] = entries }
-            }
-            let (first, second) = results.withLock { ($0[0], $0[1]) }
-            return try first.get() + second.get()
-        }
-
-        private static func entries(_ documents: [KeyIndexDocument], _ mapper: (engine: JavaScriptEngine, map: Int),
-                                    _ collation: KeyCollation)
-            throws(JavaScriptError) -> [[KeyIndexEntry]] {
-            // Design documents are not mapped, as in CouchDB.
-            let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
-            let texts = mapped.map { document in
-                String(decoding: DocumentWriter(id: document.id, rev: document.rev.description,
-                                                body: document.body).serialize(), as: UTF8.self)
-            }
-            // A document the function throws on emits nothing (`nil` here); a stopped call throws.
-            let results = texts.isEmpty ? [] : try mapper.engine.map(mapper.map, documents: texts)
-            var next = 0
-            return documents.map { document -> [KeyIndexEntry] in
-                guard !document.id.hasPrefix("_design/") else { return [] }
-                defer { next += 1 }
-                guard next < results.count, let emitted = results[next] else { return [] }
-                return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
-                    guard case .array(let pair) = row, pair.count == 2 else { return nil }
-                    var key = IndexKeyEncoding.encode(pair[0], collation: collation)
-                    IndexKeyEncoding.appendDocumentID(document.id, to: &key)
-                    IndexKeyEncoding.append(.int(place), to: &key)
-                    return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
-                }
-            }
-        }
+    static func mapFunction(_ view: ViewDefinition, _ code: DesignCode) -> DesignFunction {
+        DesignFunction(code: code, name: "views/\(view.name)/map", source: view.map, scope: .modules(view.modules),
+                       failure: "Compilation of the map function in the '\(view.name)' view failed: ")
     }
 
-    private static let cache = CompiledFunctions<Compiled>()
+    /// The view's JavaScript reduce function; nil for a built-in reduce or none.
+    static func reduceFunction(_ view: ViewDefinition, _ code: DesignCode) -> DesignFunction? {
+        guard let source = view.reduce, view.builtinReduce == nil else { return nil }
+        return DesignFunction(code: code, name: "views/\(view.name)/reduce", source: source, scope: .plain,
+                              failure: "Compilation of the reduce function in the '\(view.name)' view failed: ")
+    }
 
-    /// The compiled view; CouchDB's `compilation_error` when a function does not compile.
-    static func compiled(_ view: ViewDefinition) throws -> Compiled {
-        let key = view.signature + "\u{0}" + view.map + "\u{0}" + (view.reduce ?? "")
-        return try cache.value(for: key, failure: {
-            "Compilation of the map function in the '\(view.name)' view failed: \($0)"
-        }) { () throws(JavaScriptError) in try Compiled(view) }
+    /// The view's functions compile (known from an earlier call, or checked by one).
+    /// - Throws: CouchDB's `compilation_error` when one does not.
+    static func compile(_ view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) async throws {
+        try await service.compile(mapFunction(view, code))
+        if let reduce = reduceFunction(view, code) { try await service.compile(reduce) }
     }
 
     /// The views of every JavaScript design document of `database`.
@@ -109,18 +49,61 @@ enum ViewIndexes {
     /// The index of `view`: per emitted row, the key (collation-ordered, then the
     /// document id and the emit's place) and `[key, value]` as JSON. Design documents
     /// are not mapped, as in CouchDB; a document the function throws on emits nothing.
-    static func keyIndex(_ view: ViewDefinition, _ compiled: Compiled) -> KeyIndex {
-        KeyIndex(signature: view.signature, label: view.designDocument, batchEntries: compiled.entries)
+    ///
+    /// The store calls `entries` synchronously, from a task of its index build (never
+    /// inside its write transaction): that task waits, blocked, for the service's threads
+    /// to map the batch. A call stopped by its time or memory limit throws, the index
+    /// does not move, and the query answers it (CouchDB's `os_process_error`).
+    static func keyIndex(_ view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) -> KeyIndex {
+        let function = mapFunction(view, code)
+        let collation = view.collation
+        return KeyIndex(signature: view.signature, label: view.designDocument) { documents in
+            let parts = documents.count >= splitThreshold ? 2 : 1
+            let half = documents.count / parts
+            let slices = parts == 1 ? [documents] : [Array(documents[..<half]), Array(documents[half...])]
+            return try service.callAndWait(function, parts: parts) { (part, engine, handle) throws(JavaScriptError) in
+                try entries(slices[part], engine, handle, collation)
+            }.flatMap { $0 }
+        }
+    }
+
+    /// Per document of `documents`, in order, its entries: the map function's rows keyed
+    /// by collation (then document id and the emit's place), the value `[key, value]` as JSON.
+    private static func entries(_ documents: [KeyIndexDocument], _ engine: JavaScriptEngine, _ map: Int,
+                                _ collation: KeyCollation) throws(JavaScriptError) -> [[KeyIndexEntry]] {
+        // Design documents are not mapped, as in CouchDB.
+        let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
+        let texts = mapped.map { document in
+            String(decoding: DocumentWriter(id: document.id, rev: document.rev.description,
+                                            body: document.body).serialize(), as: UTF8.self)
+        }
+        // A document the function throws on emits nothing (`nil` here); a stopped call throws.
+        let results = texts.isEmpty ? [] : try engine.map(map, documents: texts)
+        var next = 0
+        return documents.map { document -> [KeyIndexEntry] in
+            guard !document.id.hasPrefix("_design/") else { return [] }
+            defer { next += 1 }
+            guard next < results.count, let emitted = results[next] else { return [] }
+            return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in
+                guard case .array(let pair) = row, pair.count == 2 else { return nil }
+                var key = IndexKeyEncoding.encode(pair[0], collation: collation)
+                IndexKeyEncoding.appendDocumentID(document.id, to: &key)
+                IndexKeyEncoding.append(.int(place), to: &key)
+                return KeyIndexEntry(key: key, value: JSONWriter.serialize(.array(pair)))
+            }
+        }
     }
 
     /// The indexes of every view of the design document `view` belongs to: refreshed
     /// together, as CouchDB updates a design document's views. Views that do not compile
     /// are left out (their own queries answer the error).
-    static func siblings(of view: ViewDefinition, body: JSONValue) -> [KeyIndex] {
-        (body["views"]?.objectValue?.keys ?? []).compactMap { name -> KeyIndex? in
-            guard let sibling = ViewDefinition.named(name, designDocumentID: view.designDocument, body: body),
-                  sibling.validateReduce() == nil, let compiled = try? compiled(sibling) else { return nil }
-            return keyIndex(sibling, compiled)
+    static func siblings(of view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) async -> [KeyIndex] {
+        var indexes: [KeyIndex] = []
+        for name in (code.body["views"]?.objectValue?.keys ?? []) {
+            guard let sibling = ViewDefinition.named(name, designDocumentID: view.designDocument, body: code.body),
+                  sibling.validateReduce() == nil, (try? await compile(sibling, code, service)) != nil else { continue }
+            indexes.append(keyIndex(sibling, code, service))
         }
+        return indexes
     }
 }

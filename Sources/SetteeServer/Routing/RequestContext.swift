@@ -99,17 +99,21 @@ final class NodeState: Sendable {
     let stats = NodeStats()
     /// The HTTPS port bound at start (`[ssl] port` may be 0), shown in `GET /` for `settee pair`.
     let boundTLSPort = Mutex<Int?>(nil)
+    /// Where every design document function runs (`JavaScriptService`).
+    let javaScript: JavaScriptService
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory, authenticator: Authenticator,
-         live: LiveSettings, logger: Logger = Logger(label: "settee.replicator")) {
+         live: LiveSettings, javaScript: JavaScriptService, logger: Logger = Logger(label: "settee.replicator")) {
         self.configuration = configuration
         self.directory = directory
         self.authenticator = authenticator
         self.live = live
+        self.javaScript = javaScript
         // A deleted key goes back to CouchDB's default, as CouchDB's code defaults do.
         let effects = ConfigEffects(live: live, lockout: authenticator.lockout, sessions: authenticator.sessions,
                                     setLogLevel: configuration.setLogLevel, defaults: ConfigEffects.Defaults(),
-                                    passwordIterations: configuration.passwordIterations)
+                                    passwordIterations: configuration.passwordIterations,
+                                    javaScriptLimits: javaScript.limits)
         // What the file says takes effect now too ([uuids], [chttpd] require_valid_user...).
         for setting in configuration.configSettings where setting.section != "admins" {
             if (try? effects.validate(section: setting.section, key: setting.key, value: setting.value)) != nil {
@@ -120,7 +124,7 @@ final class NodeState: Sendable {
                             effects: effects)
         replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
                                           maxDocumentSize: configuration.maxDocumentSize, logger: logger,
-                                          filters: ReplicationFilters())
+                                          filters: ReplicationFilters(service: javaScript))
         discovery = configuration.discovery.enabled
             ? NodeDiscovery(configuration: configuration.discovery, uuid: configuration.uuid, directory: directory,
                             replications: replications, logger: Logger(label: "settee.discovery"))
