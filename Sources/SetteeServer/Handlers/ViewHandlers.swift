@@ -86,6 +86,11 @@ enum ViewHandlers {
             } catch let error as JavaScriptError {
                 // A map function stopped by its time or memory limit: the index stays where it was.
                 throw CouchError(500, "os_process_error", error.message)
+            } catch {
+                // A failed step (SQLite, say) leaves the index where it was: say which and why;
+                // the next query retries rather than failing for good.
+                throw database.indexFailure(index.signature)?.couchError(index: "\(view.designDocument)/_view/\(view.name)")
+                    ?? error
             }
         case "lazy" where !database.isCurrent(index):
             Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
