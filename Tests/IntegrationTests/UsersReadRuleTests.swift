@@ -16,9 +16,9 @@ import Testing
 @Suite(.serialized) struct UsersReadRuleTests {
     static let designDocument = #"""
         {"views":{"all":{"map":"function(doc){ emit(doc._id, [doc.derived_key, doc.salt]) }"}},
-         "shows":{"doc":"function(doc, req){ return JSON.stringify({doc: doc}) }"},
+         "shows":{"doc":"function(doc, req){ return JSON.stringify({doc: doc, id: req.id}) }"},
          "lists":{"rows":"function(head, req){ var r; while ((r = getRow())) { send(JSON.stringify(r)) } }"},
-         "updates":{"peek":"function(doc, req){ return [null, JSON.stringify({doc: doc})] }"}}
+         "updates":{"peek":"function(doc, req){ return [null, JSON.stringify({doc: doc, id: req.id})] }"}}
         """#
     static let refusal = "Only administrators can view design docs in the users database."
 
@@ -69,6 +69,8 @@ import Testing
             let other = try UsersSignupTests.call(settee, method, "/_users/_design/leak/\(function)/org.couchdb.user:bob",
                                                   user: ("ann", "pw"))
             #expect(other.status == 200 && other.json?["doc"] == .null, "\(function): \(other.text)")
+            // The id stays the request's, as CouchDB keeps `req.id` when it withholds the document.
+            #expect(other.json?["id"]?.stringValue == "org.couchdb.user:bob", "\(function): \(other.text)")
             #expect(!other.text.contains(bobKey))
             let own = try UsersSignupTests.call(settee, method, "/_users/_design/leak/\(function)/org.couchdb.user:ann",
                                                 user: ("ann", "pw"))

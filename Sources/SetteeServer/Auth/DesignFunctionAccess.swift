@@ -38,22 +38,9 @@ enum DesignFunctionAccess {
         }
     }
 
-    /// Shows and updates (`/_show/{name}/{docid}`): a document the caller may not read
-    /// whole is left out, so the function gets null, as CouchDB's `after_doc_read` makes
-    /// a user document `not_found`. (CouchDB still shows the function the id as `req.id`;
-    /// here it is null too, since the handler reads both from the path.)
-    static func readableDocumentOnly(_ handler: @escaping DatabaseHandler) -> DatabaseHandler {
-        { context, database in
-            guard let id = context.parameters[.path], try await !mayReadWhole(id, context, database) else {
-                return try await handler(context, database)
-            }
-            var parameters = context.parameters
-            parameters[.path] = nil
-            let withoutDocument = RequestContext(request: context.request, user: context.user, node: context.node,
-                                                 parameters: parameters, query: context.query)
-            return try await handler(withoutDocument, database)
-        }
-    }
+    // Shows and updates (`/_show/{name}/{docid}`) ask `mayReadWhole` themselves
+    // (RenderHandlers): a document the caller may not read whole reaches the function as
+    // null while `req.id` keeps the id, as CouchDB's `after_doc_read` makes it `not_found`.
 
     /// COPY reads its source as a GET would, and copies it only whole: not another's
     /// `_replicator` document (into `_local/`, its credentials would be readable).

@@ -107,7 +107,14 @@ enum RenderHandlers {
             let design = try await DesignDocuments.revision(ddocID, in: database)
             function = try RenderFunctions.function(section, name, design.code(database))
             designRev = design.rev
-            document = try await documentJSON(context.parameters[.path], database)
+            // The system databases' read rule (`DesignFunctionAccess.mayReadWhole`): a document
+            // the caller may not read whole reaches the function as null, its id still `req.id`,
+            // as CouchDB's `after_doc_read` makes it `not_found`.
+            if let id = context.parameters[.path], try await DesignFunctionAccess.mayReadWhole(id, context, database) {
+                document = try await documentJSON(id, database)
+            } else {
+                document = nil
+            }
             self.context = context
             self.database = database
         }

@@ -83,9 +83,9 @@ enum Routes {
         ("/{db}/_design/{ddoc}/_view/{view}/queries", [.POST: db(adminsInSystemDatabases(ViewHandlers.queries))]),
         ("/{db}/_design/{ddoc}/_info", [.GET: db(DesignDocumentHandlers.info)]),
         ("/{db}/_design/{ddoc}/_show/{name}", everyMethod(db(sandboxed(RenderHandlers.show)))),
-        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.show))))),
+        ("/{db}/_design/{ddoc}/_show/{name}/{path...}", everyMethod(db(sandboxed(RenderHandlers.show)))),
         ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(sandboxed(RenderHandlers.update)))),
-        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(sandboxed(readableDocuments(RenderHandlers.update))))),
+        ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(sandboxed(RenderHandlers.update)))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
         ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list))),
                                                           .POST: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list)))]),
@@ -128,7 +128,6 @@ enum Routes {
     }
 
     static let adminsInSystemDatabases = DesignFunctionAccess.adminsOnly
-    static let readableDocuments = DesignFunctionAccess.readableDocumentOnly
     static let sandboxed = UserContentPolicy.sandboxed
 
     /// Server admins only, checked before the database is (CouchDB answers 401
