@@ -10,11 +10,7 @@ import Testing
 @Suite(.serialized) struct ConflictsEndpointTests {
     static func call(_ settee: SetteeProcess, _ method: String, _ path: String, user: (String, String)?,
                      json: String? = nil) throws -> TestResponse {
-        var headers: [(String, String)] = []
-        if let user { headers.append(("Authorization", "Basic " + Data("\(user.0):\(user.1)".utf8).base64EncodedString())) }
-        if json != nil { headers.append(("Content-Type", "application/json")) }
-        return try TestHTTPClient.request(method, URL(string: settee.baseURL.absoluteString + path)!, headers: headers,
-                                          body: json.map { Array($0.utf8) } ?? [])
+        try UsersSignupTests.call(settee, method, path, user: user, json: json)
     }
 
     @Test func listsConflictsUntilResolvedForAdminsOnly() throws {

@@ -8,8 +8,6 @@
 */
 internal import ArgumentParser
 internal import FoundationEssentials
-internal import Logging
-internal import SetteeConfig
 internal import SetteeServer
 internal import SetteeStore
 
@@ -24,26 +22,17 @@ struct Check: ParsableCommand {
     @Flag(help: "Rebuild the indexes, accept the update sequence the file has, and report what is lost.")
     var repair = false
 
-    @Option(name: .customLong("data-dir"), help: "Data directory (env SETTEE_DATA_DIR; default ./data).")
-    var dataDir: String?
-
-    @Option(name: .long, help: "Config file, for the data directory (env SETTEE_CONFIG).")
-    var config: String?
+    @OptionGroup var location: DataDirectoryOptions
 
     func run() throws {
-        var logger = Logger(label: "settee.check")
-        logger.logLevel = .error
-        var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: config, dataDirectory: dataDir),
-                                                    environment: ProcessInfo.processInfo.environment)
-        let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
-        let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
+        let (directory, path) = try location.open(label: "settee.check")
         var isClean = true
         for name in try database.map { [$0] } ?? directory.names() {
             let report: DatabaseCheckReport
             do {
                 report = try DatabaseCheck.run(name, in: directory, repair: repair)
             } catch StoreError.databaseNotFound {
-                throw ValidationError("no database \(name) in \(node.store.path)")
+                throw ValidationError("no database \(name) in \(path)")
             }
             print(Self.text(report, repairing: repair), terminator: "")
             // Exit 1 while a problem is left, or anything was lost.

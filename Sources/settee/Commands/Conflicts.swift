@@ -6,8 +6,6 @@
 */
 internal import ArgumentParser
 internal import FoundationEssentials
-internal import Logging
-internal import SetteeConfig
 internal import SetteeJSON
 internal import SetteeReplicator
 internal import SetteeServer
@@ -23,11 +21,7 @@ struct Conflicts: AsyncParsableCommand {
     @Option(help: "At most this many documents.")
     var limit = 1_000
 
-    @Option(name: .customLong("data-dir"), help: "Data directory (env SETTEE_DATA_DIR; default ./data).")
-    var dataDir: String?
-
-    @Option(name: .long, help: "Config file, for the data directory (env SETTEE_CONFIG).")
-    var config: String?
+    @OptionGroup var location: DataDirectoryOptions
 
     func run() async throws {
         let rows = database.hasPrefix("http://") || database.hasPrefix("https://")
@@ -60,14 +54,9 @@ struct Conflicts: AsyncParsableCommand {
     }
 
     private func local() async throws -> [Row] {
-        var logger = Logger(label: "settee.conflicts")
-        logger.logLevel = .error
-        var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: config, dataDirectory: dataDir),
-                                                    environment: ProcessInfo.processInfo.environment)
-        let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
-        let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
+        let (directory, path) = try location.open(label: "settee.conflicts")
         guard let db = try directory.database(named: database) else {
-            throw ValidationError("no database \(database) in \(node.store.path)")
+            throw ValidationError("no database \(database) in \(path)")
         }
         return try await db.conflictedDocuments(limit: limit).map { document in
             Row(id: document.id, winner: document.winner.description, conflicts: document.conflicts.map(\.description))
