@@ -60,11 +60,12 @@ import Testing
         #expect(try await damaged.document(id: "doc0", revisions: .winner) != nil)
     }
 
-    /// 500 documents with 40 bytes of 0xFF written over the middle of a page of records,
-    /// as a damaged disk block would leave them.
+    /// 500 documents with 40 bytes of 0xFF written over the start of a page of records (its
+    /// b-tree header and cell pointers), as a damaged disk block would leave them. (Bytes in
+    /// a record's body are the body checksum's to find: BodyChecksumTests.)
     func damage(_ path: String) throws {
         var file = try Data(contentsOf: URL(fileURLWithPath: path))
-        let middle = (file.count / 4096 / 2) * 4096 + 2048
+        let middle = (file.count / 4096 / 2) * 4096
         file.replaceSubrange(middle..<middle + 40, with: Data(repeating: 0xFF, count: 40))
         try file.write(to: URL(fileURLWithPath: path))
     }

@@ -40,11 +40,18 @@ extension CouchError {
         // CouchDB's words for data failing its checksum (couch_file.erl `pread_iolist`:
         // `exit({file_corruption, <<"file corruption">>})`, rendered by chttpd as 500).
         case .attachmentDamaged: self = CouchError(500, "file_corruption", "file corruption")
-        case .databaseDamaged(let name, let reason): self = CouchError(500, "file_corruption", "\(name): \(reason)")
+        case .databaseDamaged(let name, let reason):
+            // The reason's first clause only: the rest (SQL text, file paths) is for the log.
+            let summary = reason.split(separator: " (", maxSplits: 1).first.map(String.init) ?? reason
+            self = CouchError(500, "file_corruption", "\(name): \(summary)")
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
         case .rejected(.forbidden(let reason)): self = CouchError(403, "forbidden", reason)
         case .rejected(.unauthorized(let reason)): self = CouchError(401, "unauthorized", reason)
         case .rejected(.refused(let status, let error, let reason)): self = CouchError(status, error, reason)
+        // A read that met damage (a malformed page, a body failing its checksum: SQLITE_CORRUPT,
+        // SQLITE_NOTADB) is CouchDB's corruption answer too; the store has marked the database.
+        case .sqlite(let code, _, _) where code == 11 || code == 26:
+            self = CouchError(500, "file_corruption", "file corruption")
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")

@@ -68,7 +68,7 @@ enum AllDocsReader {
     /// `docs` joined to its winner's `revs` row, by `winner_seq` checked against `winner`.
     private static let winnerJoin = "FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner"
 
-    private static func bodyColumn(_ query: AllDocsQuery) -> String { query.includeBodies ? "r.json" : "NULL" }
+    private static func bodyColumn(_ query: AllDocsQuery) -> String { query.includeBodies ? "settee_body(r.json, r.crc)" : "NULL" }
 
     /// A live row asked for with its body has none only when its `docs` row's
     /// `winner_seq` is unlinked (`DocumentRecords.WinnerRead.unlinked`): read it by the tree.

@@ -55,7 +55,7 @@ enum DocumentRecords {
         """
     private static let treeAndWinnerSQL = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN r.json END,
+               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN settee_body(r.json, r.crc) END,
                CASE WHEN r.revid = d.winner
                     THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
         FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
@@ -79,7 +79,7 @@ enum DocumentRecords {
         var row: (sequence: Int64, rev: RevisionID, isDeleted: Bool, body: [UInt8]?, hasAttachments: Bool)?
         var exists = false
         try db.query("""
-            SELECT r.sequence, r.revid, r.deleted, r.json,
+            SELECT r.sequence, r.revid, r.deleted, settee_body(r.json, r.crc),
                    EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence)
             FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner WHERE d.docid = ?
             """, [.text(id)]) { result in
@@ -135,7 +135,9 @@ enum DocumentRecords {
     /// The JSON body stored in revision row `sequence`.
     static func body(_ db: Connection, sequence: Int64) throws -> [UInt8]? {
         var body: [UInt8]?
-        try db.query("SELECT json FROM revs WHERE sequence = ?", [.integer(sequence)]) { row in body = row.blob(0) }
+        try db.query("SELECT settee_body(json, crc) FROM revs WHERE sequence = ?", [.integer(sequence)]) { row in
+            body = row.blob(0)
+        }
         return body
     }
 
@@ -224,14 +226,15 @@ enum DocumentRecords {
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + revisionsPerInsert)]
             var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * 7)
+            values.reserveCapacity(chunk.count * 8)
             for row in chunk {
                 values += [.integer(row.sequence), .integer(row.rowID), .text(row.rev.description),
                            row.parent.map(SQLiteValue.integer) ?? .null, .integer(row.isLeaf ? 1 : 0),
-                           .integer(row.isDeleted ? 1 : 0), row.body.map(SQLiteValue.blob) ?? .null]
+                           .integer(row.isDeleted ? 1 : 0), row.body.map(SQLiteValue.blob) ?? .null,
+                           BodyChecksum.of(row.body).map(SQLiteValue.integer) ?? .null]
             }
-            try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES "
-                       + repeatElement("(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), values)
+            try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES "
+                       + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), values)
             start += chunk.count
         }
     }
@@ -245,9 +248,10 @@ enum DocumentRecords {
     static func insertRevision(_ db: Connection, sequence: Int64, rowID: Int64, rev: RevisionID, parent: Int64?,
                                isLeaf: Bool, isDeleted: Bool, body: [UInt8]?) throws {
         try db.run("""
-            INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(sequence), .integer(rowID), .text(rev.description), parent.map(SQLiteValue.integer) ?? .null,
-                  .integer(isLeaf ? 1 : 0), .integer(isDeleted ? 1 : 0), body.map(SQLiteValue.blob) ?? .null])
+                  .integer(isLeaf ? 1 : 0), .integer(isDeleted ? 1 : 0), body.map(SQLiteValue.blob) ?? .null,
+                  BodyChecksum.of(body).map(SQLiteValue.integer) ?? .null])
     }
 
     static func revsLimit(_ db: Connection) throws -> Int {

@@ -47,7 +47,7 @@ enum KeyIndexRecords {
         var found: [Int64: KeyIndexDocument?] = [:]
         found.reserveCapacity(run.count)
         try db.query("""
-            SELECT d.doc_id, d.docid, d.deleted, d.winner, r.json
+            SELECT d.doc_id, d.docid, d.deleted, d.winner, settee_body(r.json, r.crc)
             FROM docs d LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
             WHERE d.seq > ? AND d.seq <= ?
             """, [.integer(after), .integer(last.seq)]) { row in
@@ -198,7 +198,7 @@ enum KeyIndexRecords {
         guard try exists(db, index) else { return [] }
         let (conditions, arguments) = bounds("k.key", "?", range, descending: descending, after: after, limit: limit)
         let sql = """
-            SELECT k.key, d.docid, d.winner, \(bodies ? "r.json" : "NULL"), d.doc_id, k.value FROM \(index.table) k
+            SELECT k.key, d.docid, d.winner, \(bodies ? "settee_body(r.json, r.crc)" : "NULL"), d.doc_id, k.value FROM \(index.table) k
             JOIN docs d ON d.doc_id = k.doc_id
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
             WHERE d.deleted = 0 AND \(conditions)
@@ -231,7 +231,7 @@ enum KeyIndexRecords {
         let (conditions, arguments) = bounds("d.docid", "CAST(? AS TEXT)", range, descending: descending,
                                              after: after, limit: limit)
         let sql = """
-            SELECT CAST(d.docid AS BLOB), d.docid, d.winner, r.json, d.doc_id, NULL FROM docs d
+            SELECT CAST(d.docid AS BLOB), d.docid, d.winner, settee_body(r.json, r.crc), d.doc_id, NULL FROM docs d
             LEFT JOIN revs r ON r.sequence = d.winner_seq AND r.revid = d.winner
             WHERE d.deleted = 0 AND NOT (d.docid >= '_design/' AND d.docid < '_design0') AND \(conditions)
             ORDER BY d.docid \(descending ? "DESC" : "ASC") LIMIT ?

@@ -43,6 +43,7 @@ final class Connection {
             throw error
         }
         handle = db
+        BodyChecksum.register(on: db)
         // Another connection may hold the write lock briefly (a reader's checkpoint,
         // compaction): wait rather than fail. https://sqlite.org/c3ref/busy_timeout.html
         sqlite3_busy_timeout(db, Int32(Self.busyTimeoutMilliseconds))

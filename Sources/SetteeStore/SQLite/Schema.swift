@@ -91,6 +91,8 @@ enum Schema {
         """,
         // 8 → 9: the documents in conflict, kept as writes land (ConflictRecords).
         .sql(ConflictRecords.migration),
+        // 9 → 10: a checksum of each revision body, checked when read (BodyChecksum).
+        .code(BodyChecksum.migrate),
     ]
 
     /// Brings the schema up to date inside one transaction; `revsLimit` seeds a new file.
