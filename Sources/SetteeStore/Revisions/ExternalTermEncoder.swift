@@ -25,7 +25,7 @@ internal import SetteeJSON
 
 /// Writes terms in Erlang's external term format.
 struct ExternalTermEncoder {
-    private(set) var bytes: [UInt8] = [131]
+    var bytes: [UInt8] = [131]
 
     mutating func atom(_ name: String) {
         bytes.append(100)

@@ -20,8 +20,13 @@ enum RevisionHasher {
             term.boolean(isDeleted)
             term.integer(Int64(parent?.generation ?? 0))
             if let parent { term.binary(Self.storedForm(of: parent.suffix)) } else { term.integer(0) }
-            // Bodies reach the store as JSON this process wrote: a parse failure cannot happen.
-            term.json((try? JSONReader.parse(body)) ?? .object([:]))
+            // Bodies reach the store as JSON this process wrote or checked; were one not, the
+            // parsed value's term is written instead, the same term the text gives.
+            let mark = term.bytes.count
+            if !term.json(text: body) {
+                term.bytes.removeSubrange(mark...)
+                term.json((try? JSONReader.parse(body)) ?? .object([:]))
+            }
             term.list(count: attachments.count) { term in
                 for attachment in attachments.reversed() {
                     term.tupleHeader(arity: 3)
