@@ -23,6 +23,9 @@ import Testing
         let written = try store.directory.create("db")
         _ = try await written.put("a", #"{"secret":"aaaa"}"#).get()
         _ = try await written.put("b", #"{"other":1}"#).get()
+        try await written.refreshIndex(KeyIndex(signature: "0c5c") { document in
+            [KeyIndexEntry(key: Array(document.id.utf8), value: [])]
+        })
         #expect(try await written.winner(id: "a")?.body == Array(#"{"secret":"aaaa"}"#.utf8))
         // Changed while no server has it open, as the issue's probe did.
         store.directory.closeAll()
@@ -40,6 +43,12 @@ import Testing
         let report = try DatabaseCheck.run("db", in: store.directory, repair: false)
         let rev = RevisionHasher.child(of: nil, isDeleted: false, body: Array(#"{"secret":"aaaa"}"#.utf8))
         #expect(report.problems.contains("document bodies: 1 do not match their checksum: a \(rev)"), "\(report.problems)")
+        // A repair cannot bring the body back; it rebuilds what derives from the documents.
+        store.directory.closeAll()
+        let repair = try DatabaseCheck.run("db", in: try store.reopen(), repair: true)
+        #expect(repair.lost.contains { $0.hasPrefix("body of a \(rev)") }, "\(repair.lost)")
+        #expect(repair.repaired.contains("1 view and Mango indexes dropped; each is rebuilt by its next query"),
+                "\(repair.repaired)")
     }
 
     @Test func bodiesWithoutAChecksumReadUnchecked() async throws {

@@ -37,6 +37,7 @@ public enum DatabaseCheck {
         checkBodies(db, repair: repair, into: &report)
         checkSequence(db, path: path, repair: repair, into: &report)
         checkBlobs(db, path: path, repair: repair, into: &report)
+        if repair, !report.isSound { rebuildIndexes(db, into: &report) }
         checkMark(db, path: path, repair: repair, into: &report)
         return report
     }
@@ -78,6 +79,27 @@ public enum DatabaseCheck {
             + damaged.prefix(10).joined(separator: ", "))
         if repair {
             report.lost += damaged.map { "body of \($0): replicate it back from a copy that has it" }
+        }
+    }
+
+    /// View and Mango indexes are derived from the documents: a repair drops their tables, and
+    /// each is built again, from the documents as they now are, by the next query that uses it.
+    private static func rebuildIndexes(_ db: Connection, into report: inout DatabaseCheckReport) {
+        do {
+            var count = 0
+            try db.query("SELECT count(*) FROM key_indexes") { count = Int($0.int64(0)) }
+            guard count > 0 else { return }
+            try db.execute("BEGIN IMMEDIATE")
+            do {
+                try KeyIndexRecords.drop(db, keeping: [])
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+            report.repaired.append("\(count) view and Mango indexes dropped; each is rebuilt by its next query")
+        } catch {
+            report.lost.append("view and Mango indexes: cannot drop them: \(error)")
         }
     }
 
