@@ -127,10 +127,13 @@ import Testing
         #expect(try await db.indexSequence(index.signature) == 6)
         #expect(try await Self.content(db, index).count == 6)
         #expect(!db.isCurrent(index))
+        // `_active_tasks` keeps the failed indexer task with its error.
+        #expect(db.tasks.all.contains { $0.error != nil && $0.database == "db" }, "\(db.tasks.all)")
 
         failing.withLock { $0 = false }
         try await db.refreshIndex(index, batch: 3)
         #expect(db.indexFailure(index.signature) == nil)
+        #expect(db.tasks.all.allSatisfy { $0.error == nil }, "a build that succeeded leaves no failed task")
         #expect(try await Self.content(db, index).count == 10)
         #expect(db.isCurrent(index))
     }

@@ -55,6 +55,13 @@ public final class StoreTasks: Sendable {
 
     func end(_ id: Int) { _ = running.withLock { $0.tasks.removeValue(forKey: id) } }
 
+    /// Drops failed tasks of `kind` on `database`: the work they stood for has since succeeded.
+    func clearFailures(_ kind: Task.Kind, database: String) {
+        running.withLock { state in
+            state.tasks = state.tasks.filter { $0.value.error == nil || $0.value.kind != kind || $0.value.database != database }
+        }
+    }
+
     /// Drops the failed tasks of `database` (it was deleted).
     func forgetFailures(database: String) {
         running.withLock { state in

@@ -74,11 +74,28 @@ extension Database {
 
     /// Writes `plan` a run at a time; false when a table was not where the plan left it.
     /// The next run is read and mapped while this one is written (two cores busy).
+    /// A step that fails leaves its indexer task in `_active_tasks` with the error (CouchDB's
+    /// `indexer`, with Settee's `error`), until a later build of the index succeeds.
     private func build(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], batch: Int) async throws -> Bool {
+        let kind = StoreTasks.Task.Kind.indexing(label: indexes[0].label)
+        var task: Int?
+        do {
+            let built = try await buildRuns(plan, indexes, batch: batch, task: &task)
+            if let task { tasks.end(task) }
+            if built { tasks.clearFailures(kind, database: name) }
+            return built
+        } catch is CancellationError {
+            if let task { tasks.end(task) }
+            throw CancellationError()
+        } catch {
+            tasks.fail(task ?? tasks.begin(kind, database: name, totalChanges: plan.documents.count), error: "\(error)")
+            throw error
+        }
+    }
+
+    private func buildRuns(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], batch: Int, task: inout Int?) async throws -> Bool {
         let runs = plan.runs(of: batch)
         guard let first = runs.first else { return true }
-        var task: Int?
-        defer { if let task { tasks.end(task) } }
         var upcoming = Task { try await self.prepare(plan, indexes, first) }
         for (number, run) in runs.enumerated() {
             let prepared = try await upcoming.value
