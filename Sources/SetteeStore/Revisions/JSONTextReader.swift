@@ -1,7 +1,8 @@
+internal import SetteeJSON
 
 /// Reads the tokens of JSON text one at a time, for `ExternalTermEncoder.json(text:)`:
 /// strings come out as their UTF-8 bytes with escapes decoded (RFC 8259 §7), numbers as
-/// their text. It checks what it reads but is no validator: its input is JSON the store
+/// where their text is. It checks what it reads but is no validator: its input is JSON the store
 /// already accepted.
 struct JSONTextReader {
     let bytes: [UInt8]
@@ -43,59 +44,18 @@ struct JSONTextReader {
         return nil
     }
 
-    /// The string at `position` (its opening quote), decoded.
+    /// The string at `position` (its opening quote), decoded by SetteeJSON's reader: only
+    /// strings with escapes come here, and they are rare in stored bodies.
     mutating func string() -> [UInt8]? {
-        guard take(UInt8(ascii: "\"")) else { return nil }
-        var out: [UInt8] = []
-        while let byte = peek() {
-            position += 1
-            switch byte {
-            case UInt8(ascii: "\""): return out
-            case UInt8(ascii: "\\"):
-                guard let escaped = peek() else { return nil }
-                position += 1
-                switch escaped {
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = unicodeEscape() else { return nil }
-                    out.append(contentsOf: String(Character(scalar)).utf8)
-                default: out.append(escaped)  // \" \\ \/
-                }
-            default: out.append(byte)
-            }
+        var end = position + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
         }
-        return nil
-    }
-
-    /// `\uXXXX` after its `\u`, a surrogate pair joined.
-    private mutating func unicodeEscape() -> Unicode.Scalar? {
-        guard let high = hex4() else { return nil }
-        if (0xD800..<0xDC00).contains(high) {
-            guard literal("\\u"), let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        guard end < bytes.count, case .string(let decoded)? = try? JSONReader.parse(Array(bytes[position...end])) else {
+            return nil
         }
-        return Unicode.Scalar(high)
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard position + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for byte in bytes[position..<position + 4] {
-            let digit: UInt8
-            switch byte {
-            case 48...57: digit = byte - 48
-            case 97...102: digit = byte - 87
-            case 65...70: digit = byte - 55
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        position += 4
-        return value
+        position = end + 1
+        return Array(decoded.utf8)
     }
 
     /// The number at `position`: where its text is, and whether it is an integer (no `.`,
