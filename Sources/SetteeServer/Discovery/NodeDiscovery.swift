@@ -61,7 +61,6 @@ final class NodeDiscovery: @unchecked Sendable {
     }
 
     func start(ports: [Int], tlsPorts: [Int], tlsFingerprint: String?) {
-        setenv("AVAHI_COMPAT_NOWARN", "1", 0)  // avahi prints a warning per process otherwise
         self.tlsFingerprint = tlsFingerprint
         let discovery = Discovery(logger: logger)
         self.discovery = discovery

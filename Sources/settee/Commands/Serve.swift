@@ -42,6 +42,10 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
+        // avahi prints a warning per process otherwise. Set here, before anything starts a
+        // thread, not where discovery starts: setenv is unsafe beside a thread reading the
+        // environment (a test process spawning settee crashed in Process.run that way).
+        setenv("AVAHI_COMPAT_NOWARN", "1", 0)
         let flags = ConfigOverrides(configPath: config, port: port, bindAddress: bind,
                                     dataDirectory: dataDir, logLevel: logLevel)
         var settings = try SetteeConfiguration.load(overrides: flags, environment: ProcessInfo.processInfo.environment)
