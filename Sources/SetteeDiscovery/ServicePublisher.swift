@@ -87,6 +87,10 @@ public final class ServicePublisher: @unchecked Sendable {
 
     private func registered(error: DNSServiceErrorType, name: String?) {
         guard error == kDNSServiceErr_NoError else {
+            // Only a conflict is acted on here (the name is taken: rename). Other errors the
+            // callback reports are passing states of avahi's entry group, which it recovers
+            // from by itself; tearing the registration down for them made peers flap.
+            guard DNSSDStatus(code: error).isNameConflict else { return }
             loop.remove(self)
             registered = nil
             return failed(error)
