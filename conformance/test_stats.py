@@ -59,3 +59,31 @@ def test_system_and_admin_only(client, anon):
     assert isinstance(system["uptime"], int) and isinstance(system["memory"], dict)
     for path in ("_stats", "_system", "_prometheus"):
         assert_error(anon.get(client.url("_node", "_local", path)), 401, "unauthorized")
+
+
+def test_metrics_role_reads_figures_only(client, anon):
+    """A user with the `_metrics` role reads _stats, _system and _prometheus and nothing
+    else a server admin may; others get 401 "You are not a server admin or read-only
+    metrics user" (CouchDB 3.4 chttpd_auth_request: require_metrics; docs: API Reference ›
+    Server › /_node/{node-name}/_prometheus, "_metrics role")."""
+    import uuid
+
+    import requests
+
+    name = "metrics" + uuid.uuid4().hex[:8]
+    doc_url = client.url("_users", "org.couchdb.user:" + name)
+    assert_status(client.put(doc_url, json={"name": name, "password": "pw-metrics", "roles": ["_metrics"],
+                                            "type": "user"}), 201)
+    try:
+        reader = requests.Session()
+        reader.auth = (name, "pw-metrics")
+        for path in ("_stats", "_system", "_prometheus"):
+            assert_status(reader.get(client.url("_node", "_local", path)), 200)
+        assert_error(reader.get(client.url("_node", "_local", "_config")), 401, "unauthorized")
+        assert_error(reader.get(client.url("_all_dbs")), 401, "unauthorized")
+        assert_error(anon.get(client.url("_node", "_local", "_stats")), 401, "unauthorized",
+                     "You are not a server admin or read-only metrics user")
+    finally:
+        r = client.get(doc_url)
+        if r.status_code == 200:
+            client.delete(doc_url, params={"rev": body_of(r)["_rev"]})

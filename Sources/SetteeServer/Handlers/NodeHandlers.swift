@@ -85,6 +85,17 @@ enum NodeHandlers {
         guard node == "_local" || node == nodeName else { throw CouchError(404, "not_found", "no such node: \(node)") }
     }
 
+    /// `checkedNode` for the figures (`_stats`, `_system`, `_prometheus`): server admins
+    /// and users with the `_metrics` role read them (chttpd_auth_request's
+    /// `require_metrics`, CouchDB 3.4).
+    static func checkedMetricsNode(_ context: RequestContext) throws {
+        if !context.user.isAdmin && !context.user.roles.contains("_metrics") {
+            throw CouchError.unauthorized("You are not a server admin or read-only metrics user")
+        }
+        let node = context.parameters[.node] ?? ""
+        guard node == "_local" || node == nodeName else { throw CouchError(404, "not_found", "no such node: \(node)") }
+    }
+
     private static func persists(_ context: RequestContext) -> Bool {
         context.headers["X-Couch-Persist"] != "false"
     }

@@ -4,11 +4,11 @@ import SetteeJSON
 import SetteeReplicator
 import SetteeStore
 
-/// `/_node/{node}/_stats[/section[/key]]`, `_system` and `_prometheus` (server admins),
+/// `/_node/{node}/_stats[/section[/key]]`, `_system` and `_prometheus` (server admins and the `_metrics` role),
 /// with CouchDB's metric names and shapes for what Settee does (`couch_stats`).
 enum StatsHandlers {
     static func stats(_ context: RequestContext) async throws -> HTTPResponse {
-        try NodeHandlers.checkedNode(context)
+        try NodeHandlers.checkedMetricsNode(context)
         var value = tree(context)
         for part in (context.parameters[.path] ?? "").split(separator: "/").map(String.init) {
             // CouchDB's extract_path: a missing part is an empty answer, not an error.
@@ -18,7 +18,7 @@ enum StatsHandlers {
     }
 
     static func system(_ context: RequestContext) async throws -> HTTPResponse {
-        try NodeHandlers.checkedNode(context)
+        try NodeHandlers.checkedMetricsNode(context)
         let stats = context.node.stats
         return JSONResponse.ok([
             "uptime": .int(stats.uptimeSeconds),
@@ -29,7 +29,7 @@ enum StatsHandlers {
     }
 
     static func prometheus(_ context: RequestContext) async throws -> HTTPResponse {
-        try NodeHandlers.checkedNode(context)
+        try NodeHandlers.checkedMetricsNode(context)
         return prometheus(context.node)
     }
 
