@@ -40,7 +40,7 @@ public struct RemoteResponse: Sendable {
 }
 
 /// Why an exchange with a remote peer produced no answer.
-public enum RemoteError: Error, Sendable, Equatable {
+public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libcurl failed: connection refused, reset, DNS, TLS... (`CURLcode` and its text).
     case transport(code: Int, message: String)
     /// No complete answer within the request's timeout.
@@ -49,4 +49,16 @@ public enum RemoteError: Error, Sendable, Equatable {
     case cancelled
     /// The server's certificate is not the pinned one.
     case certificateMismatch(expected: String, presented: String)
+
+    /// Plain words for logs and `_scheduler` errors (Swift's own rendering of the case
+    /// would show the message escaped, `Couldn\'t connect`).
+    public var description: String {
+        switch self {
+        case .transport(let code, let message): "\(message) (libcurl error \(code))"
+        case .timedOut: "no answer within the timeout"
+        case .cancelled: "cancelled"
+        case .certificateMismatch(let expected, let presented):
+            "the TLS certificate's SHA-256 fingerprint is \(presented), not the pinned \(expected)"
+        }
+    }
 }
