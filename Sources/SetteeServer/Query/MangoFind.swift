@@ -51,6 +51,7 @@ struct MangoFind {
         scan: while !plan.isEmpty && result.docs.count < request.limit {
             let rows = try await database.indexPage(keyIndex, range: plan.range, descending: plan.isDescending,
                                                     after: after, limit: pageSize)
+            var matched: [(row: KeyIndexRow, document: JSONValue)] = []
             for row in rows {
                 result.keysExamined += 1
                 after = row.key
@@ -62,10 +63,16 @@ struct MangoFind {
                     toSkip -= 1
                     continue
                 }
-                result.docs.append(try await render(row, document))
-                lastKey = row.key
-                if result.docs.count >= request.limit { break scan }
+                matched.append((row, document))
+                if result.docs.count + matched.count >= request.limit { break }
             }
+            // One read of the page's attachment stubs, not one a document.
+            let stubs = wantsStubs ? try await database.winnerAttachments(matched.map { ($0.row.id, $0.row.rev) }) : [:]
+            for (row, document) in matched {
+                result.docs.append(try await render(row, document, attachments: stubs[row.id] ?? []))
+                lastKey = row.key
+            }
+            if result.docs.count >= request.limit { break scan }
             if rows.count < pageSize { break }
             pageSize = min(Self.largestPage, pageSize * 4)
         }
@@ -80,6 +87,12 @@ struct MangoFind {
         return result
     }
 
+    /// Whether documents carry their `_attachments` stubs, as CouchDB returns them (all
+    /// of them, or when a field of `fields` names them).
+    private var wantsStubs: Bool {
+        request.fields.map { $0.contains { $0 == "_attachments" || $0.hasPrefix("_attachments.") } } ?? true
+    }
+
     /// mango_cursor:index_scan_warning/1 with the default threshold of 10.
     static func scansTooMuch(examined: Int, returned: Int) -> Bool {
         let ratio = returned == 0 ? Double(examined) : Double(examined) / Double(returned)
@@ -88,14 +101,11 @@ struct MangoFind {
 
     /// The document as `_find` returns it: whole (spliced from its stored bytes), or
     /// reduced to `fields`, with `_conflicts` when asked for.
-    private func render(_ row: KeyIndexRow, _ document: JSONValue) async throws -> [UInt8] {
+    private func render(_ row: KeyIndexRow, _ document: JSONValue, attachments: [StoredAttachment]) async throws -> [UInt8] {
         var conflicts: [RevisionID] = []
         if request.conflicts {
             conflicts = try await database.document(id: row.id, revisions: .none)?.tree.conflicts ?? []
         }
-        // `_attachments` stubs, as CouchDB returns them (also a field `fields` may name).
-        let wantsStubs = request.fields.map { $0.contains { $0 == "_attachments" || $0.hasPrefix("_attachments.") } } ?? true
-        let attachments = wantsStubs ? try await database.winnerAttachments([(row.id, row.rev)])[row.id] ?? [] : []
         let stubs = AttachmentJSON.object(attachments, forms: [:], showEncoding: false)
         if let fields = request.fields {
             var document = document
