@@ -32,21 +32,21 @@ import Testing
         expected.formUnion(try await write(cluster.nodes[1], db, prefix: "hub-a", count: 300))
         try await expectConverged([device, cluster.nodes[1]], db, expected)
 
-        // A node the jobs do not use dies while documents flow, and comes back.
+        // A node the jobs do not use is killed while documents flow, and comes back.
         let deviceClient = CouchDBCluster.Node(base: device.base)
         async let roomWrites = write(deviceClient, db, prefix: "room-b", count: 200)
         async let clusterWrites = write(cluster.nodes[1], db, prefix: "hub-b", count: 200)
-        try cluster.stop(node: 3)
+        try cluster.kill(node: 3)
         expected.formUnion(try await roomWrites)
         expected.formUnion(try await clusterWrites)
         try await expectConverged([device, cluster.nodes[1]], db, expected)
         try cluster.start(node: 3)
         try await expectConverged([cluster.nodes[2]], db, expected)
 
-        // The node the hub's jobs use dies and comes back: they resume from their
+        // The node the hub's jobs use is killed and comes back: they resume from their
         // checkpoints, never from the start.
         let checkedBefore = try await revisionsChecked(hub, source: cluster.nodes[0].url(db))
-        try cluster.stop(node: 1)
+        try cluster.kill(node: 1)
         expected.formUnion(try await write(device, db, prefix: "room-c", count: 100))
         expected.formUnion(try await write(cluster.nodes[1], db, prefix: "hub-c", count: 100))
         try cluster.start(node: 1)
@@ -135,7 +135,8 @@ struct CouchDBCluster: Sendable {
         nodes = try #require(Self.urls).map { Node(base: $0) }
     }
 
-    func stop(node: Int) throws { try run("stop-node", node) }
+    /// SIGKILL: the node has no chance to say goodbye to its peers or clients.
+    func kill(node: Int) throws { try run("kill-node", node) }
     func start(node: Int) throws { try run("start-node", node) }
 
     private func run(_ command: String, _ node: Int) throws {
