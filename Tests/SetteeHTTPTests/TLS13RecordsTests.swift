@@ -81,6 +81,57 @@ import Testing
         #expect(try openAll(client, wire) == sent)
     }
 
+    /// Records of the given content types and contents, sealed by the client's side in order.
+    private func clientRecords(_ client: TLS13Records, _ pieces: [(UInt8, [UInt8])]) throws -> [UInt8] {
+        var wire: [UInt8] = []
+        for (type, content) in pieces {
+            wire += try #require(content.withUnsafeBytes { client.sealRecords([($0, type)]) })
+        }
+        return wire
+    }
+
+    /// The server's record layer after the client moved to its next key.
+    private func clientAfterKeyUpdate() throws -> TLS13Records {
+        let next = try #require(try key(Self.clientSecret, sealing: true).updated(sealing: true))
+        return TLS13Records(readKey: try key(Self.serverSecret, sealing: false), writeKey: next)
+    }
+
+    /// A KeyUpdate may come fragmented over several records (RFC 8446 §5.1: handshake
+    /// messages may be fragmented; a key change must only end its record): the server
+    /// reassembles it, moves to the next key, and reads what the client sends under it.
+    @Test(arguments: [[2, 3], [1, 1, 1, 1, 1], [4, 1]])
+    func aFragmentedKeyUpdateIsReassembled(sizes: [Int]) throws {
+        let (server, client) = try pair()
+        let keyUpdate: [UInt8] = [24, 0, 0, 1, 0]
+        var offset = 0
+        var pieces: [(UInt8, [UInt8])] = []
+        for size in sizes {
+            pieces.append((TLS13Records.ContentType.handshake, Array(keyUpdate[offset..<offset + size])))
+            offset += size
+        }
+        let message = Array("GET / HTTP/1.1\r\n\r\n".utf8)
+        let wire = try clientRecords(client, pieces)
+            + (try #require(message.withUnsafeBytes { try? clientAfterKeyUpdate().seal($0) }))
+        #expect(try openAll(server, wire) == message)
+    }
+
+    /// What §5.1 forbids ends the connection with unexpected_message (10), as OpenSSL
+    /// answers: a KeyUpdate not at the end of its record, another record type between a
+    /// handshake message's fragments, an empty handshake record, an empty alert record.
+    @Test(arguments: [
+        [(UInt8(22), [24, 0, 0, 1, 0, 24] as [UInt8])],
+        [(UInt8(22), [24, 0] as [UInt8]), (UInt8(23), Array("x".utf8))],
+        [(UInt8(22), [] as [UInt8])],
+        [(UInt8(21), [] as [UInt8])],
+    ])
+    func recordsTheRFCForbidsEndWithUnexpectedMessage(pieces: [(UInt8, [UInt8])]) throws {
+        let (server, client) = try pair()
+        let wire = try clientRecords(client, pieces)
+        #expect { try openAll(server, wire) } throws: { error in
+            (error as? TLS13Records.Failure)?.alert == TLS13Records.Alert.unexpectedMessage
+        }
+    }
+
     /// Arbitrary bytes after the handshake end the connection or wait for more; they
     /// never open, and never crash the server.
     @Test func arbitraryBytesNeverOpen() throws {

@@ -33,7 +33,7 @@ final class TLS13Records {
         static let userCanceled: UInt8 = 90
     }
 
-    private enum ContentType {
+    enum ContentType {
         static let alert: UInt8 = 21
         static let handshake: UInt8 = 22
         static let applicationData: UInt8 = 23
@@ -56,6 +56,9 @@ final class TLS13Records {
     private var inboxStart = 0
     /// Plaintext of the last record beyond what the last `open` could return.
     private var leftover: ArraySlice<UInt8> = []
+    /// The start of a handshake message whose rest is in the next records (§5.1 lets a
+    /// peer fragment one over several; tlslite-ng and OpenSSL's tests do).
+    private var handshakeBuffer: [UInt8] = []
 
     init(readKey: TLS13TrafficKey, writeKey: TLS13TrafficKey, recordsPerKey: UInt64 = defaultRecordsPerKey) {
         self.readKey = readKey
@@ -84,6 +87,11 @@ final class TLS13Records {
         }
         while true {
             guard let (type, content) = try openRecord() else { return .needsMore }
+            // "When Handshake messages are being fragmented, they MUST NOT be interleaved
+            // with other record types" (§5.1).
+            guard handshakeBuffer.isEmpty || type == ContentType.handshake else {
+                throw Failure(alert: Alert.unexpectedMessage)
+            }
             switch type {
             case ContentType.applicationData:
                 if content.isEmpty { continue }  // allowed, and means nothing
@@ -91,6 +99,8 @@ final class TLS13Records {
                 leftover = content[maxBytes...]
                 return .data(Array(content[..<maxBytes]))
             case ContentType.alert:
+                // An empty alert record is no alert at all: OpenSSL answers unexpected_message.
+                guard !content.isEmpty else { throw Failure(alert: Alert.unexpectedMessage) }
                 guard content.count == 2 else { throw Failure(alert: Alert.decodeError) }
                 switch content[1] {
                 case Alert.closeNotify: return .closed
@@ -144,16 +154,25 @@ final class TLS13Records {
     }
 
     /// Handshake messages after the handshake: only KeyUpdate is one a server that never
-    /// asks for post-handshake authentication can get. It must end its record (§5.1).
+    /// asks for post-handshake authentication can get. A message may come in fragments
+    /// over several records, but a key change must end its record (§5.1), and records
+    /// of the handshake type are never empty.
     private func handleHandshake(_ content: [UInt8]) throws(Failure) {
-        guard content.count == 5, content[0] == Self.keyUpdateMessage else {
-            throw Failure(alert: Alert.unexpectedMessage)
+        guard !content.isEmpty else { throw Failure(alert: Alert.unexpectedMessage) }
+        handshakeBuffer += content
+        guard handshakeBuffer[0] == Self.keyUpdateMessage else { throw Failure(alert: Alert.unexpectedMessage) }
+        guard handshakeBuffer.count >= 4 else { return }
+        guard handshakeBuffer[1] == 0, handshakeBuffer[2] == 0, handshakeBuffer[3] == 1 else {
+            throw Failure(alert: Alert.decodeError)
         }
-        guard content[1] == 0, content[2] == 0, content[3] == 1 else { throw Failure(alert: Alert.decodeError) }
-        guard content[4] <= 1 else { throw Failure(alert: Alert.illegalParameter) }
+        guard handshakeBuffer.count >= 5 else { return }
+        guard handshakeBuffer.count == 5 else { throw Failure(alert: Alert.unexpectedMessage) }
+        let request = handshakeBuffer[4]
+        handshakeBuffer = []
+        guard request <= 1 else { throw Failure(alert: Alert.illegalParameter) }
         guard let next = readKey.updated(sealing: false) else { throw Failure(alert: nil) }
         readKey = next
-        if content[4] == 1 { owesKeyUpdate = true }
+        if request == 1 { owesKeyUpdate = true }
     }
 
     /// `bytes` as application data records, after a KeyUpdate of ours when one is due;
@@ -183,7 +202,7 @@ final class TLS13Records {
     }
 
     /// One record per piece (its content and content type), in order, in one buffer.
-    private func sealRecords(_ pieces: [(UnsafeRawBufferPointer, UInt8)]) -> [UInt8]? {
+    func sealRecords(_ pieces: [(UnsafeRawBufferPointer, UInt8)]) -> [UInt8]? {
         let overhead = TLS13TrafficKey.headerLength + 1 + TLS13TrafficKey.tagLength
         let total = pieces.reduce(0) { $0 + overhead + $1.0.count }
         var sealedAll = true
