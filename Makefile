@@ -9,7 +9,7 @@ DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release conformance browser-test fuzz fuzz-smoke container-test clean
+.PHONY: serve test deps build build-release conformance browser-test fuzz fuzz-smoke fuzz-venv container-test clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -45,20 +45,28 @@ test: build
 	$(MAKE) --no-print-directory container-test
 
 # Coverage-guided fuzzing of the parsers that read what peers send (fuzz/run),
-# mutated requests to every endpoint of a live server (fuzz/api.py), and mutated
-# framing on raw connections to it (fuzz/wire.py). `make test`
+# mutated requests to every endpoint of a live server (fuzz/api.py), mutated
+# framing on raw connections to it (fuzz/wire.py), and TLS 1.3 records from tlslite-ng
+# at its record layer (fuzz/tls_records.py). `make test`
 # runs them briefly from fixed seeds, so a run is repeatable; `make fuzz
 # FUZZ_SECONDS=600` explores longer from random ones.
 FUZZ_SECONDS ?= 300
-fuzz: build
+fuzz: build fuzz-venv
 	fuzz/run $(FUZZ_SECONDS)
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 100000 --seed $$RANDOM
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 100000 --seed $$RANDOM
+	SETTEE_WITH_TLS=1 scripts/with-settee "$$(swift build --show-bin-path)/settee" .venv/bin/python fuzz/tls_records.py --cases 20000 --seed $$RANDOM
 
-fuzz-smoke: build
+fuzz-smoke: build fuzz-venv
 	FUZZ_SEED=1 fuzz/run 15
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
+	SETTEE_WITH_TLS=1 scripts/with-settee "$$(swift build --show-bin-path)/settee" .venv/bin/python fuzz/tls_records.py --cases 200 --seed 1
+
+# tlslite-ng, the second TLS implementation fuzz/tls_records.py speaks with.
+fuzz-venv:
+	[ -x .venv/bin/python ] || python3 -m venv .venv
+	.venv/bin/python -m pip install -q -r fuzz/requirements.txt
 
 # The Dockerfile's runtime stage built and run with podman (container/test), fed the
 # binary its build stage would make: release, Swift standard library linked in.
