@@ -119,6 +119,9 @@ struct settee_tls13_secrets {
     unsigned char server[EVP_MAX_MD_SIZE];
     int client_length;
     int server_length;
+    /* Records OpenSSL wrote under the server's first application secret (its session
+       tickets): the server's own record layer goes on from this sequence number. */
+    int server_records;
 };
 
 static int settee_hex_digit(char c) {
@@ -154,8 +157,20 @@ static void settee_keylog_capture(const SSL *ssl, const char *line) {
     if (n) secrets->server_length = n;
 }
 
+/* OpenSSL reports each record header it writes (SSL3_RT_HEADER) to the message callback.
+   The server's application secret is logged when its Finished has been written, so every
+   record written after that is under that secret. */
+static void settee_count_records(int write_p, int version, int content_type, const void *buf, size_t len,
+                                 SSL *ssl, void *arg) {
+    (void)version; (void)buf; (void)len; (void)arg;
+    if (!write_p || content_type != SSL3_RT_HEADER) return;
+    struct settee_tls13_secrets *secrets = SSL_get_ex_data(ssl, 0);
+    if (secrets && secrets->server_length > 0) secrets->server_records += 1;
+}
+
 static inline void settee_ssl_ctx_capture_traffic_secrets(SSL_CTX *ctx) {
     SSL_CTX_set_keylog_callback(ctx, settee_keylog_capture);
+    SSL_CTX_set_msg_callback(ctx, settee_count_records);
 }
 static inline int settee_ssl_set_secrets(SSL *ssl, struct settee_tls13_secrets *secrets) {
     return SSL_set_ex_data(ssl, 0, secrets);

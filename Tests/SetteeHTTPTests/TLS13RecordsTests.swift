@@ -132,6 +132,25 @@ import Testing
         }
     }
 
+    /// Padding counts: a TLSInnerPlaintext (content, type, zeros) over 2^14 + 1 bytes is
+    /// record_overflow (22) even when its content alone would fit (§5.4).
+    @Test func paddingCountsTowardsTheRecordLimit() throws {
+        let data = [UInt8](repeating: 0x41, count: 16 * 1024 - 8)
+        // Sealed with type 0 after the real type and the padding: the zeros are padding.
+        for (padding, fits) in [(7, true), (8, false)] {
+            let (server, client) = try pair()
+            let wire = try clientRecords(client, [(0, data + [TLS13Records.ContentType.applicationData]
+                                                   + [UInt8](repeating: 0, count: padding))])
+            if fits {
+                #expect(try openAll(server, wire) == data)
+            } else {
+                #expect { try openAll(server, wire) } throws: { error in
+                    (error as? TLS13Records.Failure)?.alert == TLS13Records.Alert.recordOverflow
+                }
+            }
+        }
+    }
+
     /// Arbitrary bytes after the handshake end the connection or wait for more; they
     /// never open, and never crash the server.
     @Test func arbitraryBytesNeverOpen() throws {

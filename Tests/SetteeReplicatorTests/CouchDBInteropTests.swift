@@ -52,8 +52,8 @@ import Testing
     }
 
     /// CouchDB's replicator (Erlang's own TLS 1.3, not OpenSSL) over HTTPS to Settee, whose
-    /// TLS 1.3 sessions leave OpenSSL after the handshake (`TLS13Records`): it must read
-    /// the KeyUpdate Settee sends then, and every record after it, both ways.
+    /// TLS 1.3 sessions leave OpenSSL after the handshake (`TLS13Records`): every record
+    /// after OpenSSL's session tickets is Settee's own, both ways.
     @Test(.enabled(if: CouchDBServer.url != nil)) func couchDBsReplicatorOverHTTPS() async throws {
         let settee = try RemoteServer(https: true), couch = try CouchDBServer()
         let there = name()

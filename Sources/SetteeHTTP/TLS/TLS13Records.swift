@@ -143,13 +143,14 @@ final class TLS13Records {
             inbox = []
             inboxStart = 0
         }
-        // TLSInnerPlaintext: content, its type, then zero padding (§5.4).
+        // TLSInnerPlaintext: content, its type, then zero padding (§5.4), 2^14 + 1 bytes
+        // at most with its padding.
+        guard plaintext.count <= Self.maxPlaintext + 1 else { throw Failure(alert: Alert.recordOverflow) }
         guard let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else {
             throw Failure(alert: Alert.unexpectedMessage)
         }
         let innerType = plaintext[typeIndex]
         plaintext.removeSubrange(typeIndex...)
-        guard plaintext.count <= Self.maxPlaintext else { throw Failure(alert: Alert.recordOverflow) }
         return (innerType, plaintext)
     }
 

@@ -33,8 +33,11 @@ final class TLS13TrafficKey {
     private let context: OpaquePointer
     private(set) var sequence: UInt64 = 0
 
-    /// - Parameter sealing: true for the direction this side sends in.
-    init?(secret: [UInt8], suite: Suite, sealing: Bool) {
+    /// - Parameters:
+    ///   - sealing: true for the direction this side sends in.
+    ///   - sequence: records already protected under this secret (by OpenSSL, before the
+    ///     records took over).
+    init?(secret: [UInt8], suite: Suite, sealing: Bool, sequence: UInt64 = 0) {
         guard var key = Self.expandLabel(secret, "key", length: suite.keyLength, suite: suite),
               let iv = Self.expandLabel(secret, "iv", length: Self.nonceLength, suite: suite),
               let context = EVP_CIPHER_CTX_new() else { return nil }
@@ -47,6 +50,7 @@ final class TLS13TrafficKey {
         self.suite = suite
         self.secret = secret
         self.iv = iv
+        self.sequence = sequence
     }
 
     /// The key after a KeyUpdate: the next generation of the traffic secret (§7.2).

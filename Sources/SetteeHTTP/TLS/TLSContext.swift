@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Synchronization
 
 /// A server's TLS settings, loaded once and shared by every connection: the
 /// certificate and key, TLS 1.2 as the floor, modern cipher suites only, no
@@ -16,6 +17,8 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Whether clients are asked for a certificate (`clientCAFile` given).
     public let verifiesClients: Bool
+    /// Sessions moved to the server's own record layer (`TLS13Records`) so far.
+    let sessionsOnOwnRecords = Atomic<Int>(0)
 
     static let tls13Suites = "TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384"
 

@@ -32,6 +32,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
     private let wasDrained = Atomic<Bool>(false)
     /// Set once `lock`'s records exist; read without the lock on every call.
     private let usesOwnRecords = Atomic<Bool>(false)
+    private let context: TLSContext
 
     var peer: String { socket.peer }
     /// The common name of the client's certificate, when it sent one that verified.
@@ -58,6 +59,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
         // Finished, and the first record after it is the records' to open.
         SSL_set_read_ahead(ssl, 0)
         self.socket = socket
+        self.context = context
         lock = Mutex(Session(ssl: ssl))
     }
 
@@ -96,7 +98,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
             switch step({ SSL_accept($0) }) {
             case .done:
                 clientName = lock.withLock { session in session.ssl.flatMap(Self.verifiedClientName) }
-                try await takeOverRecords(deadline: deadline)
+                takeOverRecords()
                 return
             case .wait(let direction):
                 do {
@@ -173,39 +175,15 @@ final class TLSTransport: Transport, @unchecked Sendable {
     }
 
     /// After a TLS 1.3 handshake with an AES-GCM suite, moves the session to
-    /// `TLS13Records` and releases OpenSSL's (and its buffers). OpenSSL first sends a
-    /// KeyUpdate of its own: whatever it sent under the first server secret (session
-    /// tickets) is then behind it, and the records start the next key at sequence number
-    /// 0, as the client does. The client's first secret is still at 0: nothing after its
-    /// Finished has been read. Any other session goes on with OpenSSL, reading ahead again.
-    private func takeOverRecords(deadline: ContinuousClock.Instant) async throws {
+    /// `TLS13Records` and releases OpenSSL's (and its buffers). The server's first secret
+    /// goes on at the sequence number after the records OpenSSL wrote under it (its session
+    /// tickets, counted by shim.h's message callback); the client's is still at 0: nothing
+    /// after its Finished has been read. Nothing goes on the wire for the move: a client
+    /// sees what OpenSSL alone would send (a KeyUpdate here, as earlier versions sent,
+    /// stops clients that expect data or tickets first, tlsfuzzer's scripts among them).
+    /// Any other session goes on with OpenSSL, reading ahead again.
+    private func takeOverRecords() {
         defer { lock.withLock { session in if !session.closed { wipeSecrets() } } }
-        let suite = lock.withLock { session -> TLS13TrafficKey.Suite? in
-            guard let ssl = session.ssl else { return nil }
-            guard SSL_version(ssl) == TLS1_3_VERSION, let cipher = SSL_get_current_cipher(ssl),
-                  let suite = TLS13TrafficKey.Suite(protocolID: SSL_CIPHER_get_protocol_id(cipher)),
-                  // A client that asked for smaller records (RFC 6066's max_fragment_length,
-                  // small devices) gets them from OpenSSL; the records always fill 16 KiB.
-                  let negotiated = SSL_get_session(ssl),
-                  SSL_SESSION_get_max_fragment_length(negotiated) == UInt8(TLSEXT_max_fragment_length_DISABLED),
-                  secrets.pointee.client_length > 0, secrets.pointee.server_length > 0,
-                  SSL_has_pending(ssl) == 0, SSL_key_update(ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1
-            else {
-                SSL_set_read_ahead(ssl, 1)
-                return nil
-            }
-            return suite
-        }
-        guard let suite else { return }
-        var sent = false
-        while !sent {
-            switch step({ SSL_do_handshake($0) }) {
-            case .done: sent = true
-            case .wait(let direction): try await socket.waitUntilReady(for: direction, deadline: deadline)
-            case .closed: throw TLSError.handshake("the client closed the connection")
-            case .failed(let reason): throw TLSError.handshake(reason)
-            }
-        }
         lock.withLock { session in
             guard let ssl = session.ssl else { return }
             var clientSecret = secretBytes(client: true), serverSecret = secretBytes(client: false)
@@ -213,10 +191,18 @@ final class TLSTransport: Transport, @unchecked Sendable {
                 clientSecret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
                 serverSecret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
             }
-            guard SSL_get_key_update_type(ssl) == SSL_KEY_UPDATE_NONE, SSL_has_pending(ssl) == 0,
+            guard SSL_version(ssl) == TLS1_3_VERSION, let cipher = SSL_get_current_cipher(ssl),
+                  let suite = TLS13TrafficKey.Suite(protocolID: SSL_CIPHER_get_protocol_id(cipher)),
+                  // A client that asked for smaller records (RFC 6066's max_fragment_length,
+                  // small devices) gets them from OpenSSL; the records always fill 16 KiB.
+                  let negotiated = SSL_get_session(ssl),
+                  SSL_SESSION_get_max_fragment_length(negotiated) == UInt8(TLSEXT_max_fragment_length_DISABLED),
+                  !clientSecret.isEmpty, !serverSecret.isEmpty,
+                  SSL_has_pending(ssl) == 0, SSL_want(ssl) == SSL_NOTHING,
+                  SSL_get_key_update_type(ssl) == SSL_KEY_UPDATE_NONE,
                   let readKey = TLS13TrafficKey(secret: clientSecret, suite: suite, sealing: false),
-                  let firstWriteKey = TLS13TrafficKey(secret: serverSecret, suite: suite, sealing: true),
-                  let writeKey = firstWriteKey.updated(sealing: true)
+                  let writeKey = TLS13TrafficKey(secret: serverSecret, suite: suite, sealing: true,
+                                                 sequence: UInt64(secrets.pointee.server_records))
             else {
                 SSL_set_read_ahead(ssl, 1)
                 return
@@ -227,6 +213,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
             SSL_free(ssl)
             session.ssl = nil
             usesOwnRecords.store(true, ordering: .relaxed)
+            context.sessionsOnOwnRecords.add(1, ordering: .relaxed)
         }
     }
 
