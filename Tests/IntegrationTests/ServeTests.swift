@@ -24,6 +24,29 @@ import Testing
         #expect(try settee.waitForExit(timeout: 30) == 0)
     }
 
+    /// A longpoll `_changes` still waiting when the server stops is cut off, not finished:
+    /// a complete 200 with an empty body would read as an answer that is not JSON (CouchDB's
+    /// feed dies with its connection too), and a continuous feed would look ended on purpose.
+    @Test func aStopCutsOffAWaitingLongpollFeed() throws {
+        let dir = try TempDirectory(prefix: "longpoll-stop")
+        let settee = try SetteeProcess.start(dataDirectory: dir.path)
+        defer { settee.kill(SIGKILL) }
+        let admin = SetteeProcess.defaultAdmin
+        let auth = "Basic " + Data("\(admin.name):\(admin.password)".utf8).base64EncodedString()
+        let created = try TestHTTPClient.request("PUT", settee.baseURL.appendingPathComponent("feed"),
+                                                 headers: [("Authorization", auth)])
+        #expect(created.status == 201)
+        let connection = try RawConnection(port: try #require(settee.baseURL.port))
+        try connection.send("GET /feed/_changes?feed=longpoll&since=now&timeout=60000 HTTP/1.1\r\nHost: x\r\n"
+                            + "Authorization: \(auth)\r\n\r\n")
+        #expect(try connection.read(until: { $0.contains("\r\n\r\n") }, timeout: 10))
+        settee.kill(SIGTERM)
+        #expect(try connection.isClosedByPeer(timeout: 30))
+        #expect(connection.received.hasPrefix("HTTP/1.1 200"))
+        #expect(!connection.received.hasSuffix("0\r\n\r\n"), "a finished body: \(connection.received)")
+        #expect(try settee.waitForExit(timeout: 30) == 0)
+    }
+
     @Test func refusesPublicAddressWithoutAdmin() throws {
         let dir = try TempDirectory(prefix: "noadmin")
         // The refusal happens while loading the configuration, before any socket is

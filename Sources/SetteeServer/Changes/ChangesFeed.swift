@@ -61,8 +61,11 @@ struct ChangesFeed: Sendable {
                     if remaining == 0 { return try await finish(writer, reached: since, stoppedByLimit: true) }
                 }
             }
-            // The HTTP layer cancels this task when the client goes or the server stops.
-            if writer.isPeerClosed || Task.isCancelled { return }
+            // The HTTP layer cancels this task when the client goes or the server stops. The
+            // feed is cut off then, not finished: a finished longpoll body would be empty, not
+            // JSON, and a continuous one would look ended on purpose (CouchDB's dies with its
+            // connection too).
+            if writer.isPeerClosed || Task.isCancelled { throw CancellationError() }
             let untilDeadline = deadline.map { $0 - clock.now }
             if let untilDeadline, untilDeadline <= .zero {
                 return try await finish(writer, reached: since, stoppedByLimit: false)
