@@ -115,6 +115,22 @@ import Testing
         #expect(try openAll(server, wire) == message)
     }
 
+    /// A KeyUpdate that asks for one is answered by itself, before any data (as OpenSSL
+    /// does; §4.6.3 requires it before the next data record at the latest), and only once.
+    @Test func anOwedKeyUpdateIsSealedOnItsOwn() throws {
+        let (server, client) = try pair()
+        #expect(server.sealOwedKeyUpdate() == nil)
+        let request: [UInt8] = [24, 0, 0, 1, 1]  // update_requested
+        let wire = try clientRecords(client, [(TLS13Records.ContentType.handshake, request)])
+        #expect(try openAll(server, wire).isEmpty)
+        let keyUpdate = try #require(server.sealOwedKeyUpdate())
+        #expect(server.sealOwedKeyUpdate() == nil)
+        let message = Array("after".utf8)
+        let data = try #require(message.withUnsafeBytes { server.seal($0) })
+        // The client follows the server's KeyUpdate, then opens data under the next key.
+        #expect(try openAll(client, keyUpdate + data) == message)
+    }
+
     /// What §5.1 forbids ends the connection with unexpected_message (10), as OpenSSL
     /// answers: a KeyUpdate not at the end of its record, another record type between a
     /// handshake message's fragments, an empty handshake record, an empty alert record.

@@ -176,6 +176,13 @@ final class TLS13Records {
         if request == 1 { owesKeyUpdate = true }
     }
 
+    /// The KeyUpdate a client asked for, sealed, and the write key moved past it; nil when
+    /// none is owed (or sealing failed: the next `seal` fails too then).
+    func sealOwedKeyUpdate() -> [UInt8]? {
+        guard owesKeyUpdate else { return nil }
+        return [UInt8]().withUnsafeBytes { seal($0) }
+    }
+
     /// `bytes` as application data records, after a KeyUpdate of ours when one is due;
     /// nil when sealing failed (the connection must end).
     func seal(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {

@@ -229,6 +229,7 @@ final class TLSTransport: Transport, @unchecked Sendable {
             case .success(.data(let bytes)): return bytes
             case .success(.closed): return []
             case .success(.needsMore):
+                try await sendOwedKeyUpdate(deadline: deadline)
                 let ciphertext = try await socket.read(maxBytes: 64 * 1024, deadline: deadline)
                 guard !ciphertext.isEmpty else { return [] }  // closed without close_notify
                 lock.withLock { session in session.records?.receive(ciphertext) }
@@ -237,6 +238,18 @@ final class TLSTransport: Transport, @unchecked Sendable {
                 throw HTTPError.connectionClosed
             }
         }
+    }
+
+    /// Answers a KeyUpdate that asked for one at once, as OpenSSL does, rather than with the
+    /// next response (RFC 8446 §4.6.3 allows either, but a client may wait for it before it
+    /// sends the rest of its request: tlsfuzzer's does). The server reads a request before
+    /// it answers it, so no response is being written meanwhile.
+    private func sendOwedKeyUpdate(deadline: ContinuousClock.Instant?) async throws {
+        let sealed = lock.withLock { session -> [UInt8]? in
+            session.closed ? nil : session.records?.sealOwedKeyUpdate()
+        }
+        guard let sealed else { return }
+        try await socket.write(sealed, deadline: deadline)
     }
 
     private func writeRecords(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws {
