@@ -79,6 +79,15 @@ final class Connection {
         return handle
     }
 
+    /// Whether no transaction is open (https://sqlite.org/c3ref/get_autocommit.html): after
+    /// SQLITE_FULL, SQLITE_IOERR or SQLITE_NOMEM inside one, SQLite may have rolled the whole
+    /// transaction back on its own (https://sqlite.org/lang_transaction.html, "Response To
+    /// Errors Within A Transaction").
+    var isInAutocommit: Bool {
+        guard let handle else { return true }
+        return sqlite3_get_autocommit(handle) != 0
+    }
+
     /// Runs one or more statements with no parameters and no rows.
     func execute(_ sql: String) throws {
         let db = try openHandle(sql)

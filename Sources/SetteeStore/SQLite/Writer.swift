@@ -82,6 +82,9 @@ final class Writer: @unchecked Sendable {
         }
     }
 
+    /// Jobs waiting for the next transaction (lets tests build a batch).
+    var pendingCount: Int { lock.withLock { pending.count } }
+
     /// Makes every later write fail with `error` (a damaged database is read-only).
     func refuseWrites(with error: StoreError) { refusal.withLock { $0 = error } }
 
@@ -118,14 +121,22 @@ final class Writer: @unchecked Sendable {
         do {
             try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
-                failures[index] = runInSavepoint(job)
+                let failure = runInSavepoint(job)
+                // A full disk or an I/O error may have ended the whole transaction (the jobs
+                // before this one are gone with it, and a later job would run outside any):
+                // the batch fails as one, with that error, not with COMMIT's "no transaction".
+                if let ended = failure as? TransactionEnded { throw ended.cause }
+                if let failure, (failure as? StoreError)?.mayEndTransaction == true || connection.isInAutocommit {
+                    throw failure
+                }
+                failures[index] = failure
             }
             try connection.run("COMMIT")
             commits.bump()
             afterCommit(connection)
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
-            try? connection.run("ROLLBACK")
+            if !connection.isInAutocommit { try? connection.run("ROLLBACK") }
             for job in batch { job.complete(error) }
             return
         }
@@ -139,14 +150,22 @@ final class Writer: @unchecked Sendable {
                 try job.body(connection)
                 try connection.run("RELEASE job")
                 return nil
-            } catch {
-                try connection.execute("ROLLBACK TO job; RELEASE job")
-                return error
+            } catch let failure {
+                // When SQLite ended the transaction itself, ROLLBACK TO fails too: the job's
+                // own error is the one to tell, and the batch fails (nothing of the job may
+                // be committed).
+                do { try connection.execute("ROLLBACK TO job; RELEASE job") } catch { return TransactionEnded(cause: failure) }
+                return failure
             }
         } catch {
             return error
         }
     }
+}
+
+/// A job whose savepoint could not be rolled back: its batch fails as a whole with `cause`.
+private struct TransactionEnded: Error {
+    let cause: any Error
 }
 
 /// One queued write: its work and the continuation to resume after commit.
