@@ -55,6 +55,19 @@ extension StoreError {
         }
     }
 
+    /// Whether a write met a failing disk: SQLite's SQLITE_IOERR (10, extended codes
+    /// included, but SQLITE_IOERR_NOMEM, 3082, which is memory) or a blob write's EIO.
+    /// After a failed fsync the page cache may no longer match the disk (the "fsyncgate"
+    /// lesson, https://wiki.postgresql.org/wiki/Fsync_Errors): nothing is retried, the
+    /// database turns read-only (`Database.markDamaged`).
+    public var isIOFailure: Bool {
+        switch self {
+        case .sqlite(let code, _, _): return code & 0xFF == 10 && code != 3082
+        case .io(_, _, let number): return number == EIO
+        default: return false
+        }
+    }
+
     /// Whether SQLite may have rolled the whole transaction back after this error:
     /// SQLITE_FULL, SQLITE_IOERR (10), SQLITE_NOMEM (7)
     /// (https://sqlite.org/lang_transaction.html, "Response To Errors Within A Transaction").

@@ -28,6 +28,8 @@ final class Writer: @unchecked Sendable {
     private let afterCommit: (Connection) -> Void
     /// Set once the database is found damaged: every write fails with it (read-only).
     private let refusal = Mutex<StoreError?>(nil)
+    /// Hears of a transaction that failed on the disk itself (`StoreError.isIOFailure`).
+    private let ioFailureHandler = Mutex<(@Sendable (StoreError) -> Void)?>(nil)
 
     /// How many transactions committed so far, counting each `withoutTransaction`
     /// run as one (lets tests check batching).
@@ -65,6 +67,7 @@ final class Writer: @unchecked Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 let result = Result { try work(self.connection) }
+                if case .failure(let error) = result { self.noteFailure(error) }
                 self.commits.bump()
                 continuation.resume(with: result)
             }
@@ -80,6 +83,17 @@ final class Writer: @unchecked Sendable {
             commits.bump()  // asks the readers holding a snapshot to end it
             return try work(connection)
         }
+    }
+
+    /// Calls `handler` with each I/O error a transaction or a `withoutTransaction` run fails
+    /// with: the database marks itself read-only rather than write on after it.
+    func onIOFailure(_ handler: @escaping @Sendable (StoreError) -> Void) {
+        ioFailureHandler.withLock { $0 = handler }
+    }
+
+    private func noteFailure(_ error: any Error) {
+        guard let error = error as? StoreError, error.isIOFailure else { return }
+        ioFailureHandler.withLock { $0 }?(error)
     }
 
     /// Jobs waiting for the next transaction (lets tests build a batch).
@@ -137,6 +151,7 @@ final class Writer: @unchecked Sendable {
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
             if !connection.isInAutocommit { try? connection.run("ROLLBACK") }
+            noteFailure(error)
             for job in batch { job.complete(error) }
             return
         }
