@@ -34,7 +34,7 @@ struct Backup: ParsableCommand {
         let (data, _) = try location.open(label: "settee.backup")
         let copies = try DatabaseDirectory(configuration: StoreConfiguration(path: directory), logger: Logger(label: "settee.backup"))
         var isClean = true
-        for name in try database.map { [$0] } ?? data.names() {
+        for name in try database.map({ [$0] }) ?? data.names() {
             do {
                 let sequence = try DatabaseBackup.backUp(name, in: data, to: directory)
                 let check = try DatabaseCheck.run(name, in: copies, repair: false)
@@ -49,41 +49,5 @@ struct Backup: ParsableCommand {
             }
         }
         if !isClean { throw ExitCode(1) }
-    }
-}
-
-struct Restore: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Copy databases from a backup directory into the data directory.",
-        discussion: "Run it on a data directory no running server has open; a database that exists there is not replaced.")
-
-    @Argument(help: "The backup directory (`settee backup`'s).")
-    var directory: String
-
-    @Argument(help: "The database to restore (leave out with --all).")
-    var database: String?
-
-    @Flag(help: "Restore every database of the backup.")
-    var all = false
-
-    @OptionGroup var location: DataDirectoryOptions
-
-    func validate() throws {
-        if all == (database != nil) { throw ValidationError("name one database, or give --all") }
-    }
-
-    func run() throws {
-        let (data, path) = try location.open(label: "settee.restore")
-        let copies = try DatabaseDirectory(configuration: StoreConfiguration(path: directory), logger: Logger(label: "settee.restore"))
-        for name in try database.map { [$0] } ?? copies.names() {
-            do {
-                try DatabaseBackup.restore(name, from: directory, into: data)
-                print("\(name): restored into \(path)")
-            } catch StoreError.databaseExists {
-                throw ValidationError("\(name) exists in \(path): delete it first")
-            } catch StoreError.databaseNotFound {
-                throw ValidationError("no backup of \(name) in \(directory)")
-            }
-        }
     }
 }
