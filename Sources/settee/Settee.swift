@@ -6,6 +6,7 @@ struct Settee: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settee",
         abstract: "A CouchDB-compatible database server.",
-        subcommands: [Serve.self, Replicate.self, Sync.self, Peers.self, Pair.self, Check.self, Conflicts.self],
+        subcommands: [Serve.self, Replicate.self, Sync.self, Peers.self, Pair.self, Check.self, Conflicts.self, Backup.self,
+                      Restore.self],
         defaultSubcommand: Serve.self)
 }

@@ -46,6 +46,15 @@ import Testing
         Row(error: StoreError.rejected(.unauthorized("who")), status: 401, word: "unauthorized", reason: "who"),
         Row(error: StoreError.sqlite(code: 1, message: "m", sql: "s"), status: 500, word: "internal_server_error", reason: nil),
         Row(error: StoreError.io(operation: "o", path: "p", errno: 5), status: 500, word: "internal_server_error", reason: nil),
+        // A full disk: CouchDB's 507 (chttpd.erl spells it `insufficent_storage`).
+        Row(error: StoreError.sqlite(code: 13, message: "database or disk is full", sql: "COMMIT"), status: 507,
+            word: "insufficent_storage", reason: "database_dir is too full"),
+        Row(error: StoreError.io(operation: "write", path: "p", errno: 28), status: 507, word: "insufficent_storage",
+            reason: "database_dir is too full"),
+        Row(error: StoreError.io(operation: "write", path: "p", errno: 122), status: 507, word: "insufficent_storage",
+            reason: "database_dir is too full"),
+        Row(error: StoreError.notEnoughSpaceToCompact(path: "p", needed: 20, available: 10), status: 507,
+            word: "insufficent_storage", reason: "Compaction needs 20 bytes free (twice the data) and 10 are; nothing was started."),
         Row(error: StoreError.newerSchema(path: "p", version: 9, supported: 6), status: 500, word: "internal_server_error",
             reason: nil),
     ]

@@ -183,7 +183,7 @@ import Testing
     /// `POST _compact` is refused before anything starts when VACUUM could not finish:
     /// it needs twice the used pages free (https://sqlite.org/lang_vacuum.html).
     @Test func compactionNeedsTwiceTheUsedBytesFree() throws {
-        #expect(throws: StoreError.io(operation: "compact (2000 bytes free needed, 1999 available)", path: "p", errno: ENOSPC)) {
+        #expect(throws: StoreError.notEnoughSpaceToCompact(path: "p", needed: 2000, available: 1999)) {
             try Database.requireSpaceToCompact(usedBytes: 1000, availableBytes: 1999, path: "p")
         }
         #expect(throws: Never.self) { try Database.requireSpaceToCompact(usedBytes: 1000, availableBytes: 2000, path: "p") }

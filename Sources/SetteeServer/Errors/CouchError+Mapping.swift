@@ -52,6 +52,15 @@ extension CouchError {
         // SQLITE_NOTADB) is CouchDB's corruption answer too; the store has marked the database.
         case .sqlite(let code, _, _) where code == 11 || code == 26:
             self = CouchError(500, "file_corruption", "file corruption")
+        // A full disk: CouchDB 3.4.3's one defined answer for it, 507 from its disk monitor
+        // (couch_db.erl `update_docs`: "database_dir is too full"; chttpd.erl `error_info`
+        // spells the error `insufficent_storage`, and clients match that string). Without
+        // the monitor (off by default) its writes crash on `{error, enospc}` and answer
+        // 500 `{"error":"error","reason":"internal_server_error"}`.
+        case .sqlite where store.isDiskFull, .io where store.isDiskFull: self = .insufficientStorage
+        case .notEnoughSpaceToCompact(_, let needed, let available):
+            self = CouchError(507, Self.insufficientStorageError,
+                              "Compaction needs \(needed) bytes free (twice the data) and \(available) are; nothing was started.")
         case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
@@ -103,6 +112,12 @@ extension CouchError {
         case .connectionClosed, .socket: self = CouchError(400, "bad_request", "Connection lost")
         }
     }
+
+    /// CouchDB's error for a full disk, as chttpd.erl sends it (sic).
+    static let insufficientStorageError = "insufficent_storage"
+
+    /// A write refused for want of space (CouchDB's disk monitor's words).
+    static let insufficientStorage = CouchError(507, insufficientStorageError, "database_dir is too full")
 
     /// The name rule's text, as CouchDB words it.
     static func illegalDatabaseNameReason(_ name: String) -> String {

@@ -54,7 +54,15 @@ enum BulkHandlers {
             update.attachments = try await AttachmentParser.updates(docEntries, database, newEdits: newEdits)
             updates.append(update)
         }
-        let results = try await database.update(updates, newEdits: newEdits)
+        let results: [Result<RevisionID, StoreError>]
+        do {
+            results = try await database.update(updates, newEdits: newEdits)
+        } catch let error as StoreError where newEdits && error.isDiskFull {
+            // A full disk refuses each document of an interactive batch, answered 201, as
+            // CouchDB's disk monitor does (couch_db.erl `update_docs`); a replicated batch
+            // gets the whole 507, which a replicator retries rather than skipping its documents.
+            results = updates.map { _ in .failure(error) }
+        }
         context.node.stats.recordWrite(documents: updates.count,
                                        inserted: newEdits ? updates.filter { $0.baseRevision == nil }.count : 0)
         let accepted = WriteQuorum.isUnmet(context, body: .object(body))

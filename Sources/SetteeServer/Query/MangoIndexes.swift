@@ -27,6 +27,11 @@ extension KeyIndexFailure {
     /// be accessed"; the index is not marked broken, so the next query tries again.
     /// `name` is how the client knows the index (Mango: `_design/ddoc/name`).
     func couchError(index name: String) -> CouchError {
+        // A full disk: CouchDB's answer when its disk monitor stops an index update
+        // (fabric_view_map.erl); the index resumes from its seq once there is room.
+        if let error = error as? StoreError, error.isDiskFull {
+            return CouchError(507, CouchError.insufficientStorageError, "not enough room to update index")
+        }
         let cause: String
         if let error = error as? StoreError, case .sqlite(let code, let message, _) = error {
             cause = "SQLite error \(code): \(message)"  // the SQL stays in the log, not the answer

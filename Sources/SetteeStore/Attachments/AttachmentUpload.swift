@@ -47,7 +47,12 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// socket while it runs (one piece in flight keeps order and bounds memory).
     private var inFlight: Task<Void, any Error>?
 
-    init(store: BlobStore, inlineLimit: Int, encoding: Encoding) throws {
+    /// Hears of a blob write the disk failed (`StoreError.isIOFailure`): the database turns read-only.
+    private let ioFailure: (@Sendable (StoreError) -> Void)?
+
+    init(store: BlobStore, inlineLimit: Int, encoding: Encoding,
+         ioFailure: (@Sendable (StoreError) -> Void)? = nil) throws {
+        self.ioFailure = ioFailure
         self.store = store
         self.inlineLimit = inlineLimit
         self.encoding = encoding
@@ -63,7 +68,7 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// - Throws: `StoreError.io` (disk full), `GzipError`.
     public func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        try await settle()
+        try await reportingIOFailure { try await settle() }
         inFlight = Task { [self] in
             try await BlobIO.run { [self] in
                 if compressor != nil { received.update(data: bytes) }
@@ -107,6 +112,23 @@ public final class AttachmentUpload: @unchecked Sendable {
     /// - Throws: `StoreError.attachmentMismatch` (nothing stored) or `.io`.
     public func finish(name: String, contentType: String, expectedDigest: AttachmentDigest? = nil,
                        expectedLength: Int64? = nil) async throws -> StoredAttachment {
+        try await reportingIOFailure {
+            try await finishing(name: name, contentType: contentType, expectedDigest: expectedDigest,
+                                expectedLength: expectedLength)
+        }
+    }
+
+    private func reportingIOFailure<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch let error as StoreError where error.isIOFailure {
+            ioFailure?(error)
+            throw error
+        }
+    }
+
+    private func finishing(name: String, contentType: String, expectedDigest: AttachmentDigest?,
+                           expectedLength: Int64?) async throws -> StoredAttachment {
         try await settle()
         return try await BlobIO.run { [self] in
             if let expectedLength, expectedLength != receivedLength {

@@ -19,7 +19,9 @@ extension Database {
         } else {
             encoding = Gzip.isCompressible(contentType: contentType, patterns: compressibleTypes) ? .compress : .identity
         }
-        return try AttachmentUpload(store: blobs, inlineLimit: inlineAttachmentLimit, encoding: encoding)
+        return try AttachmentUpload(store: blobs, inlineLimit: inlineAttachmentLimit, encoding: encoding) { [weak self] error in
+            self?.markDamaged(DatabaseDamage.ioFailure(error))
+        }
     }
 
     /// Stores `bytes` (inline base64 `data`, already decoded) as an attachment.

@@ -13,7 +13,7 @@ extension Database {
     /// `info().isCompacting` is true while it runs, and `failed` hears of an error
     /// that stopped it (what was committed before stays: each step is a transaction),
     /// which `_active_tasks` then shows too (`StoreTasks.fail`).
-    /// - Throws: `StoreError.io` with `ENOSPC` when the file system lacks the space
+    /// - Throws: `StoreError.notEnoughSpaceToCompact` when the file system lacks the space
     ///   VACUUM needs (`requireSpaceToCompact`): nothing is started.
     public func startCompaction(failed: @escaping @Sendable (any Error) -> Void = { _ in }) async throws {
         try await requireSpaceToCompact()
@@ -44,11 +44,10 @@ extension Database {
         }
     }
 
-    /// The rule of `requireSpaceToCompact`: twice the used bytes free, else `.io` ENOSPC.
+    /// The rule of `requireSpaceToCompact`: twice the used bytes free, else `.notEnoughSpaceToCompact`.
     static func requireSpaceToCompact(usedBytes: Int64, availableBytes: Int64, path: String) throws {
         guard availableBytes >= 2 * usedBytes else {
-            throw StoreError.io(operation: "compact (\(2 * usedBytes) bytes free needed, \(availableBytes) available)",
-                                path: path, errno: ENOSPC)
+            throw StoreError.notEnoughSpaceToCompact(path: path, needed: 2 * usedBytes, available: availableBytes)
         }
     }
 

@@ -86,6 +86,10 @@ public final class Database: Sendable {
                 + "the database is read-only until `settee check --repair`"), damageState, writer, name: name)
         }
         self.damageState = damageState
+        writer.onIOFailure { [weak writer] error in
+            guard let writer else { return }
+            _ = Database.markDamaged(DatabaseDamage.ioFailure(error), damageState, writer, name: name)
+        }
         if let damage = OpenCheck.run(connection, path: path, sequence: sequence, record: committed) {
             markDamaged(damage)
         }

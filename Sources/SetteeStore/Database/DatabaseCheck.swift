@@ -5,11 +5,11 @@ public struct DatabaseCheckReport: Sendable {
     /// The database checked.
     public let database: String
     /// Every problem found, one line each.
-    public internal(set) var problems: [String] = []
+    public var problems: [String] = []
     /// What the repair rebuilt or reset.
-    public internal(set) var repaired: [String] = []
+    public var repaired: [String] = []
     /// What is gone for good (it cannot be rebuilt from what is left).
-    public internal(set) var lost: [String] = []
+    public var lost: [String] = []
 
     /// Whether nothing was found wrong.
     public var isSound: Bool { problems.isEmpty }

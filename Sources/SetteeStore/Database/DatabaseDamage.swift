@@ -25,6 +25,18 @@ public struct DatabaseDamage: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension DatabaseDamage {
+    /// A write the disk failed (EIO from write or fsync): what the file holds can no longer
+    /// be trusted to match what was written, so the database is not written again (no retry:
+    /// after a failed fsync the kernel may have dropped the dirty pages and reported the
+    /// error once, https://wiki.postgresql.org/wiki/Fsync_Errors). The write itself was
+    /// refused: nothing that failed was acknowledged.
+    static func ioFailure(_ error: StoreError) -> DatabaseDamage {
+        DatabaseDamage(reason: "a write to the disk failed (\(error)); the disk may be failing, "
+            + "the database is read-only until `settee check --repair`")
+    }
+}
+
 /// A database's damage, once found (at open, or by a read meeting a malformed record).
 final class DamageState: Sendable {
     private let found = Mutex<DatabaseDamage?>(nil)

@@ -63,8 +63,16 @@ public final class DatabaseDirectory: Sendable {
             // A sequence or damage mark left by a deleted database of this name is not this one's.
             CommittedSequenceFile.remove(databasePath: filePath(name))
             DamageMarker.remove(databasePath: filePath(name))
-            let database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
+            let database: Database
+            do {
+                database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
                                         tasks: tasks, logger: logger)
+            } catch {
+                // A create that failed half way (a full disk) leaves no file that a later
+                // request would take for the database.
+                removeFiles(of: filePath(name))
+                throw error
+            }
             databases[name] = database
             logger.info("created database", metadata: ["db": .string(name)])
             updates.record(.created, databaseName: name)
@@ -106,6 +114,14 @@ public final class DatabaseDirectory: Sendable {
             for database in databases.values { database.close() }
             databases.removeAll()
         }
+    }
+
+    /// Removes what a database file at `path` may have beside it, best effort.
+    private func removeFiles(of path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + CommittedSequenceFile.suffix, path + DamageMarker.suffix] {
+            unlink(file)
+        }
+        try? FileManager.default.removeItem(atPath: BlobStore.directory(forDatabaseFile: path))
     }
 
     func filePath(_ name: String) -> String {

@@ -108,7 +108,7 @@ enum KeyIndexRecords {
 
     /// A `docs` row of `read` as the key functions see it: nil when deleted; with an
     /// empty body when its winner is unlinked (`DocumentRecords.WinnerRead.unlinked`).
-    private static func document(_ row: Statement) -> KeyIndexDocument? {
+    static func document(_ row: Statement) -> KeyIndexDocument? {
         guard row.int64(2) == 0, let rev = row.revisionID(3) else { return nil }
         return KeyIndexDocument(id: row.text(1) ?? "", rev: rev, body: row.blob(4) ?? [])
     }

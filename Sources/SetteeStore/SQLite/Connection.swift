@@ -79,6 +79,31 @@ final class Connection {
         return handle
     }
 
+    /// Whether no transaction is open (https://sqlite.org/c3ref/get_autocommit.html): after
+    /// SQLITE_FULL, SQLITE_IOERR or SQLITE_NOMEM inside one, SQLite may have rolled the whole
+    /// transaction back on its own (https://sqlite.org/lang_transaction.html, "Response To
+    /// Errors Within A Transaction").
+    var isInAutocommit: Bool {
+        guard let handle else { return true }
+        return sqlite3_get_autocommit(handle) != 0
+    }
+
+    /// Copies this connection's database into `destination`'s with SQLite's online backup
+    /// API (https://sqlite.org/backup.html), all pages in one step: one read transaction, so
+    /// the copy is one consistent snapshot while other connections (other processes too)
+    /// go on writing.
+    /// - Throws: `StoreError.sqlite`.
+    func backUp(into destination: Connection) throws {
+        let source = try openHandle("backup"), target = try destination.openHandle("backup")
+        guard let backup = sqlite3_backup_init(target, "main", source, "main") else {
+            throw SQLiteError.error(sqlite3_errcode(target), target, sql: "backup \(path)")
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE else { throw SQLiteError.error(stepped, source, sql: "backup \(path)") }
+        try SQLiteError.check(finished, target, sql: "backup \(path)")
+    }
+
     /// Runs one or more statements with no parameters and no rows.
     func execute(_ sql: String) throws {
         let db = try openHandle(sql)

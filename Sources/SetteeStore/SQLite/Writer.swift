@@ -28,6 +28,8 @@ final class Writer: @unchecked Sendable {
     private let afterCommit: (Connection) -> Void
     /// Set once the database is found damaged: every write fails with it (read-only).
     private let refusal = Mutex<StoreError?>(nil)
+    /// Hears of a transaction that failed on the disk itself (`StoreError.isIOFailure`).
+    private let ioFailureHandler = Mutex<(@Sendable (StoreError) -> Void)?>(nil)
 
     /// How many transactions committed so far, counting each `withoutTransaction`
     /// run as one (lets tests check batching).
@@ -65,6 +67,7 @@ final class Writer: @unchecked Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 let result = Result { try work(self.connection) }
+                if case .failure(let error) = result { self.noteFailure(error) }
                 self.commits.bump()
                 continuation.resume(with: result)
             }
@@ -81,6 +84,20 @@ final class Writer: @unchecked Sendable {
             return try work(connection)
         }
     }
+
+    /// Calls `handler` with each I/O error a transaction or a `withoutTransaction` run fails
+    /// with: the database marks itself read-only rather than write on after it.
+    func onIOFailure(_ handler: @escaping @Sendable (StoreError) -> Void) {
+        ioFailureHandler.withLock { $0 = handler }
+    }
+
+    private func noteFailure(_ error: any Error) {
+        guard let error = error as? StoreError, error.isIOFailure else { return }
+        ioFailureHandler.withLock { $0 }?(error)
+    }
+
+    /// Jobs waiting for the next transaction (lets tests build a batch).
+    var pendingCount: Int { lock.withLock { pending.count } }
 
     /// Makes every later write fail with `error` (a damaged database is read-only).
     func refuseWrites(with error: StoreError) { refusal.withLock { $0 = error } }
@@ -118,14 +135,23 @@ final class Writer: @unchecked Sendable {
         do {
             try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
-                failures[index] = runInSavepoint(job)
+                let failure = runInSavepoint(job)
+                // A full disk or an I/O error may have ended the whole transaction (the jobs
+                // before this one are gone with it, and a later job would run outside any):
+                // the batch fails as one, with that error, not with COMMIT's "no transaction".
+                if let ended = failure as? TransactionEnded { throw ended.cause }
+                if let failure, (failure as? StoreError)?.mayEndTransaction == true || connection.isInAutocommit {
+                    throw failure
+                }
+                failures[index] = failure
             }
             try connection.run("COMMIT")
             commits.bump()
             afterCommit(connection)
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
-            try? connection.run("ROLLBACK")
+            if !connection.isInAutocommit { try? connection.run("ROLLBACK") }
+            noteFailure(error)
             for job in batch { job.complete(error) }
             return
         }
@@ -139,14 +165,22 @@ final class Writer: @unchecked Sendable {
                 try job.body(connection)
                 try connection.run("RELEASE job")
                 return nil
-            } catch {
-                try connection.execute("ROLLBACK TO job; RELEASE job")
-                return error
+            } catch let failure {
+                // When SQLite ended the transaction itself, ROLLBACK TO fails too: the job's
+                // own error is the one to tell, and the batch fails (nothing of the job may
+                // be committed).
+                do { try connection.execute("ROLLBACK TO job; RELEASE job") } catch { return TransactionEnded(cause: failure) }
+                return failure
             }
         } catch {
             return error
         }
     }
+}
+
+/// A job whose savepoint could not be rolled back: its batch fails as a whole with `cause`.
+private struct TransactionEnded: Error {
+    let cause: any Error
 }
 
 /// One queued write: its work and the continuation to resume after commit.

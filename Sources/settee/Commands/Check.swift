@@ -3,15 +3,16 @@
  one) while no server has it open (issue #47, item 4): SQLite's integrity check of its file and
  indexes, its update sequence against the last committed one (a WAL that lost
  commits), and every attachment's bytes against their digest. Prints one line per
- problem and exits 1 when there is any. --repair rebuilds the indexes, accepts the
- sequence the file has, and prints what is lost for good.
+ problem and exits 1 when there is any. Then every view and Mango index against a rebuild
+ from the documents (`IndexCheck`). --repair rebuilds the indexes, accepts the sequence the
+ file has, rebuilds the view and Mango indexes that differ, and prints what is lost for good.
 */
 internal import ArgumentParser
 internal import FoundationEssentials
 internal import SetteeServer
 internal import SetteeStore
 
-struct Check: ParsableCommand {
+struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a database's file, update sequence and attachments (--repair: rebuild what can be).",
         discussion: "Run it on a data directory no running server has open.")
@@ -24,21 +25,42 @@ struct Check: ParsableCommand {
 
     @OptionGroup var location: DataDirectoryOptions
 
-    func run() throws {
+    func run() async throws {
         let (directory, path) = try location.open(label: "settee.check")
+        defer { directory.closeAll() }
         var isClean = true
         for name in try database.map { [$0] } ?? directory.names() {
-            let report: DatabaseCheckReport
+            var report: DatabaseCheckReport
             do {
                 report = try DatabaseCheck.run(name, in: directory, repair: repair)
             } catch StoreError.databaseNotFound {
                 throw ValidationError("no database \(name) in \(path)")
             }
-            print(Self.text(report, repairing: repair), terminator: "")
+            let skipped = await checkIndexes(name, in: directory, into: &report)
+            print(skipped.map { "\(name): not checked: \($0)\n" }.joined() + Self.text(report, repairing: repair),
+                  terminator: "")
             // Exit 1 while a problem is left, or anything was lost.
             if !report.isSound && (!repair || !report.lost.isEmpty) { isClean = false }
         }
         if !isClean { throw ExitCode(1) }
+    }
+
+    /// Compares the database's view and Mango indexes with a rebuild (`IndexCheck`), once its
+    /// file can be read; returns what could not be compared.
+    private func checkIndexes(_ name: String, in directory: DatabaseDirectory,
+                              into report: inout DatabaseCheckReport) async -> [String] {
+        if !repair, report.problems.contains(where: { $0.hasPrefix("database file:") }) {
+            return ["view and Mango indexes (the file itself is damaged)"]
+        }
+        let opened: Database?
+        do { opened = try directory.database(named: name) } catch {
+            return ["view and Mango indexes: cannot open the database: \(error)"]
+        }
+        guard let database = opened else { return [] }
+        let found = await IndexCheck.run(database, repair: repair)
+        report.problems += found.problems
+        report.repaired += found.repaired
+        return found.skipped
     }
 
     /// The report as lines: `ok`, or each problem, then what was repaired and what is lost.
