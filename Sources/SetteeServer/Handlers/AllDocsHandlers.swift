@@ -15,19 +15,21 @@ enum AllDocsHandlers {
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
         try ReplicatorReadRule.requireListing(context, database)
-        var query = try parseQuery(context.query)
-        if let keys = try await postedKeys(context) { query.keys = keys }
-        return try await respond(context, database, query: query)
+        return try await respond(context, database, query: requestQuery(context))
     }
 
-    /// `_design_docs`: `_all_docs` restricted to the `_design/` id range.
+    /// `GET`/`POST /{db}/_design_docs`: `_all_docs` restricted to the `_design/` id range.
+    /// Its `total_rows` counts design documents only, its `offset` is `_all_docs`' own capped
+    /// at that (couch_mrview:get_total_rows/2; fabric_view_all_docs' `min(Total, Offset + Skip)`),
+    /// and `keys` outside the range are left out, as CouchDB's design namespace drops them.
     static func designDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        var query = try parseQuery(context.query)
-        if query.keys == nil {
-            let low = max(query.startKey ?? "_design/", "_design/")
-            let high = min(query.endKey ?? "_design0", "_design0")
-            (query.startKey, query.endKey) = query.descending ? (high, low) : (low, high)
+        var query = try await requestQuery(context)
+        if let keys = query.keys {
+            query.keys = keys.filter { $0.hasPrefix("_design/") }
+        } else {
+            narrowToDesignDocuments(&query)
         }
+        query.countsDesignDocuments = true
         // `_users`' design documents are for its admins: others get `"doc": null`, as
         // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
         let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
@@ -35,9 +37,65 @@ enum AllDocsHandlers {
         return try await respond(context, database, query: query, hidingDocs: hidesDocs)
     }
 
+    /// The caller's range cut to the design documents' ids, `_design/` up to `_design0`
+    /// (which is no design document's id: an end there is exclusive), in the read's direction.
+    private static func narrowToDesignDocuments(_ query: inout AllDocsQuery) {
+        let (low, high) = ("_design/", "_design0")
+        if query.descending {
+            query.startKey = min(query.startKey ?? high, high)
+            query.endKey = max(query.endKey ?? low, low)
+        } else {
+            query.startKey = max(query.startKey ?? low, low)
+            if let end = query.endKey, end < high {
+                query.endKey = end
+            } else {
+                (query.endKey, query.inclusiveEnd) = (high, false)
+            }
+        }
+    }
+
+    /// A GET's options from its query string; a POST's from its JSON body's members with
+    /// the query string's over them (couch_mrview_http:parse_body_and_query/3 parses the
+    /// body, then the query string), `keys` being the body's.
+    static func requestQuery(_ context: RequestContext) async throws -> AllDocsQuery {
+        guard context.request.method == "POST" else { return try parseQuery(context.query) }
+        let body = try await context.jsonBody().object()
+        var items = context.query.items  // looked up first-wins: the query string's win
+        for member in body.members where member.key != "keys" {
+            // JSON-valued options stay JSON text; the others as a query string spells them.
+            let value = member.value
+            let text = jsonOptions.contains(member.key) ? JSONWriter.string(value) : value.stringValue ?? JSONWriter.string(value)
+            items.append((member.key, text))
+        }
+        let options = QueryOptions(items: items)
+        var query = try parseQuery(options)
+        if let keys = try postedKeys(body) {
+            try checkKeysAlone(keys, options)
+            query.keys = keys
+        }
+        return query
+    }
+
+    private static let jsonOptions: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
+
+    /// Body `keys` with `key`, `start_key`, `end_key` (or a query string's `keys`, one key of
+    /// which is such a range) is refused unless all name its one key (couch_mrview_util:validate_args/1).
+    private static func checkKeysAlone(_ keys: [String], _ options: QueryOptions) throws {
+        let bounds = jsonOptions.sorted().compactMap { name -> JSONValue? in
+            guard let value = try? options.json(name) else { return nil }
+            if name == "keys", let list = value.arrayValue { return list.count == 1 ? list[0] : .array(list) }
+            return value
+        }
+        if bounds.isEmpty || (keys.count == 1 && bounds.allSatisfy { $0.stringValue == keys[0] }) { return }
+        throw CouchError.queryParseError("`keys` is incompatible with `key`, `start_key` and `end_key`")
+    }
+
     /// `{"keys": [...]}` from a POST body, nil when the body has none.
     static func postedKeys(_ context: RequestContext) async throws -> [String]? {
-        let body = try await context.jsonBody().object()
+        try postedKeys(try await context.jsonBody().object())
+    }
+
+    static func postedKeys(_ body: JSONObject) throws -> [String]? {
         guard let keys = body["keys"] else { return nil }
         guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
         return list.map { $0.stringValue ?? JSONWriter.string($0) }
@@ -51,7 +109,7 @@ enum AllDocsHandlers {
         query.skip = try q.nonNegativeInt("skip") ?? 0
         query.includeBodies = try q.bool("include_docs")
         query.includeConflicts = try q.bool("conflicts")
-        _ = try q.bool("update_seq")
+        query.updateSeq = try q.bool("update_seq")
         let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
         query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
         query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
@@ -79,11 +137,12 @@ enum AllDocsHandlers {
     static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery,
                         hidingDocs: Bool = false) async throws -> HTTPResponse {
         let result = try await database.allDocs(query)
+        let total = query.countsDesignDocuments ? result.designDocuments : result.totalRows
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
-        out.append(contentsOf: String(result.totalRows).utf8)
+        out.append(contentsOf: String(total).utf8)
         out.append(contentsOf: #","offset":"#.utf8)
-        out.append(contentsOf: (query.keys == nil ? String(result.offset) : "null").utf8)
-        if try context.query.bool("update_seq") {
+        out.append(contentsOf: (query.keys == nil ? String(min(total, result.offset)) : "null").utf8)
+        if query.updateSeq {
             out.append(contentsOf: #","update_seq":"#.utf8)
             SequenceToken.write(result.updateSeq, to: &out)
         }

@@ -26,15 +26,15 @@ struct ViewQuery {
     var sorted = true
 
     init(_ q: QueryOptions, body: JSONObject?) throws {
+        // The body is read first and the query string over it (couch_mrview_http:parse_body_and_query/3).
         func json(_ names: String...) throws -> JSONValue? {
             for name in names {
-                if let value = body?[name] { return value }
                 if let value = try q.json(name) { return value }
             }
-            return nil
+            return names.lazy.compactMap { body?[$0] }.first
         }
         func bool(_ name: String) throws -> Bool? {
-            if let value = body?[name] {
+            if !q.contains(name), let value = body?[name] {
                 guard case .bool(let b) = value else { throw CouchError.queryParseError("Invalid boolean parameter: \(JSONWriter.string(value))") }
                 return b
             }

@@ -44,7 +44,7 @@ enum Routes {
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,
                    .DELETE: DatabaseHandlers.delete, .POST: db(DocumentHandlers.post)]),
         ("/{db}/_all_docs", [.GET: db(AllDocsHandlers.get), .POST: db(AllDocsHandlers.post)]),
-        ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs)]),
+        ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs), .POST: db(AllDocsHandlers.designDocs)]),
         ("/{db}/_local_docs", [.GET: db(LocalDocHandlers.list), .POST: db(LocalDocHandlers.list)]),
         ("/{db}/_bulk_docs", [.POST: db(BulkHandlers.bulkDocs)]),
         ("/{db}/_bulk_get", [.POST: db(BulkHandlers.bulkGet)]),
