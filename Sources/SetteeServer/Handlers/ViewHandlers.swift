@@ -53,6 +53,10 @@ enum ViewHandlers {
                            _ database: Database) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
         let design = try await DesignDocuments.revision(ddocID, in: database)
+        if design.body["views"]?[viewName]?.objectValue != nil, let language = design.code(database).unknownLanguage,
+           language != "query" {
+            throw CouchError(500, "unknown_query_language", language)
+        }
         guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
             throw CouchError.notFound("missing_named_view")
         }
