@@ -389,3 +389,26 @@ def test_a_map_function_past_os_process_timeout(db, client):
         assert [r["id"] for r in rows(db, "v", ddoc="fine")["rows"]] == ["a"]
     finally:
         client.delete(timeout_url)
+
+
+def test_reduce_overflow_error(db):
+    """`[query_server_config] reduce_limit` (true by default): a JavaScript reduce whose
+    output is over 4096 characters and more than half its input is an error row
+    (share/server/views.js runReduce; input: the query-server line less the source)."""
+    put_doc(db, "a", {})
+    source = ("function(keys, values, rereduce) { var out = [];"
+              " for (var i = 0; i < 500; i++) out.push('xxxxxxxxxx' + i); return out; }")
+    put_doc(db, "_design/big", {"views": {"v": {"map": "function(doc) { emit(doc._id, 1); }", "reduce": source}}})
+    out = body_of(assert_status(db.client.get(db.url("_design/big", "_view", "v")), 200))
+    assert out["rows"] == [{"key": None, "error": "reduce_overflow_error",
+                            "reason": "Reduce output must shrink more rapidly: input size: 31 output size: 7893"}]
+
+
+def test_query_parse_errors(vdb):
+    """couch_mrview_http:parse_params and couch_mrview_util:determine_group_level/1."""
+    assert_error(view(vdb, "by_n", {"stale": "maybe"}), 400, "query_parse_error", "Invalid value for `stale`.")
+    assert_error(view(vdb, "by_n", {"group": False, "group_level": 1}), 400, "query_parse_error",
+                 "Can't specify group=false and group_level>0 at the same time")
+    assert_error(view(vdb, "by_n", {"update": "maybe"}), 400, "query_parse_error", "Invalid value for `update`.")
+    assert_error(view(vdb, "by_n", {"skip": -1}), 400, "query_parse_error", 'Invalid value for positive integer: "-1"')
+    assert_status(view(vdb, "by_n", {"stale": "ok"}), 200)

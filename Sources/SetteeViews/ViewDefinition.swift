@@ -37,8 +37,9 @@ public struct ViewDefinition: Sendable, Equatable {
         signature = Self.signature(map: map, library: library, collation: collation, options: options)
     }
 
-    /// What `require` in the map function resolves paths against.
-    public var modules: JSONValue? { library.map { ["views": ["lib": $0]] } }
+    /// What `require` in the map function resolves paths against: `views.lib`, empty
+    /// without one (a map function has `require` either way, as in couchjs).
+    public var modules: JSONValue? { ["views": ["lib": library ?? .object([:])]] }
 
     /// The view `name` of design document `id`, nil when it has none. Views of a
     /// `"language": "query"` design document are Mango's, not JavaScript.

@@ -41,10 +41,15 @@ struct ViewQuery {
             return q.contains(name) ? try q.bool(name) : nil
         }
         reduce = try bool("reduce")
-        group = try bool("group") ?? false
-        if let level = try body?["group_level"]?.intValue ?? q.int("group_level") {
+        let explicitGroup = try bool("group")
+        group = explicitGroup ?? false
+        if let level = try q.int("group_level") ?? body?["group_level"]?.intValue {
             guard level >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(level)\"") }
             groupLevel = level
+        }
+        // couch_mrview_util:determine_group_level/1
+        if explicitGroup == false, let level = groupLevel, level > 0 {
+            throw CouchError.queryParseError("Can't specify group=false and group_level>0 at the same time")
         }
         if let key = try json("key") { keys = [key] }
         if let list = try json("keys") {
@@ -74,8 +79,13 @@ struct ViewQuery {
             }
             update = value
         }
-        if q["stale"] == "ok" { update = "false" }
-        if q["stale"] == "update_after" { update = "lazy" }
+        if let stale = q["stale"] ?? body?["stale"].map({ $0.stringValue ?? JSONWriter.string($0) }) {
+            switch stale {
+            case "ok": update = "false"
+            case "update_after": update = "lazy"
+            default: throw CouchError.queryParseError("Invalid value for `stale`.")
+            }
+        }
         updateSeq = try bool("update_seq") ?? false
         // `sorted=false` merges shards as they answer in CouchDB, which then sends no
         // `total_rows` or `offset`; one node has no shards to pin (`stable`).
