@@ -118,7 +118,7 @@ enum AllDocsHandlers {
             (query.startKey, query.endKey, query.inclusiveEnd) = (id, id, true)
         }
         if let keys = try q.json("keys") {
-            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` member must be an array.") }
+            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` parameter must be an array.") }
             query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
         }
         return query
