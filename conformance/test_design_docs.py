@@ -6,10 +6,11 @@ of CouchDB 3.4's chttpd_db:db_req (`?IS_ALL_DOCS`), couch_mrview:get_total_rows/
 (`offset` is `min(total_rows, offset + skip)`)."""
 
 import json
+import time
 
 import pytest
 
-from couch import assert_error, assert_status, body_of, bulk_docs
+from couch import assert_error, assert_status, body_of, bulk_docs, put_doc
 
 IDS = ["a", "b", "c", "_design/x", "_design/y", "_design/z", "zz"]
 
@@ -85,3 +86,29 @@ def test_update_seq(ddb):
 def test_all_docs_post_reads_body_options(ddb):
     r = ddb.client.post(ddb.url("_all_docs"), params={"limit": 2}, json={"descending": True})
     assert [row["id"] for row in body_of(assert_status(r, 200))["rows"]] == ["zz", "c"]
+
+
+def test_view_compaction_shrinks_the_index_file(db):
+    """POST /{db}/_compact/{ddoc} (API Reference › Databases › /db/_compact/design-doc):
+    202, then once the index of a view that lost half its rows is compacted, its design
+    document's `_info` `sizes.file` is smaller; the rows stay the same."""
+    put_doc(db, "_design/c", {"views": {"v": {"map": "function(doc) { emit(doc.k, doc.pad); }"}}})
+    docs = [{"_id": "d%03d" % i, "k": i, "pad": "x" * 200} for i in range(300)]
+    for doc, result in zip(docs, bulk_docs(db, docs)):
+        doc["_rev"] = result["rev"]
+    assert_status(db.client.get(db.url("_design/c", "_view", "v"), params={"limit": 1}), 200)
+    bulk_docs(db, [dict(doc, _deleted=True) for doc in docs[::2]])
+    assert_status(db.client.get(db.url("_design/c", "_view", "v"), params={"limit": 1}), 200)
+    info = db.url("_design/c", "_info")
+    before = body_of(assert_status(db.client.get(info), 200))["view_index"]["sizes"]
+    assert_status(db.client.post(db.url("_compact", "c"), json={}), 202)
+    deadline = time.monotonic() + 20
+    while True:
+        after = body_of(assert_status(db.client.get(info), 200))["view_index"]
+        if not after["compact_running"] and after["sizes"]["file"] < before["file"]:
+            break
+        assert time.monotonic() < deadline, (before, after)
+        time.sleep(0.1)
+    assert after["sizes"]["external"] > 0 and 0 < after["sizes"]["active"] <= after["sizes"]["file"]
+    rows = body_of(assert_status(db.client.get(db.url("_design/c", "_view", "v")), 200))["rows"]
+    assert [row["key"] for row in rows] == list(range(1, 300, 2))
