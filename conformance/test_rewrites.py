@@ -39,7 +39,7 @@ def test_rules_bind_paths_and_queries(rwdb):
     doc = body_of(assert_status(rewrite(rwdb, "/doc/a"), 200))
     assert (doc["_id"], doc["n"]) == ("a", 1)
     shown = body_of(assert_status(rewrite(rwdb, "/show/a", params={"y": "2"}), 200))
-    # The rule's query (reversed), the request's, then the bindings it does not name.
+    # The rule's query in its order, the request's, then the bindings it does not name.
     assert shown["id"] == "a"
     assert list(shown["q"].items()) == [("x", "1"), ("k", "a"), ("y", "2"), ("id", "a")]
     rows = body_of(assert_status(rewrite(rwdb, "/all"), 200))["rows"]

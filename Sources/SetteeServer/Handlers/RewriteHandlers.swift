@@ -56,16 +56,7 @@ enum RewriteHandlers {
             guard let value = member.value.stringValue else { throw CouchError(500, "rewrite_error", "bad headers") }
             headers.set(member.key, value)
         }
-        if let code = rewrite["code"] {
-            guard let status = code.intValue, (200..<600).contains(status) else {
-                throw CouchError(500, "rewrite_error", "bad code")
-            }
-            var response = HTTPResponse(status: status, body: .bytes(newBody))
-            for member in rewrite["headers"]?.objectValue ?? JSONObject() {
-                if let value = member.value.stringValue { response.headers.add(member.key, value) }
-            }
-            return response
-        }
+        if let code = rewrite["code"] { return try immediateResponse(code, rewrite, body: newBody) }
         guard let path = rewrite["path"]?.stringValue else {
             throw CouchError(500, "rewrite_error", "Rewrite result must produce a new path.")
         }
@@ -81,6 +72,18 @@ enum RewriteHandlers {
         let method = rewrite["method"]?.stringValue ?? context.request.method
         return try await dispatch(context, method: method, target: normalized(prefix + segments) + queryString(query),
                                   headers: headers, body: newBody)
+    }
+
+    /// `{code, headers, body}`: the answer itself (chttpd_rewrite's `send_response`).
+    private static func immediateResponse(_ code: JSONValue, _ rewrite: JSONObject, body: [UInt8]) throws -> HTTPResponse {
+        guard let status = code.intValue, (200..<600).contains(status) else {
+            throw CouchError(500, "rewrite_error", "bad code")
+        }
+        var response = HTTPResponse(status: status, body: .bytes(body))
+        for member in rewrite["headers"]?.objectValue ?? JSONObject() {
+            if let value = member.value.stringValue { response.headers.add(member.key, value) }
+        }
+        return response
     }
 
     /// Answers the rewritten request as the router would, as the same user.
