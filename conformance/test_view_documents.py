@@ -74,3 +74,17 @@ def test_update_seq_in_view_answers(db):
     info = body_of(assert_status(db.client.get(db.url()), 200))
     assert type(answer["update_seq"]) is type(info["update_seq"])
     assert "update_seq" not in view_rows(db, "d", "v")
+
+
+def test_include_docs_carries_attachment_stubs(db):
+    """A view's documents, its own and linked ones, come with their attachments' stubs,
+    as a single GET shows them (CouchDB 3.4.3)."""
+    put_doc(db, "att", {"_attachments": {"x.txt": {"content_type": "text/plain", "data": "aGVsbG8="}}})
+    put_doc(db, "link", {"to": "att"})
+    put_doc(db, "_design/d", {"views": {"v": {"map": "function(doc) { emit(doc._id, doc.to ? {_id: doc.to} : null); }"}}})
+    stub = {"content_type": "text/plain", "revpos": 1, "digest": "md5-iMaiC8wqiFlD2NjLTemvCQ==", "length": 5,
+            "stub": True}
+    answer = view_rows(db, "d", "v", {"include_docs": "true"})
+    assert [row["doc"]["_id"] for row in answer["rows"]] == ["att", "att"]
+    for row in answer["rows"]:
+        assert row["doc"]["_attachments"] == {"x.txt": stub}

@@ -147,6 +147,8 @@ enum ViewHandlers {
                 let pageSize = min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
                 let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
                                                         limit: pageSize, bodies: query.includeDocs)
+                // Documents come with their attachments' stubs, as a single GET shows them.
+                let stubs = query.includeDocs ? try await database.winnerAttachments(page.map { ($0.id, $0.rev) }) : [:]
                 for row in page {
                     after = row.key
                     if toSkip > 0 {
@@ -154,7 +156,7 @@ enum ViewHandlers {
                         continue
                     }
                     out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-                    try await writeRow(row, database, query, to: &out)
+                    try await writeRow(row, database, query, attachments: stubs[row.id] ?? [], to: &out)
                     written += 1
                     if written >= query.limit { break read }
                 }
@@ -166,7 +168,7 @@ enum ViewHandlers {
     }
 
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
-                                 to out: inout [UInt8]) async throws {
+                                 attachments: [StoredAttachment], to out: inout [UInt8]) async throws {
         let pair = Self.keyAndValue(row)
         out.append(contentsOf: #"{"id":"#.utf8)
         JSONWriter.writeString(row.id, to: &out)
@@ -179,7 +181,12 @@ enum ViewHandlers {
             // A value with an `_id` links another document (docs.couchdb.org "Joins With Views").
             if let linked = pair[1]["_id"]?.stringValue {
                 if let doc = try await database.winner(id: linked), !doc.isDeleted, let body = doc.body {
-                    DocumentWriter(id: linked, rev: doc.rev.description, body: body).write(to: &out)
+                    var writer = DocumentWriter(id: linked, rev: doc.rev.description, body: body)
+                    let stubs = try await database.winnerAttachments([(linked, doc.rev)])[linked] ?? []
+                    if !stubs.isEmpty {
+                        writer.append("_attachments", AttachmentJSON.object(stubs, forms: [:], showEncoding: false))
+                    }
+                    writer.write(to: &out)
                 } else {
                     out.append(contentsOf: "null".utf8)
                 }
@@ -188,6 +195,9 @@ enum ViewHandlers {
                 if query.conflicts, let tree = try await database.document(id: row.id, revisions: .none)?.tree,
                    !tree.conflicts.isEmpty {
                     writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
+                }
+                if !attachments.isEmpty {
+                    writer.append("_attachments", AttachmentJSON.object(attachments, forms: [:], showEncoding: false))
                 }
                 writer.write(to: &out)
             }
