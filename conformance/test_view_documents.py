@@ -88,3 +88,25 @@ def test_include_docs_carries_attachment_stubs(db):
     assert [row["doc"]["_id"] for row in answer["rows"]] == ["att", "att"]
     for row in answer["rows"]:
         assert row["doc"]["_attachments"] == {"x.txt": stub}
+
+
+def test_include_docs_attachments_inline_and_linked_revisions(db):
+    """`attachments=true` and `att_encoding_info=true` shape a view's own documents as a
+    GET does; a linked value's `_rev` names the revision to join (Guide to Views › Joins
+    With Views: `{"_id": ..., "_rev": ...}`)."""
+    put_doc(db, "att", {"v": 1, "_attachments": {"x.txt": {"content_type": "text/plain", "data": "aGVsbG8="}}})
+    put_doc(db, "old", {"v": 1})
+    old_rev = db.client.get(db.url("old")).json()["_rev"]
+    put_doc(db, "old", {"v": 2, "_rev": old_rev})
+    put_doc(db, "link", {"to": "old", "rev": old_rev})
+    put_doc(db, "_design/d", {"views": {
+        "own": {"map": "function(doc) { if (doc._attachments) emit(doc._id, null); }"},
+        "link": {"map": "function(doc) { if (doc.to) emit(doc._id, {_id: doc.to, _rev: doc.rev}); }"}}})
+    inline = view_rows(db, "d", "own", {"include_docs": "true", "attachments": "true"})["rows"][0]["doc"]
+    assert inline["_attachments"]["x.txt"]["data"] == "aGVsbG8="
+    assert "stub" not in inline["_attachments"]["x.txt"]
+    encoded = view_rows(db, "d", "own", {"include_docs": "true", "att_encoding_info": "true"})["rows"][0]["doc"]
+    head = db.client.get(db.url("att"), params={"att_encoding_info": "true"}).json()["_attachments"]["x.txt"]
+    assert encoded["_attachments"]["x.txt"] == head
+    linked = view_rows(db, "d", "link", {"include_docs": "true"})["rows"][0]["doc"]
+    assert (linked["_id"], linked["_rev"], linked["v"]) == ("old", old_rev, 1)

@@ -412,3 +412,18 @@ def test_query_parse_errors(vdb):
     assert_error(view(vdb, "by_n", {"update": "maybe"}), 400, "query_parse_error", "Invalid value for `update`.")
     assert_error(view(vdb, "by_n", {"skip": -1}), 400, "query_parse_error", 'Invalid value for positive integer: "-1"')
     assert_status(view(vdb, "by_n", {"stale": "ok"}), 200)
+
+
+def test_reduce_answers_update_seq_and_request_errors(vdb):
+    """A reduce answer carries `update_seq` when asked; the key-range and `queries`
+    errors name what to change (couch_mrview_util:validate_args/1, chttpd_db)."""
+    reduced = rows(vdb, "by_n", {"update_seq": True})
+    assert list(reduced) == ["update_seq", "rows"]
+    assert_error(view(vdb, "by_n", {"descending": True, "startkey": 1, "endkey": 2}), 400, "query_parse_error",
+                 "No rows can match your key range, reverse your start_key and end_key or set descending=false")
+    assert_error(view(vdb, "by_n", {"startkey": 2, "endkey": 1}), 400, "query_parse_error",
+                 "No rows can match your key range, reverse your start_key and end_key or set descending=true")
+    r = vdb.client.post(vdb.url("_design/d", "_view", "by_n", "queries"), json={"q": []})
+    assert_error(r, 400, "bad_request", "POST body must include `queries` parameter.")
+    r = vdb.client.post(vdb.url("_compact", "d"), data="{}", headers={"Content-Type": "text/plain"})
+    assert_error(r, 415, "bad_content_type", "Content-Type must be application/json")

@@ -42,6 +42,7 @@ enum DesignDocumentHandlers {
     /// false whenever a client looks (CouchDB compacts in the background).
     static func compact(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireDatabaseAdmin()
+        try MaintenanceHandlers.requireJSONContentType(context)
         let id = "_design/" + (context.parameters[.ddoc] ?? "")
         let body = try await DesignDocuments.named(id, in: database)
         let views = (body["views"]?.objectValue?.keys ?? []).compactMap {

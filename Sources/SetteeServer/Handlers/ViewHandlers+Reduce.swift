@@ -70,7 +70,13 @@ extension ViewHandlers {
         } else {
             values = shown.map { _ in .null }
         }
-        var out = Array(#"{"rows":["#.utf8)
+        var out = Array("{".utf8)
+        if query.updateSeq {
+            out.append(contentsOf: #""update_seq":"#.utf8)
+            SequenceToken.write(try await database.updateSequence(), to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""rows":["#.utf8)
         var written = 0
         for (index, (group, value)) in zip(shown, values).enumerated() {
             out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))

@@ -20,6 +20,9 @@ struct ViewQuery {
     var skip = 0
     var includeDocs = false
     var conflicts = false
+    /// `include_docs`' documents with their attachments inline, and with their encodings.
+    var attachments = false
+    var attEncodingInfo = false
     /// "true", "false" or "lazy".
     var update = "true"
     var updateSeq = false
@@ -73,6 +76,8 @@ struct ViewQuery {
         if let value = try body?["skip"]?.intValue ?? q.nonNegativeInt("skip") { skip = max(0, value) }
         includeDocs = try bool("include_docs") ?? false
         conflicts = try bool("conflicts") ?? false
+        attachments = try bool("attachments") ?? false
+        attEncodingInfo = try bool("att_encoding_info") ?? false
         if let value = body?["update"]?.stringValue ?? body?["update"].map({ JSONWriter.string($0) }) ?? q["update"] {
             guard ["true", "false", "lazy"].contains(value) else {
                 throw CouchError.queryParseError("Invalid value for `update`.")
@@ -124,7 +129,8 @@ struct ViewQuery {
             let order = JSONCollation.compare(startKey, endKey, collation: collation)
             if descending ? order < 0 : order > 0 {
                 throw CouchError.queryParseError(
-                    "No rows can match your key range, reverse your start_key and end_key or set descending=true")
+                    "No rows can match your key range, reverse your start_key and end_key or set descending="
+                        + (descending ? "false" : "true"))
             }
         }
         return [range]
