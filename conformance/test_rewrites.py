@@ -89,5 +89,6 @@ def test_design_handler_paths_without_names(rwdb):
     assert_error(rwdb.client.get(rwdb.url("_design/r", "_show")), 404, "show_error", "Invalid path.")
     assert_error(rwdb.client.put(rwdb.url("_design/r", "_update")), 404, "update_error", "Invalid path.")
     assert_error(rwdb.client.get(rwdb.url("_design/r", "_list")), 404, "list_error", "Invalid path.")
+    assert_error(rwdb.client.get(rwdb.url("_design/r", "_list", "l", "a", "b", "c")), 404, "list_error", "Invalid path.")
     assert_error(rwdb.client.get(rwdb.url("_design/r", "_view")), 405, "method_not_allowed")
     assert_error(rwdb.client.get(rwdb.url("_design/r", "_foo")), 404, "not_found", "Document is missing attachment")
