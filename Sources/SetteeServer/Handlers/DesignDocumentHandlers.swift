@@ -1,3 +1,4 @@
+internal import Crypto
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -17,7 +18,9 @@ enum DesignDocumentHandlers {
         var reached = current
         for view in views { reached = min(reached, try await database.indexSequence(view.signature)) }
         let pending = Int(current - reached)
-        let signature = views.map(\.signature).sorted().joined()
+        // 32 hex digits, as CouchDB's MD5 signature of the design document's views is written.
+        let signature = Insecure.MD5.hash(data: Array(views.map(\.signature).sorted().joined().utf8))
+            .map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         let sizes = try await database.indexSizes(Array(Set(views.map(\.signature))))
         return JSONResponse.ok(["name": .string(name), "view_index": [
             "updates_pending": ["minimum": .int(pending), "preferred": .int(pending), "total": .int(pending)],
