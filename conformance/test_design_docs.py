@@ -112,3 +112,27 @@ def test_view_compaction_shrinks_the_index_file(db):
     assert after["sizes"]["external"] > 0 and 0 < after["sizes"]["active"] <= after["sizes"]["file"]
     rows = body_of(assert_status(db.client.get(db.url("_design/c", "_view", "v")), 200))["rows"]
     assert [row["key"] for row in rows] == list(range(1, 300, 2))
+
+
+@pytest.mark.parametrize("path", ["_all_docs", "_design_docs"])
+def test_queries_and_map_only_options(ddb, path):
+    """POST .../queries answers each query with the query string's options over it
+    (chttpd_db:multi_all_docs_view); `reduce`, grouping, `stale` and `update` are checked
+    as for a view without reduce (couch_mrview_http:parse_params)."""
+    r = ddb.client.post(ddb.url(path, "queries"), params={"descending": "true"},
+                        json={"queries": [{"limit": 1}, {"keys": ["_design/x", "nope"]}]})
+    results = body_of(assert_status(r, 200))["results"]
+    assert len(results) == 2
+    assert [row["id"] for row in results[0]["rows"]] == (["zz"] if path == "_all_docs" else ["_design/z"])
+    assert results[1]["offset"] is None
+    assert [row.get("id", row["key"]) for row in results[1]["rows"]] == \
+        (["nope", "_design/x"] if path == "_all_docs" else ["_design/x"])
+    empty = ddb.client.post(ddb.url(path, "queries"), json={"queries": []})
+    assert body_of(assert_status(empty, 200)) == {"results": []}
+    assert_error(ddb.client.post(ddb.url(path, "queries"), json={"q": []}), 400, "bad_request",
+                 "POST body must include `queries` parameter.")
+    for params, reason in [({"stale": "maybe"}, "Invalid value for `stale`."),
+                           ({"update": "maybe"}, "Invalid value for `update`."),
+                           ({"reduce": "true"}, "Reduce is invalid for map-only views."),
+                           ({"group": "true"}, "Invalid use of grouping on a map view.")]:
+        assert_error(ddb.client.get(ddb.url(path), params=params), 400, "query_parse_error", reason)

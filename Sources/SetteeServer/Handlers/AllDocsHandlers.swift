@@ -23,18 +23,27 @@ enum AllDocsHandlers {
     /// at that (couch_mrview:get_total_rows/2; fabric_view_all_docs' `min(Total, Offset + Skip)`),
     /// and `keys` outside the range are left out, as CouchDB's design namespace drops them.
     static func designDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        var query = try await requestQuery(context)
+        let query = designQuery(try await requestQuery(context))
+        return try await respond(context, database, query: query, hidingDocs: hidesDesignDocs(query, context, database))
+    }
+
+    /// `query` over the design documents only.
+    static func designQuery(_ query: AllDocsQuery) -> AllDocsQuery {
+        var query = query
         if let keys = query.keys {
             query.keys = keys.filter { $0.hasPrefix("_design/") }
         } else {
             narrowToDesignDocuments(&query)
         }
         query.countsDesignDocuments = true
-        // `_users`' design documents are for its admins: others get `"doc": null`, as
-        // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
-        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+        return query
+    }
+
+    /// `_users`' design documents are for its admins: others get `"doc": null`, as
+    /// CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
+    static func hidesDesignDocs(_ query: AllDocsQuery, _ context: RequestContext, _ database: Database) async throws -> Bool {
+        query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
             ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
-        return try await respond(context, database, query: query, hidingDocs: hidesDocs)
     }
 
     /// The caller's range cut to the design documents' ids, `_design/` up to `_design0`
@@ -59,18 +68,22 @@ enum AllDocsHandlers {
     /// body, then the query string), `keys` being the body's.
     static func requestQuery(_ context: RequestContext) async throws -> AllDocsQuery {
         guard context.request.method == "POST" else { return try parseQuery(context.query) }
-        let body = try await context.jsonBody().object()
-        var items = context.query.items  // looked up first-wins: the query string's win
+        return try query(context.query, over: try await context.jsonBody().object())
+    }
+
+    /// The options of `body` (a POST body, or one of `queries`) with `options` over them.
+    static func query(_ options: QueryOptions, over body: JSONObject) throws -> AllDocsQuery {
+        var items = options.items  // looked up first-wins: the query string's win
         for member in body.members where member.key != "keys" {
             // JSON-valued options stay JSON text; the others as a query string spells them.
             let value = member.value
             let text = jsonOptions.contains(member.key) ? JSONWriter.string(value) : value.stringValue ?? JSONWriter.string(value)
             items.append((member.key, text))
         }
-        let options = QueryOptions(items: items)
-        var query = try parseQuery(options)
+        let merged = QueryOptions(items: items)
+        var query = try parseQuery(merged)
         if let keys = try postedKeys(body) {
-            try checkKeysAlone(keys, options)
+            try checkKeysAlone(keys, merged)
             query.keys = keys
         }
         return query
@@ -110,6 +123,7 @@ enum AllDocsHandlers {
         query.includeBodies = try q.bool("include_docs")
         query.includeConflicts = try q.bool("conflicts")
         query.updateSeq = try q.bool("update_seq")
+        try checkMapOnly(q)
         let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
         query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
         query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
@@ -124,6 +138,24 @@ enum AllDocsHandlers {
         return query
     }
 
+    /// What `_all_docs` refuses as a view without reduce does (couch_mrview_http:parse_params,
+    /// couch_mrview_util:validate_args/1).
+    private static func checkMapOnly(_ q: QueryOptions) throws {
+        if let stale = q["stale"], !["ok", "update_after"].contains(stale) {
+            throw CouchError.queryParseError("Invalid value for `stale`.")
+        }
+        if let update = q["update"], !["true", "false", "lazy"].contains(update) {
+            throw CouchError.queryParseError("Invalid value for `update`.")
+        }
+        if q.contains("reduce"), try q.bool("reduce") {
+            throw CouchError.queryParseError("Reduce is invalid for map-only views.")
+        }
+        let grouped = try q.bool("group")
+        if grouped || q.contains("group_level") {
+            throw CouchError.queryParseError("Invalid use of grouping on a map view.")
+        }
+    }
+
     /// An id range bound from a JSON key. `_all_docs` collates raw (Erlang's term order),
     /// where every number, atom, object and array sorts before every string: such a key
     /// is no bound at the low end, and at the high end admits nothing ("" is below every
@@ -136,6 +168,11 @@ enum AllDocsHandlers {
 
     static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery,
                         hidingDocs: Bool = false) async throws -> HTTPResponse {
+        JSONResponse.make(status: 200, bytes: try await answer(database, query: query, hidingDocs: hidingDocs) + [0x0A])
+    }
+
+    /// One answer's body (without the final newline).
+    static func answer(_ database: Database, query: AllDocsQuery, hidingDocs: Bool = false) async throws -> [UInt8] {
         let result = try await database.allDocs(query)
         let total = query.countsDesignDocuments ? result.designDocuments : result.totalRows
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
@@ -157,8 +194,8 @@ enum AllDocsHandlers {
                      attachments: stubs[row.id] ?? [])
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
-        out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return out
     }
 
     private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, hidingDocs: Bool,

@@ -45,6 +45,8 @@ enum Routes {
                    .DELETE: DatabaseHandlers.delete, .POST: db(DocumentHandlers.post)]),
         ("/{db}/_all_docs", [.GET: db(AllDocsHandlers.get), .POST: db(AllDocsHandlers.post)]),
         ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs), .POST: db(AllDocsHandlers.designDocs)]),
+        ("/{db}/_all_docs/queries", [.POST: db(AllDocsHandlers.allDocsQueries)]),
+        ("/{db}/_design_docs/queries", [.POST: db(AllDocsHandlers.designDocsQueries)]),
         ("/{db}/_local_docs", [.GET: db(LocalDocHandlers.list), .POST: db(LocalDocHandlers.list)]),
         ("/{db}/_bulk_docs", [.POST: db(BulkHandlers.bulkDocs)]),
         ("/{db}/_bulk_get", [.POST: db(BulkHandlers.bulkGet)]),
