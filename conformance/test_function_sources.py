@@ -67,3 +67,24 @@ def test_sources_couchdb_refuses(db):
                  "missing function")
     assert_error(db.client.put(db.url("_design/f"), json={"views": {"v": {"map": MAP[:-1]}}}), 400,
                  "compilation_error")
+
+
+def test_several_anonymous_functions_the_last_wins(one):
+    """couchjs evaluates the source as a script; with several anonymous functions one after
+    another its value, the function used, is the last (CouchDB 3.4.3 with QuickJS)."""
+    source = "function(doc) { emit('first', 1); } function(doc) { emit('second', 2); }"
+    put_doc(one, "_design/f", {"views": {"v": {"map": source}}})
+    rows = body_of(assert_status(one.client.get(one.url("_design/f", "_view", "v")), 200))["rows"]
+    assert [(row["key"], row["value"]) for row in rows] == [("second", 2)]
+
+
+def test_what_a_map_function_may_use(one):
+    """CouchDB 3.4.3 does not take `eval` or `Function` away from map functions, and a map
+    function has `require` (for `views.lib`) whether or not the design document has a lib."""
+    put_doc(one, "_design/f", {"views": {
+        "eval": {"map": "function(doc) { emit(doc._id, eval('1 + 1')); }"},
+        "function": {"map": "function(doc) { emit(doc._id, (new Function('return 7'))()); }"},
+        "require": {"map": "function(doc) { emit(doc._id, typeof require); }"}}})
+    for name, value in [("eval", 2), ("function", 7), ("require", "function")]:
+        rows = body_of(assert_status(one.client.get(one.url("_design/f", "_view", name)), 200))["rows"]
+        assert [row["value"] for row in rows] == [value], name

@@ -4,6 +4,7 @@ Documents › Views (query options), Guide to Views › Views Collation, Reduce/
 collation of strings (case, accents, raw collation): test_collation.py."""
 
 import json
+import re
 
 import pytest
 
@@ -347,7 +348,7 @@ def test_design_info_cleanup_compact_and_queries(vdb):
     info = body_of(assert_status(vdb.client.get(vdb.url("_design/d", "_info")), 200))
     assert info["name"] == "d"
     assert info["view_index"]["language"] == "javascript"
-    assert isinstance(info["view_index"]["signature"], str)
+    assert re.fullmatch("[0-9a-f]{32}", info["view_index"]["signature"])
     assert_error(vdb.client.get(vdb.url("_design/nope", "_info")), 404, "not_found")
     assert body_of(assert_status(vdb.client.post(vdb.url("_view_cleanup"), json={}), 202)) == {"ok": True}
     assert body_of(assert_status(vdb.client.post(vdb.url("_compact", "d"), json={}), 202)) == {"ok": True}
@@ -389,3 +390,41 @@ def test_a_map_function_past_os_process_timeout(db, client):
         assert [r["id"] for r in rows(db, "v", ddoc="fine")["rows"]] == ["a"]
     finally:
         client.delete(timeout_url)
+
+
+def test_reduce_overflow_error(db):
+    """`[query_server_config] reduce_limit` (true by default): a JavaScript reduce whose
+    output is over 4096 characters and more than half its input is an error row
+    (share/server/views.js runReduce; input: the query-server line less the source)."""
+    put_doc(db, "a", {})
+    source = ("function(keys, values, rereduce) { var out = [];"
+              " for (var i = 0; i < 500; i++) out.push('xxxxxxxxxx' + i); return out; }")
+    put_doc(db, "_design/big", {"views": {"v": {"map": "function(doc) { emit(doc._id, 1); }", "reduce": source}}})
+    out = body_of(assert_status(db.client.get(db.url("_design/big", "_view", "v")), 200))
+    assert out["rows"] == [{"key": None, "error": "reduce_overflow_error",
+                            "reason": "Reduce output must shrink more rapidly: input size: 31 output size: 7893"}]
+
+
+def test_query_parse_errors(vdb):
+    """couch_mrview_http:parse_params and couch_mrview_util:determine_group_level/1."""
+    assert_error(view(vdb, "by_n", {"stale": "maybe"}), 400, "query_parse_error", "Invalid value for `stale`.")
+    assert_error(view(vdb, "by_n", {"group": False, "group_level": 1}), 400, "query_parse_error",
+                 "Can't specify group=false and group_level>0 at the same time")
+    assert_error(view(vdb, "by_n", {"update": "maybe"}), 400, "query_parse_error", "Invalid value for `update`.")
+    assert_error(view(vdb, "by_n", {"skip": -1}), 400, "query_parse_error", 'Invalid value for positive integer: "-1"')
+    assert_status(view(vdb, "by_n", {"stale": "ok"}), 200)
+
+
+def test_reduce_answers_update_seq_and_request_errors(vdb):
+    """A reduce answer carries `update_seq` when asked; the key-range and `queries`
+    errors name what to change (couch_mrview_util:validate_args/1, chttpd_db)."""
+    reduced = rows(vdb, "by_n", {"update_seq": True})
+    assert list(reduced) == ["update_seq", "rows"]
+    assert_error(view(vdb, "by_n", {"descending": True, "startkey": 1, "endkey": 2}), 400, "query_parse_error",
+                 "No rows can match your key range, reverse your start_key and end_key or set descending=false")
+    assert_error(view(vdb, "by_n", {"startkey": 2, "endkey": 1}), 400, "query_parse_error",
+                 "No rows can match your key range, reverse your start_key and end_key or set descending=true")
+    r = vdb.client.post(vdb.url("_design/d", "_view", "by_n", "queries"), json={"q": []})
+    assert_error(r, 400, "bad_request", "POST body must include `queries` parameter.")
+    r = vdb.client.post(vdb.url("_compact", "d"), data="{}", headers={"Content-Type": "text/plain"})
+    assert_error(r, 415, "bad_content_type", "Content-Type must be application/json")

@@ -58,6 +58,7 @@ public struct SetteeConfiguration: Sendable {
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable", "os_process_timeout"],
         "quickjs": ["memory_limit_bytes"],
+        "query_server_config": ["reduce_limit"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types", "inline_max_bytes"],

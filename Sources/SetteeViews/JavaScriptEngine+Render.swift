@@ -9,6 +9,8 @@ public enum RenderKind: String, Sendable {
     case update
     /// `lists.name(head, req)` over a view's rows: `{"head": start's response, "chunks": [...], "started": bool}`.
     case list
+    /// `rewrites(req)`: a path, an object naming the rewritten request or a response, or null.
+    case rewrite
 }
 
 /// What a show, list or update function gave: its result, or the error CouchDB

@@ -8,10 +8,20 @@ internal import Synchronization
 public struct JavaScriptLimits: Sendable, Equatable {
     public var time: Double
     public var memoryBytes: Int
+    /// `[query_server_config] reduce_limit`: whether a JavaScript reduce whose output does
+    /// not shrink is an error (`true`, CouchDB's default), only logged (`log`) or let be.
+    public var reduceLimit: ReduceLimit
 
-    public init(time: Double = 5.0, memoryBytes: Int = 64 << 20) {
+    public enum ReduceLimit: String, Sendable {
+        case on = "true"
+        case log
+        case off = "false"
+    }
+
+    public init(time: Double = 5.0, memoryBytes: Int = 64 << 20, reduceLimit: ReduceLimit = .on) {
         self.time = time
         self.memoryBytes = memoryBytes
+        self.reduceLimit = reduceLimit
     }
 }
 

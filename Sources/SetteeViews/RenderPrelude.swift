@@ -260,17 +260,27 @@ extension JavaScriptEngine {
     function send(chunk) { __Render.send(chunk); }
     function getRow() { return __Render.getRow(); }
 
+    // render.js runRewrite: nothing is no rule; a string is a path kept with the request's method.
+    function __rewrite(fn, req) {
+      var result = fn(req);
+      if (!result) return null;
+      return typeof result === "string" ? {path: result, method: req.method} : result;
+    }
+
     function __render(kind, fn, first, req, rows) {
       try {
         var result, ddoc = fn.__ddoc || {};
         if (kind === "show") result = __Render.show(fn, ddoc, first, req);
         else if (kind === "update") result = __Render.update(fn, first, req);
+        else if (kind === "rewrite") result = __rewrite(fn, req);
         else result = __Render.list(fn, ddoc, first, req, rows);
         return JSON.stringify({ok: result});
       } catch (e) {
         if (e && (e[0] == "error" || e[0] == "fatal")) return JSON.stringify({error: [String(e[1]), String(e[2])]});
         if (e && e.error && e.reason) return JSON.stringify({error: [String(e.error), String(e.reason)]});
-        return JSON.stringify({error: ["render_error", String(e)]});
+        if (e && e.forbidden) return JSON.stringify({error: ["forbidden", String(e.forbidden)]});
+        if (e && e.unauthorized) return JSON.stringify({error: ["unauthorized", String(e.unauthorized)]});
+        return JSON.stringify({error: [kind === "rewrite" ? "rewrite_error" : "render_error", String(e)]});
       }
     }
     """#

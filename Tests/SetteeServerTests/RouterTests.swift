@@ -94,9 +94,9 @@ import Testing
         #expect(await harness.send("COPY", "/db/_local/none", headers: ["Destination": "d2"]).status == 404)
     }
 
-    /// Views, shows, lists and updates are routed to their handlers; rewrites are not
-    /// implemented (501).
-    @Test func viewRoutesAndUnimplementedFunctions() async throws {
+    /// Views, shows, lists, updates and rewrites are routed to their handlers; a handler's
+    /// name alone is CouchDB's path error.
+    @Test func viewRoutesAndPathErrors() async throws {
         let harness = try RouterHarness()
         #expect(await harness.send("PUT", "/db").status == 201)
         #expect(await harness.send("GET", "/db/_design/x/_view/v").json["reason"] == "missing")
@@ -106,6 +106,10 @@ import Testing
         #expect(await harness.send("POST", "/db/_design/x/_update/u").json["reason"] == "missing")
         #expect(await harness.send("GET", "/db/_design/x/_list/l/v").json["reason"] == "missing")
         #expect(await harness.send("GET", "/db/_design/x/_list/l").json["error"] == "list_error")
-        #expect(await harness.send("GET", "/db/_design/x/_rewrite/r").status == 501)
+        #expect(await harness.send("GET", "/db/_design/x/_rewrite/r").json["reason"] == "missing")
+        #expect(await harness.send("GET", "/db/_design/x/_show").json["error"] == "show_error")
+        #expect(await harness.send("PUT", "/db/_design/x/_update").json["error"] == "update_error")
+        #expect(await harness.send("GET", "/db/_design/x/_list").json["error"] == "list_error")
+        #expect(await harness.send("GET", "/db/_design/x/_view").status == 405)
     }
 }

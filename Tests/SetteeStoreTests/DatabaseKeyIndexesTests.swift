@@ -252,4 +252,49 @@ import Testing
         let entries = try await Self.content(db, index).map { String(decoding: $0.key + [0x3D] + $0.value, as: UTF8.self) }
         #expect(entries == [#"a={"n":1}"#, #"b={"n":1}"#, #"c={"n":2}"#])
     }
+
+    /// What a view's map function is given beside the body (couch_index_updater): the
+    /// document's other live and deleted leaves, and its update sequence.
+    @Test func documentsComeWithTheirConflictsAndSequence() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.force("a", ["1-aa"]).get()
+        _ = try await db.force("a", ["1-bb"]).get()
+        _ = try await db.force("a", ["1-cc"], deleted: true).get()
+        _ = try await db.put("b").get()
+        let seen = Mutex<[String: KeyIndexDocument]>([:])
+        let index = KeyIndex(signature: "0e0e", batchEntries: { documents in
+            seen.withLock { for document in documents { $0[document.id] = document } }
+            return documents.map { _ in [] }
+        })
+        try await db.refreshIndex(index)
+        let a = try #require(seen.withLock { $0["a"] })
+        #expect(a.rev.description == "1-bb" && a.conflicts.map(\.description) == ["1-aa"])
+        #expect(a.deletedConflicts.map(\.description) == ["1-cc"] && a.seq == 3)
+        let b = try #require(seen.withLock { $0["b"] })
+        #expect(b.conflicts.isEmpty && b.deletedConflicts.isEmpty && b.attachments.isEmpty && b.seq == 4)
+    }
+
+    /// Compaction rewrites an index that lost half its entries into fewer pages, same content.
+    @Test func compactionPacksAnIndex() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let padding = String(repeating: "x", count: 200)
+        for n in 0..<300 { _ = try await db.put("d\(1000 + n)", #"{"p":"\#(padding)"}"#).get() }
+        let index = Self.byID("0f0f")
+        try await db.refreshIndex(index)
+        for n in stride(from: 0, to: 300, by: 2) {
+            let rev = try #require(try await db.winner(id: "d\(1000 + n)")?.rev)
+            _ = try await db.put("d\(1000 + n)", base: rev, deleted: true).get()
+        }
+        try await db.refreshIndex(index)
+        let content = try await Self.content(db, index).map(\.key)
+        let before = try await db.indexSizes(["0f0f"])
+        try await db.compactIndexes(["0f0f"])
+        let after = try await db.indexSizes(["0f0f"])
+        #expect(before.file > 0 && after.file < before.file && after.external == before.external)
+        #expect(try await Self.content(db, index).map(\.key) == content && content.count == 150)
+    }
 }

@@ -79,6 +79,8 @@ struct ConfigEffects: Sendable {
              ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
              ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
             guard Self.boolean(value) != nil else { return "true or false" }
+        case ("query_server_config", "reduce_limit"):
+            guard JavaScriptLimits.ReduceLimit(rawValue: value.lowercased()) != nil else { return "true, false or log" }
         case ("uuids", "algorithm"):
             guard UUIDGenerator.Algorithm(rawValue: value) != nil else {
                 return "one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", ")
@@ -115,6 +117,8 @@ struct ConfigEffects: Sendable {
             javaScriptLimits.value.time = value.flatMap(Double.init).map { $0 / 1000 } ?? JavaScriptLimits().time
         case ("quickjs", "memory_limit_bytes"):
             javaScriptLimits.value.memoryBytes = value.flatMap { Int($0) } ?? JavaScriptLimits().memoryBytes
+        case ("query_server_config", "reduce_limit"):
+            javaScriptLimits.value.reduceLimit = value.flatMap { JavaScriptLimits.ReduceLimit(rawValue: $0.lowercased()) } ?? .on
         case ("uuids", "algorithm"):
             live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
         case ("uuids", "utc_id_suffix"):

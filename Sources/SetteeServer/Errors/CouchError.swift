@@ -38,6 +38,4 @@ struct CouchError: Error, Sendable, Equatable {
     /// `require_valid_user` adds it (LiveSettings); so does a client's
     /// `X-CouchDB-WWW-Authenticate` (CouchRouter), as CouchDB's chttpd:error_headers/4.
     static func unauthorized(_ reason: String) -> CouchError { CouchError(401, "unauthorized", reason) }
-    static let notImplemented = CouchError(
-        501, "not_implemented", "Settee runs views, shows, lists and updates but not rewrites (deprecated in CouchDB 3).")
 }

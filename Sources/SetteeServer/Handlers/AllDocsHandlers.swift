@@ -15,29 +15,100 @@ enum AllDocsHandlers {
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
         try ReplicatorReadRule.requireListing(context, database)
-        var query = try parseQuery(context.query)
-        if let keys = try await postedKeys(context) { query.keys = keys }
-        return try await respond(context, database, query: query)
+        return try await respond(context, database, query: requestQuery(context))
     }
 
-    /// `_design_docs`: `_all_docs` restricted to the `_design/` id range.
+    /// `GET`/`POST /{db}/_design_docs`: `_all_docs` restricted to the `_design/` id range.
+    /// Its `total_rows` counts design documents only, its `offset` is `_all_docs`' own capped
+    /// at that (couch_mrview:get_total_rows/2; fabric_view_all_docs' `min(Total, Offset + Skip)`),
+    /// and `keys` outside the range are left out, as CouchDB's design namespace drops them.
     static func designDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        var query = try parseQuery(context.query)
-        if query.keys == nil {
-            let low = max(query.startKey ?? "_design/", "_design/")
-            let high = min(query.endKey ?? "_design0", "_design0")
-            (query.startKey, query.endKey) = query.descending ? (high, low) : (low, high)
+        let query = designQuery(try await requestQuery(context))
+        return try await respond(context, database, query: query, hidingDocs: hidesDesignDocs(query, context, database))
+    }
+
+    /// `query` over the design documents only.
+    static func designQuery(_ query: AllDocsQuery) -> AllDocsQuery {
+        var query = query
+        if let keys = query.keys {
+            query.keys = keys.filter { $0.hasPrefix("_design/") }
+        } else {
+            narrowToDesignDocuments(&query)
         }
-        // `_users`' design documents are for its admins: others get `"doc": null`, as
-        // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
-        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+        query.countsDesignDocuments = true
+        return query
+    }
+
+    /// `_users`' design documents are for its admins: others get `"doc": null`, as
+    /// CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
+    static func hidesDesignDocs(_ query: AllDocsQuery, _ context: RequestContext, _ database: Database) async throws -> Bool {
+        query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
             ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
-        return try await respond(context, database, query: query, hidingDocs: hidesDocs)
+    }
+
+    /// The caller's range cut to the design documents' ids, `_design/` up to `_design0`
+    /// (which is no design document's id: an end there is exclusive), in the read's direction.
+    private static func narrowToDesignDocuments(_ query: inout AllDocsQuery) {
+        let (low, high) = ("_design/", "_design0")
+        if query.descending {
+            query.startKey = min(query.startKey ?? high, high)
+            query.endKey = max(query.endKey ?? low, low)
+        } else {
+            query.startKey = max(query.startKey ?? low, low)
+            if let end = query.endKey, end < high {
+                query.endKey = end
+            } else {
+                (query.endKey, query.inclusiveEnd) = (high, false)
+            }
+        }
+    }
+
+    /// A GET's options from its query string; a POST's from its JSON body's members with
+    /// the query string's over them (couch_mrview_http:parse_body_and_query/3 parses the
+    /// body, then the query string), `keys` being the body's.
+    static func requestQuery(_ context: RequestContext) async throws -> AllDocsQuery {
+        guard context.request.method == "POST" else { return try parseQuery(context.query) }
+        return try query(context.query, over: try await context.jsonBody().object())
+    }
+
+    /// The options of `body` (a POST body, or one of `queries`) with `options` over them.
+    static func query(_ options: QueryOptions, over body: JSONObject) throws -> AllDocsQuery {
+        var items = options.items  // looked up first-wins: the query string's win
+        for member in body.members where member.key != "keys" {
+            // JSON-valued options stay JSON text; the others as a query string spells them.
+            let value = member.value
+            let text = jsonOptions.contains(member.key) ? JSONWriter.string(value) : value.stringValue ?? JSONWriter.string(value)
+            items.append((member.key, text))
+        }
+        let merged = QueryOptions(items: items)
+        var query = try parseQuery(merged)
+        if let keys = try postedKeys(body) {
+            try checkKeysAlone(keys, merged)
+            query.keys = keys
+        }
+        return query
+    }
+
+    private static let jsonOptions: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
+
+    /// Body `keys` with `key`, `start_key`, `end_key` (or a query string's `keys`, one key of
+    /// which is such a range) is refused unless all name its one key (couch_mrview_util:validate_args/1).
+    private static func checkKeysAlone(_ keys: [String], _ options: QueryOptions) throws {
+        let bounds = jsonOptions.sorted().compactMap { name -> JSONValue? in
+            guard let value = try? options.json(name) else { return nil }
+            if name == "keys", let list = value.arrayValue { return list.count == 1 ? list[0] : .array(list) }
+            return value
+        }
+        if bounds.isEmpty || (keys.count == 1 && bounds.allSatisfy { $0.stringValue == keys[0] }) { return }
+        throw CouchError.queryParseError("`keys` is incompatible with `key`, `start_key` and `end_key`")
     }
 
     /// `{"keys": [...]}` from a POST body, nil when the body has none.
     static func postedKeys(_ context: RequestContext) async throws -> [String]? {
-        let body = try await context.jsonBody().object()
+        try postedKeys(try await context.jsonBody().object())
+    }
+
+    static func postedKeys(_ body: JSONObject) throws -> [String]? {
         guard let keys = body["keys"] else { return nil }
         guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
         return list.map { $0.stringValue ?? JSONWriter.string($0) }
@@ -51,7 +122,8 @@ enum AllDocsHandlers {
         query.skip = try q.nonNegativeInt("skip") ?? 0
         query.includeBodies = try q.bool("include_docs")
         query.includeConflicts = try q.bool("conflicts")
-        _ = try q.bool("update_seq")
+        query.updateSeq = try q.bool("update_seq")
+        try checkMapOnly(q)
         let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
         query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
         query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
@@ -60,10 +132,28 @@ enum AllDocsHandlers {
             (query.startKey, query.endKey, query.inclusiveEnd) = (id, id, true)
         }
         if let keys = try q.json("keys") {
-            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` member must be an array.") }
+            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` parameter must be an array.") }
             query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
         }
         return query
+    }
+
+    /// What `_all_docs` refuses as a view without reduce does (couch_mrview_http:parse_params,
+    /// couch_mrview_util:validate_args/1).
+    private static func checkMapOnly(_ q: QueryOptions) throws {
+        if let stale = q["stale"], !["ok", "update_after"].contains(stale) {
+            throw CouchError.queryParseError("Invalid value for `stale`.")
+        }
+        if let update = q["update"], !["true", "false", "lazy"].contains(update) {
+            throw CouchError.queryParseError("Invalid value for `update`.")
+        }
+        if q.contains("reduce"), try q.bool("reduce") {
+            throw CouchError.queryParseError("Reduce is invalid for map-only views.")
+        }
+        let grouped = try q.bool("group")
+        if grouped || q.contains("group_level") {
+            throw CouchError.queryParseError("Invalid use of grouping on a map view.")
+        }
     }
 
     /// An id range bound from a JSON key. `_all_docs` collates raw (Erlang's term order),
@@ -78,12 +168,18 @@ enum AllDocsHandlers {
 
     static func respond(_ context: RequestContext, _ database: Database, query: AllDocsQuery,
                         hidingDocs: Bool = false) async throws -> HTTPResponse {
+        JSONResponse.make(status: 200, bytes: try await answer(database, query: query, hidingDocs: hidingDocs) + [0x0A])
+    }
+
+    /// One answer's body (without the final newline).
+    static func answer(_ database: Database, query: AllDocsQuery, hidingDocs: Bool = false) async throws -> [UInt8] {
         let result = try await database.allDocs(query)
+        let total = query.countsDesignDocuments ? result.designDocuments : result.totalRows
         var out: [UInt8] = Array(#"{"total_rows":"#.utf8)
-        out.append(contentsOf: String(result.totalRows).utf8)
+        out.append(contentsOf: String(total).utf8)
         out.append(contentsOf: #","offset":"#.utf8)
-        out.append(contentsOf: (query.keys == nil ? String(result.offset) : "null").utf8)
-        if try context.query.bool("update_seq") {
+        out.append(contentsOf: (query.keys == nil ? String(min(total, result.offset)) : "null").utf8)
+        if query.updateSeq {
             out.append(contentsOf: #","update_seq":"#.utf8)
             SequenceToken.write(result.updateSeq, to: &out)
         }
@@ -98,8 +194,8 @@ enum AllDocsHandlers {
                      attachments: stubs[row.id] ?? [])
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
-        out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        out.append(contentsOf: (result.rows.isEmpty ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return out
     }
 
     private static func writeRow(_ row: AllDocsRow, to out: inout [UInt8], includeDocs: Bool, hidingDocs: Bool,

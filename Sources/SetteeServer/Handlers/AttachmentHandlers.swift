@@ -117,13 +117,16 @@ enum AttachmentHandlers {
                                  ["ok": true, "id": .string(id), "rev": .string(newRev.description)])
     }
 
-    /// The document id and attachment name. On a design document a name starting
-    /// with `_` is a rewrite or another function Settee does not run (501; the rest have their routes); elsewhere it is 400
-    /// (chttpd_db.erl `validate_attachment_name`).
+    /// The document id and attachment name. On a design document a name starting with
+    /// `_` that no design handler routes (`_show`, `_rewrite`...) is read as an attachment
+    /// no document has (CouchDB 3.4.3: 404 "Document is missing attachment"); written, it is
+    /// 400 as elsewhere (chttpd_db.erl `validate_attachment_name`).
     static func target(_ context: RequestContext) throws -> (id: String, name: String) {
         let id = context.parameters.docID ?? ""
         let name = context.parameters.attachment ?? ""
-        if id.hasPrefix("_design/") && name.hasPrefix("_") { throw CouchError.notImplemented }
+        if id.hasPrefix("_design/"), name.hasPrefix("_"), ["GET", "HEAD"].contains(context.request.method) {
+            throw CouchError.notFound("Document is missing attachment")
+        }
         try DocumentParser.validate(id: id)
         try AttachmentParser.validate(name: name)
         return (id, name)

@@ -53,7 +53,7 @@ enum RenderHandlers {
     static func list(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let (ddocID, name) = target(context)
         let parts = (context.parameters[.path] ?? "").split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard (1...2).contains(parts.count) else { throw CouchError(404, "list_error", "Bad path.") }
+        guard (1...2).contains(parts.count) else { throw CouchError(404, "list_error", "Invalid path.") }
         let design = try await DesignDocuments.revision(ddocID, in: database)
         let function = try RenderFunctions.function("lists", name, design.code(database))
         var keys: JSONValue?

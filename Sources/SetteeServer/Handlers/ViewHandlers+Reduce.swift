@@ -49,7 +49,8 @@ extension ViewHandlers {
             }
         }
         let shown = Array(groups.dropFirst(query.skip).prefix(query.limit))
-        let values: [JSONValue]
+        var values: [JSONValue]
+        var overflows: [Int: String] = [:]
         if let builtin {
             do {
                 values = try shown.map { (group) throws(BuiltinReduceError) in
@@ -60,15 +61,30 @@ extension ViewHandlers {
             }
         } else if let reduce = ViewIndexes.reduceFunction(view, requested.code) {
             let inputs = shown.map { ReduceInput(keys: $0.keys, ids: $0.ids, values: $0.values) }
-            values = try await javaScriptReduce(reduce, inputs, requested.service)
+            let limit = requested.service.limits.value.reduceLimit
+            let results = try await javaScriptReduce(reduce, inputs, requested.service, limit: limit)
+            values = results.map { (try? $0.get()) ?? .null }
+            for (index, result) in results.enumerated() {
+                if case .failure(let overflow) = result { overflows[index] = overflow.reason }
+            }
         } else {
             values = shown.map { _ in .null }
         }
-        var out = Array(#"{"rows":["#.utf8)
+        var out = Array("{".utf8)
+        if query.updateSeq {
+            out.append(contentsOf: #""update_seq":"#.utf8)
+            SequenceToken.write(try await database.updateSequence(), to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""rows":["#.utf8)
         var written = 0
-        for (group, value) in zip(shown, values) {
+        for (index, (group, value)) in zip(shown, values).enumerated() {
             out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-            JSONWriter.write(["key": group.key, "value": value], to: &out)
+            if let reason = overflows[index] {
+                JSONWriter.write(["key": group.key, "error": "reduce_overflow_error", "reason": .string(reason)], to: &out)
+            } else {
+                JSONWriter.write(["key": group.key, "value": value], to: &out)
+            }
             written += 1
         }
         out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
@@ -86,14 +102,18 @@ extension ViewHandlers {
         let values: [JSONValue]
     }
 
-    /// Each group's reduction, in one call on the JavaScript service.
-    private static func javaScriptReduce(_ function: DesignFunction, _ groups: [ReduceInput],
-                                         _ service: JavaScriptService) async throws -> [JSONValue] {
+    /// Each group's reduction, in one call on the JavaScript service; a group whose
+    /// reduction does not shrink is an overflow under `reduce_limit` (`ReduceOverflow`).
+    private static func javaScriptReduce(_ function: DesignFunction, _ groups: [ReduceInput], _ service: JavaScriptService,
+                                         limit: JavaScriptLimits.ReduceLimit) async throws
+        -> [Result<JSONValue, ReduceOverflow>] {
         guard !groups.isEmpty else { return [] }
+        // `log` would only log the overflow in CouchDB: here it lets it be, as `false` does.
+        let check = limit == .on ? ReduceOverflow.Check(source: function.source) : nil
         do {
             return try await service.call(function) { (engine, reduce) throws(JavaScriptError) in
                 try groups.map { (group) throws(JavaScriptError) in
-                    try javaScriptReduce(engine, reduce, keys: group.keys, ids: group.ids, values: group.values)
+                    try javaScriptReduce(engine, reduce, group, check)
                 }
             }
         } catch let error as JavaScriptError {
@@ -101,25 +121,34 @@ extension ViewHandlers {
         }
     }
 
-    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, keys: [JSONValue], ids: [String],
-                                         values: [JSONValue]) throws(JavaScriptError) -> JSONValue {
+    private static func javaScriptReduce(_ engine: JavaScriptEngine, _ reduce: Int, _ group: ReduceInput,
+                                         _ check: ReduceOverflow.Check?) throws(JavaScriptError)
+        -> Result<JSONValue, ReduceOverflow> {
+        let (keys, ids, values) = (group.keys, group.ids, group.values)
         var partials: [JSONValue] = []
         var start = 0
         repeat {
             let end = min(values.count, start + reduceChunk)
-            let chunkKeys = JSONValue.array((start..<end).map { .array([keys[$0], .string(ids[$0])]) })
-            partials.append(try engine.reduce(reduce, keys: chunkKeys, values: .array(Array(values[start..<end])),
-                                              rereduce: false))
+            let chunkKeys = (start..<end).map { JSONValue.array([keys[$0], .string(ids[$0])]) }
+            let chunkValues = Array(values[start..<end])
+            let result = try engine.reduce(reduce, keys: .array(chunkKeys), values: .array(chunkValues), rereduce: false)
+            let input = { JSONValue.array(zip(chunkKeys, chunkValues).map { .array([$0, $1]) }) }
+            if let overflow = check?.overflow(call: "reduce", input: input, result: result) { return .failure(overflow) }
+            partials.append(result)
             start = end
         } while start < values.count
         while partials.count > 1 {
             var next: [JSONValue] = []
             for offset in stride(from: 0, to: partials.count, by: reduceChunk) {
                 let chunk = Array(partials[offset..<min(partials.count, offset + reduceChunk)])
-                next.append(try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true))
+                let result = try engine.reduce(reduce, keys: .null, values: .array(chunk), rereduce: true)
+                if let overflow = check?.overflow(call: "rereduce", input: { .array(chunk) }, result: result) {
+                    return .failure(overflow)
+                }
+                next.append(result)
             }
             partials = next
         }
-        return partials[0]
+        return .success(partials[0])
     }
 }

@@ -21,7 +21,7 @@ enum ViewHandlers {
     static func queries(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let view = try await definition(context, database)
         guard case .array(let list) = try await context.jsonBody().object()["queries"] else {
-            throw CouchError.badRequest("Body must contain a `queries` array.")
+            throw CouchError.badRequest("POST body must include `queries` parameter.")
         }
         var out = Array(#"{"results":["#.utf8)
         for (offset, item) in list.enumerated() {
@@ -53,6 +53,10 @@ enum ViewHandlers {
                            _ database: Database) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
         let design = try await DesignDocuments.revision(ddocID, in: database)
+        if design.body["views"]?[viewName]?.objectValue != nil, let language = design.code(database).unknownLanguage,
+           language != "query" {
+            throw CouchError(500, "unknown_query_language", language)
+        }
         guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
             throw CouchError.notFound("missing_named_view")
         }
@@ -143,6 +147,8 @@ enum ViewHandlers {
                 let pageSize = min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
                 let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
                                                         limit: pageSize, bodies: query.includeDocs)
+                // Documents come with their attachments' stubs, as a single GET shows them.
+                let stubs = query.includeDocs ? try await database.winnerAttachments(page.map { ($0.id, $0.rev) }) : [:]
                 for row in page {
                     after = row.key
                     if toSkip > 0 {
@@ -150,7 +156,7 @@ enum ViewHandlers {
                         continue
                     }
                     out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-                    try await writeRow(row, database, query, to: &out)
+                    try await writeRow(row, database, query, attachments: stubs[row.id] ?? [], to: &out)
                     written += 1
                     if written >= query.limit { break read }
                 }
@@ -162,7 +168,7 @@ enum ViewHandlers {
     }
 
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
-                                 to out: inout [UInt8]) async throws {
+                                 attachments: [StoredAttachment], to out: inout [UInt8]) async throws {
         let pair = Self.keyAndValue(row)
         out.append(contentsOf: #"{"id":"#.utf8)
         JSONWriter.writeString(row.id, to: &out)
@@ -174,21 +180,51 @@ enum ViewHandlers {
             out.append(contentsOf: #","doc":"#.utf8)
             // A value with an `_id` links another document (docs.couchdb.org "Joins With Views").
             if let linked = pair[1]["_id"]?.stringValue {
-                if let doc = try await database.winner(id: linked), !doc.isDeleted, let body = doc.body {
-                    DocumentWriter(id: linked, rev: doc.rev.description, body: body).write(to: &out)
-                } else {
-                    out.append(contentsOf: "null".utf8)
-                }
+                try await writeLinked(linked, rev: pair[1]["_rev"], database, to: &out)
             } else {
                 var writer = DocumentWriter(id: row.id, rev: row.rev.description, body: row.body)
                 if query.conflicts, let tree = try await database.document(id: row.id, revisions: .none)?.tree,
                    !tree.conflicts.isEmpty {
                     writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
                 }
+                if !attachments.isEmpty {
+                    var forms: [String: AttachmentJSON.Form] = [:]
+                    if query.attachments {
+                        for attachment in attachments { forms[attachment.name] = .data(try await database.attachmentData(attachment)) }
+                    }
+                    writer.append("_attachments", AttachmentJSON.object(attachments, forms: forms,
+                                                                        showEncoding: query.attEncodingInfo))
+                }
                 writer.write(to: &out)
             }
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// A linked document as a plain read gives it, with its attachments' stubs: the winner,
+    /// or the revision the value's `_rev` names (couch_mrview_util:maybe_load_doc); null
+    /// when missing or deleted.
+    private static func writeLinked(_ id: String, rev: JSONValue?, _ database: Database,
+                                    to out: inout [UInt8]) async throws {
+        var found: StoredRevision?
+        if let rev {
+            guard let text = rev.stringValue, let wanted = RevisionID(text) else {
+                throw CouchError.badRequest("Invalid rev format")
+            }
+            found = try await database.document(id: id, revs: [wanted])?.revisions.first
+        } else {
+            found = try await database.winner(id: id)
+        }
+        guard let doc = found, !doc.isDeleted, let body = doc.body else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        var writer = DocumentWriter(id: id, rev: doc.rev.description, body: body)
+        let stubs = rev == nil ? try await database.winnerAttachments([(id, doc.rev)])[id] ?? [] : doc.attachments
+        if !stubs.isEmpty {
+            writer.append("_attachments", AttachmentJSON.object(stubs, forms: [:], showEncoding: false))
+        }
+        writer.write(to: &out)
     }
 
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).

@@ -11,6 +11,10 @@ struct DesignDocumentPolicy: WritePolicy {
                 current: () throws -> StoredRevision?) throws(WriteRejection) {}
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
+        // Members' types are checked even in a deletion's body, as couch_mrview:validate/2 checks them.
+        if let body = try? JSONReader.parse(update.body), let reason = DesignDocumentFields.refusal(body) {
+            throw .refused(status: 400, error: "invalid_design_doc", reason: reason)
+        }
         guard !update.isDeleted, let body = try? JSONReader.parse(update.body),
               (body["language"]?.stringValue ?? "javascript") == "javascript",
               let views = body["views"]?.objectValue, !views.isEmpty else { return update }

@@ -35,6 +35,13 @@ struct DesignCode: Sendable {
         }.joined()
     }
 
+    /// The design document's `language` when it is not JavaScript: its functions cannot run
+    /// (CouchDB 3.4.3 answers them 500 `unknown_query_language`, naming the language).
+    var unknownLanguage: String? {
+        guard let language = body["language"]?.stringValue, language != "javascript" else { return nil }
+        return language
+    }
+
     /// The design document as a show, list or update function sees it: with `_id` and `_rev`.
     var document: JSONValue {
         var document = JSONObject()

@@ -53,7 +53,7 @@ final class JavaScriptService: Sendable {
     func call<T: Sendable>(_ function: DesignFunction,
                            _ body: @escaping @Sendable (JavaScriptEngine, Int) throws(JavaScriptError) -> T)
         async throws -> T {
-        guard JavaScriptEngine.isAvailable else { throw CouchError(501, "not_implemented", JavaScriptEngine.unavailable.message) }
+        try Self.requireJavaScript(function)
         let outcome: Result<T, CallFailure>
         do {
             outcome = try await threads.run { self.performAndReturnMemory(function, body) }
@@ -68,7 +68,7 @@ final class JavaScriptService: Sendable {
     func callAndWait<T: Sendable>(_ function: DesignFunction, parts: Int,
                                   _ body: @escaping @Sendable (Int, JavaScriptEngine, Int) throws(JavaScriptError) -> T)
         throws -> [T] {
-        guard JavaScriptEngine.isAvailable else { throw CouchError(501, "not_implemented", JavaScriptEngine.unavailable.message) }
+        try Self.requireJavaScript(function)
         let outcomes: [Result<T, CallFailure>]
         do {
             outcomes = try threads.runAndWait(parts: parts) { part in
@@ -80,6 +80,13 @@ final class JavaScriptService: Sendable {
             throw Self.overloaded(error)
         }
         return try outcomes.map { try Self.unwrap($0, function) }
+    }
+
+    /// A function this service can run: JavaScript (500 `unknown_query_language` for another
+    /// language's, as couch_query_servers:get_os_process/1 answers), with an engine (501).
+    private static func requireJavaScript(_ function: DesignFunction) throws {
+        if let language = function.code.unknownLanguage { throw CouchError(500, "unknown_query_language", language) }
+        guard JavaScriptEngine.isAvailable else { throw CouchError(501, "not_implemented", JavaScriptEngine.unavailable.message) }
     }
 
     /// Whether `function` compiles (from what is known when it compiled before, with no

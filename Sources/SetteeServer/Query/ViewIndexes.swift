@@ -56,32 +56,46 @@ enum ViewIndexes {
     /// does not move, and the query answers it (CouchDB's `os_process_error`).
     static func keyIndex(_ view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) -> KeyIndex {
         let function = mapFunction(view, code)
-        let collation = view.collation
+        let view = view
         return KeyIndex(signature: view.signature, label: view.designDocument) { documents in
             let parts = documents.count >= splitThreshold ? 2 : 1
             let half = documents.count / parts
             let slices = parts == 1 ? [documents] : [Array(documents[..<half]), Array(documents[half...])]
             return try service.callAndWait(function, parts: parts) { (part, engine, handle) throws(JavaScriptError) in
-                try entries(slices[part], engine, handle, collation)
+                try entries(slices[part], engine, handle, view)
             }.flatMap { $0 }
         }
+    }
+
+    /// A document as the map function gets it: `_id`, `_rev`, the body, then what CouchDB's
+    /// index updater opened it with (`_conflicts`, `_deleted_conflicts`, `_local_seq` under the
+    /// design option) and its attachments' stubs (couch_doc:to_json_obj/2).
+    static func mapInput(_ document: KeyIndexDocument, localSeq: Bool) -> String {
+        var writer = DocumentWriter(id: document.id, rev: document.rev.description, body: document.body)
+        if !document.conflicts.isEmpty { writer.append("_conflicts", .array(document.conflicts.map { .string($0.description) })) }
+        if !document.deletedConflicts.isEmpty {
+            writer.append("_deleted_conflicts", .array(document.deletedConflicts.map { .string($0.description) }))
+        }
+        if localSeq { writer.append("_local_seq", .number(JSONNumber(document.seq))) }
+        if !document.attachments.isEmpty {
+            writer.append("_attachments", AttachmentJSON.object(document.attachments, forms: [:], showEncoding: false))
+        }
+        return String(decoding: writer.serialize(), as: UTF8.self)
     }
 
     /// Per document of `documents`, in order, its entries: the map function's rows keyed
     /// by collation (then document id and the emit's place), the value `[key, value]` as JSON.
     private static func entries(_ documents: [KeyIndexDocument], _ engine: JavaScriptEngine, _ map: Int,
-                                _ collation: KeyCollation) throws(JavaScriptError) -> [[KeyIndexEntry]] {
-        // Design documents are not mapped, as in CouchDB.
-        let mapped = documents.filter { !$0.id.hasPrefix("_design/") }
-        let texts = mapped.map { document in
-            String(decoding: DocumentWriter(id: document.id, rev: document.rev.description,
-                                            body: document.body).serialize(), as: UTF8.self)
-        }
+                                _ view: ViewDefinition) throws(JavaScriptError) -> [[KeyIndexEntry]] {
+        let collation = view.collation
+        // Design documents are not mapped, as in CouchDB, unless the design document's `include_design` says so.
+        let isMapped = { (document: KeyIndexDocument) in view.includeDesign || !document.id.hasPrefix("_design/") }
+        let texts = documents.filter(isMapped).map { mapInput($0, localSeq: view.localSeq) }
         // A document the function throws on emits nothing (`nil` here); a stopped call throws.
         let results = texts.isEmpty ? [] : try engine.map(map, documents: texts)
         var next = 0
         return documents.map { document -> [KeyIndexEntry] in
-            guard !document.id.hasPrefix("_design/") else { return [] }
+            guard isMapped(document) else { return [] }
             defer { next += 1 }
             guard next < results.count, let emitted = results[next] else { return [] }
             return emitted.enumerated().compactMap { place, row -> KeyIndexEntry? in

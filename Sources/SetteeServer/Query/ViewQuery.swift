@@ -20,31 +20,39 @@ struct ViewQuery {
     var skip = 0
     var includeDocs = false
     var conflicts = false
+    /// `include_docs`' documents with their attachments inline, and with their encodings.
+    var attachments = false
+    var attEncodingInfo = false
     /// "true", "false" or "lazy".
     var update = "true"
     var updateSeq = false
     var sorted = true
 
     init(_ q: QueryOptions, body: JSONObject?) throws {
+        // The body is read first and the query string over it (couch_mrview_http:parse_body_and_query/3).
         func json(_ names: String...) throws -> JSONValue? {
             for name in names {
-                if let value = body?[name] { return value }
                 if let value = try q.json(name) { return value }
             }
-            return nil
+            return names.lazy.compactMap { body?[$0] }.first
         }
         func bool(_ name: String) throws -> Bool? {
-            if let value = body?[name] {
+            if !q.contains(name), let value = body?[name] {
                 guard case .bool(let b) = value else { throw CouchError.queryParseError("Invalid boolean parameter: \(JSONWriter.string(value))") }
                 return b
             }
             return q.contains(name) ? try q.bool(name) : nil
         }
         reduce = try bool("reduce")
-        group = try bool("group") ?? false
-        if let level = try body?["group_level"]?.intValue ?? q.int("group_level") {
+        let explicitGroup = try bool("group")
+        group = explicitGroup ?? false
+        if let level = try q.int("group_level") ?? body?["group_level"]?.intValue {
             guard level >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(level)\"") }
             groupLevel = level
+        }
+        // couch_mrview_util:determine_group_level/1
+        if explicitGroup == false, let level = groupLevel, level > 0 {
+            throw CouchError.queryParseError("Can't specify group=false and group_level>0 at the same time")
         }
         if let key = try json("key") { keys = [key] }
         if let list = try json("keys") {
@@ -68,14 +76,21 @@ struct ViewQuery {
         if let value = try body?["skip"]?.intValue ?? q.nonNegativeInt("skip") { skip = max(0, value) }
         includeDocs = try bool("include_docs") ?? false
         conflicts = try bool("conflicts") ?? false
+        attachments = try bool("attachments") ?? false
+        attEncodingInfo = try bool("att_encoding_info") ?? false
         if let value = body?["update"]?.stringValue ?? body?["update"].map({ JSONWriter.string($0) }) ?? q["update"] {
             guard ["true", "false", "lazy"].contains(value) else {
                 throw CouchError.queryParseError("Invalid value for `update`.")
             }
             update = value
         }
-        if q["stale"] == "ok" { update = "false" }
-        if q["stale"] == "update_after" { update = "lazy" }
+        if let stale = q["stale"] ?? body?["stale"].map({ $0.stringValue ?? JSONWriter.string($0) }) {
+            switch stale {
+            case "ok": update = "false"
+            case "update_after": update = "lazy"
+            default: throw CouchError.queryParseError("Invalid value for `stale`.")
+            }
+        }
         updateSeq = try bool("update_seq") ?? false
         // `sorted=false` merges shards as they answer in CouchDB, which then sends no
         // `total_rows` or `offset`; one node has no shards to pin (`stable`).
@@ -114,7 +129,8 @@ struct ViewQuery {
             let order = JSONCollation.compare(startKey, endKey, collation: collation)
             if descending ? order < 0 : order > 0 {
                 throw CouchError.queryParseError(
-                    "No rows can match your key range, reverse your start_key and end_key or set descending=true")
+                    "No rows can match your key range, reverse your start_key and end_key or set descending="
+                        + (descending ? "false" : "true"))
             }
         }
         return [range]

@@ -44,7 +44,9 @@ enum Routes {
         ("/{db}", [.GET: db(DatabaseHandlers.info), .PUT: DatabaseHandlers.create,
                    .DELETE: DatabaseHandlers.delete, .POST: db(DocumentHandlers.post)]),
         ("/{db}/_all_docs", [.GET: db(AllDocsHandlers.get), .POST: db(AllDocsHandlers.post)]),
-        ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs)]),
+        ("/{db}/_design_docs", [.GET: db(AllDocsHandlers.designDocs), .POST: db(AllDocsHandlers.designDocs)]),
+        ("/{db}/_all_docs/queries", [.POST: db(AllDocsHandlers.allDocsQueries)]),
+        ("/{db}/_design_docs/queries", [.POST: db(AllDocsHandlers.designDocsQueries)]),
         ("/{db}/_local_docs", [.GET: db(LocalDocHandlers.list), .POST: db(LocalDocHandlers.list)]),
         ("/{db}/_bulk_docs", [.POST: db(BulkHandlers.bulkDocs)]),
         ("/{db}/_bulk_get", [.POST: db(BulkHandlers.bulkGet)]),
@@ -87,6 +89,15 @@ enum Routes {
         ("/{db}/_design/{ddoc}/_update/{name}", everyMethod(db(sandboxed(RenderHandlers.update)))),
         ("/{db}/_design/{ddoc}/_update/{name}/{path...}", everyMethod(db(sandboxed(RenderHandlers.update)))),
         ("/{db}/_design/{ddoc}/_list/{name}", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
+        // A handler's name without what it names (couch_mrview_show, chttpd_db's design handlers).
+        ("/{db}/_design/{ddoc}/_show", everyMethod(db { _, _ in throw CouchError(404, "show_error", "Invalid path.") })),
+        ("/{db}/_design/{ddoc}/_update", everyMethod(db { _, _ in throw CouchError(404, "update_error", "Invalid path.") })),
+        ("/{db}/_design/{ddoc}/_list", everyMethod(db { _, _ in throw CouchError(404, "list_error", "Invalid path.") })),
+        ("/{db}/_design/{ddoc}/_view", everyMethod(db { _, _ in
+            throw CouchError(405, "method_not_allowed", "Only GET,POST,HEAD allowed", headers: [("Allow", "GET,POST,HEAD")])
+        })),
+        ("/{db}/_design/{ddoc}/_rewrite", everyMethod(db(RewriteHandlers.rewrite))),
+        ("/{db}/_design/{ddoc}/_rewrite/{path...}", everyMethod(db(RewriteHandlers.rewrite))),
         ("/{db}/_design/{ddoc}/_list/{name}/{path...}", [.GET: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list))),
                                                           .POST: db(sandboxed(adminsInSystemDatabases(RenderHandlers.list)))]),
         ("/{db}/_local", everyMethod(db { _, _ in throw CouchError.badRequest("Invalid _local document id.") })),
@@ -97,6 +108,9 @@ enum Routes {
             throw CouchError.badRequest("_local documents do not accept attachments.")
         })),
     ]
+
+    /// The router of `table`, for requests a handler answers as another (`_rewrite`).
+    static let router = Router(table)
 
     static let document: [HTTPMethod: Handler] = [
         .GET: db(DocumentHandlers.get), .DELETE: db(DocumentHandlers.delete),

@@ -61,8 +61,13 @@ extension Database {
                                            : "SELECT count(*) FROM docs WHERE deleted = 0 AND docid < ?"
                 before = try db.integer(sql, [.text(start)]) ?? 0
             }
-            return AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db),
-                                 offset: min(total, Int(before) + min(max(0, query.skip), total)))  // skip may be Int.max
+            var result = AllDocsResult(totalRows: total, rows: rows, updateSeq: try DocumentRecords.updateSequence(db),
+                                       offset: min(total, Int(before) + min(max(0, query.skip), total)))  // skip may be Int.max
+            if query.countsDesignDocuments {
+                result.designDocuments = Int(try db.integer(
+                    "SELECT count(*) FROM docs WHERE deleted = 0 AND docid >= '_design/' AND docid < '_design0'") ?? 0)
+            }
+            return result
         }
     }
 

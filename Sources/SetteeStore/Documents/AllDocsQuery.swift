@@ -13,6 +13,11 @@ public struct AllDocsQuery: Sendable {
     /// With `includeBodies`: each row with a body also gets its document's conflicts,
     /// read in the same snapshot as the rows.
     public var includeConflicts = false
+    /// Also count the live design documents (`_design_docs`' `total_rows`, which CouchDB
+    /// takes from its design document count: couch_mrview:get_total_rows/2).
+    public var countsDesignDocuments = false
+    /// `update_seq=true`: the answer carries the database's update sequence.
+    public var updateSeq = false
 
     public init() {}
 }

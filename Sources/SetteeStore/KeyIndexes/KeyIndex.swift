@@ -68,12 +68,21 @@ public struct KeyIndexEntry: Sendable {
     }
 }
 
-/// What an index's key function sees: a live document's winning revision.
+/// What an index's key function sees: a live document's winning revision, and what
+/// CouchDB's index updater opens it with (couch_index_updater: `[conflicts,
+/// deleted_conflicts]`, `local_seq` on request) and its attachments' stubs.
 public struct KeyIndexDocument: Sendable {
     public let id: String
     public let rev: RevisionID
     /// The stored JSON object, without `_id` and `_rev`.
     public let body: [UInt8]
+    /// The update sequence of the document's last write (`_local_seq`).
+    public var seq: Int64 = 0
+    /// `_conflicts` and `_deleted_conflicts`, in winner order.
+    public var conflicts: [RevisionID] = []
+    public var deletedConflicts: [RevisionID] = []
+    /// The revision's attachments (`_attachments` stubs).
+    public var attachments: [StoredAttachment] = []
 }
 
 /// One row of a scan: a document found by its key, with its winner's body.

@@ -74,7 +74,7 @@ struct KeyIndexBatch: Sendable {
         /// Its seq in the plan: the indexes whose cursor is below it index it.
         let planned: Int64
         /// The live winner at the plan's target; nil for a deleted (or purged) document: its entries go.
-        let document: KeyIndexDocument?
+        var document: KeyIndexDocument?
     }
 
     let changes: [Change]

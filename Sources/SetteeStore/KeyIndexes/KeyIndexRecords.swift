@@ -53,7 +53,7 @@ enum KeyIndexRecords {
             """, [.integer(after), .integer(last.seq)]) { row in
             found[row.int64(0)] = .some(Self.document(row))
         }
-        return KeyIndexBatch(changes: try run.map { pending in
+        var changes = try run.map { pending in
             var document: KeyIndexDocument?
             if let current = found[pending.rowID] {
                 document = current
@@ -64,8 +64,11 @@ enum KeyIndexRecords {
             } else {
                 document = try moved(db, rowID: pending.rowID, at: target)
             }
+            document?.seq = pending.seq
             return KeyIndexBatch.Change(rowID: pending.rowID, planned: pending.seq, document: document)
-        }, purgeSeq: purgeSeq)
+        }
+        try addLeavesAndAttachments(db, to: &changes)
+        return KeyIndexBatch(changes: changes, purgeSeq: purgeSeq)
     }
 
     private static func purgeSequence(_ db: Connection) throws -> Int64 {
