@@ -52,7 +52,7 @@ extension CouchError {
         // SQLITE_NOTADB) is CouchDB's corruption answer too; the store has marked the database.
         case .sqlite(let code, _, _) where code == 11 || code == 26:
             self = CouchError(500, "file_corruption", "file corruption")
-        case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
+        case .sqlite, .io, .directoryLocked: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
         }
