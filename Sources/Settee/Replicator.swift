@@ -35,6 +35,8 @@ public final class Replicator: Sendable {
     public let peer: Peer
     public let direction: Direction
     public let isContinuous: Bool
+    /// Whether a missing target database is created (CouchDB's `create_target`).
+    public let createsTarget: Bool
     private let state = Mutex(RunState())
 
     private struct RunState {
@@ -48,8 +50,11 @@ public final class Replicator: Sendable {
 
     /// - Parameters:
     ///   - continuous: follow new changes until ``stop()``, instead of stopping once caught up.
-    public init(_ database: Database, peer: Peer, direction: Direction, continuous: Bool = false) {
+    ///   - createTarget: create the target database when it does not exist.
+    public init(_ database: Database, peer: Peer, direction: Direction, continuous: Bool = false,
+                createTarget: Bool = false) {
         self.database = database
+        self.createsTarget = createTarget
         self.peer = peer
         self.direction = direction
         self.isContinuous = continuous
@@ -97,27 +102,29 @@ public final class Replicator: Sendable {
     /// The status now, then each change, until stopped.
     public func statusUpdates() -> ReplicatorStatusUpdates {
         let (stream, continuation) = AsyncStream.makeStream(of: ReplicatorStatus.self, bufferingPolicy: .bufferingNewest(16))
-        let id = state.withLock { state in
+        let (id, current) = state.withLock { state in
             defer { state.nextSubscriber += 1 }
             state.subscribers[state.nextSubscriber] = continuation
-            continuation.yield(state.current)
-            if state.current.isStopped { continuation.finish() }
-            return state.nextSubscriber
+            return (state.nextSubscriber, state.current)
         }
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) } }
+        continuation.yield(current)
+        if current.isStopped { continuation.finish() }
         return ReplicatorStatusUpdates(stream: stream)
     }
 
+    /// Records `status` for direction `slot`, and tells subscribers when the combined
+    /// status changed (outside the lock: finishing a stream runs its termination handler).
     private func publish(_ status: ReplicatorStatus, slot: Int) {
-        state.withLock { state in
+        let (changed, subscribers) = state.withLock { state in
             let before = state.current
             state.statuses[slot] = status
-            let now = state.current
-            guard now != before else { return }
-            for continuation in state.subscribers.values {
-                continuation.yield(now)
-                if now.isStopped { continuation.finish() }
-            }
+            return (state.current == before ? nil : state.current, Array(state.subscribers.values))
+        }
+        guard let changed else { return }
+        for continuation in subscribers {
+            continuation.yield(changed)
+            if changed.isStopped { continuation.finish() }
         }
     }
 
@@ -179,6 +186,7 @@ public final class Replicator: Sendable {
         }
         var options = ReplicationOptions()
         options.continuous = isContinuous
+        options.createTarget = createsTarget
         return Replication(source: push ? local : other, target: push ? other : local, options: options,
                            logger: data.logger)
     }
