@@ -77,7 +77,7 @@ extension Database {
     }
 
     private func writeOne(_ update: DocumentUpdate) async throws(SetteeError) -> String {
-        let result = try await run(id: update.id) { try await self.write([update])[0] }
+        let result = try await run(id: update.id) { try await self.write([update]).first ?? .failure(.conflict) }
         switch result {
         case .success(let rev): return rev.description
         case .failure(let error): throw await failure(error, id: update.id)

@@ -17,7 +17,8 @@ extension Database {
     public func save<Value>(_ value: Value, id: String? = nil, revision: String? = nil)
         async throws(SetteeError) -> Document<Value> {
         let results = try await saveAll([DocumentChange(id: id, revision: revision, value: value)])
-        return try results[0].get()
+        guard let result = results.first else { throw .storage(code: 0, message: "the store returned no result") }
+        return try result.get()
     }
 
     /// Saves `document.value` over `document.revision`.
@@ -46,8 +47,12 @@ extension Database {
         var outcomes = written.makeIterator()
         var results: [Result<Document<Value>, SetteeError>] = []
         for (change, update) in zip(changes, prepared) {
-            guard case .success(let update) = update, let outcome = outcomes.next() else {
+            guard case .success(let update) = update else {
                 if case .failure(let error) = update { results.append(.failure(error)) }
+                continue
+            }
+            guard let outcome = outcomes.next() else {
+                results.append(.failure(.storage(code: 0, message: "the store returned no result for \(update.id)")))
                 continue
             }
             switch outcome {
@@ -127,7 +132,7 @@ extension Database {
         }
         let base = try Self.revision(revision)
         let update = DocumentUpdate(id: id, body: Array("{}".utf8), isDeleted: true, baseRevision: base)
-        let result = try await run(id: id) { try await self.write([update])[0] }
+        let result = try await run(id: id) { try await self.write([update]).first ?? .failure(.conflict) }
         switch result {
         case .success(let rev): return rev.description
         case .failure(.conflict):
