@@ -117,6 +117,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // bench/library: the library in-process against the same work over its listener (issue 43, item 5).
+        .executableTarget(name: "settee-library-bench", dependencies: ["Settee"], path: "bench/library",
+                          swiftSettings: swiftSettings),
+
         .target(name: "SetteeTestSupport", dependencies: ["SetteeJSON"], path: "Tests/SetteeTestSupport",
                 swiftSettings: swiftSettings),
         .testTarget(name: "SetteeJSONTests", dependencies: ["SetteeJSON"], swiftSettings: swiftSettings),

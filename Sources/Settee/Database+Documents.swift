@@ -68,12 +68,15 @@ extension Database {
     /// The store update for `change`: its JSON checked as `PUT` checks it, with the
     /// attachments of the revision it replaces kept as stubs.
     private func update<Value>(for change: DocumentChange<Value>) async throws(SetteeError) -> DocumentUpdate {
-        let object = try Self.encode(change.value)
+        let (object, bytes) = try Self.encode(change.value)
         let parser = DocumentParser(maxDocumentSize: data.options.maxDocumentSize)
         let id = change.id ?? ""
         var update: DocumentUpdate
+        // The encoder's compact members are copied as written, as `PUT` copies a request's.
+        let raw = bytes.withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0) }
+            .map { DocumentParser.RawMembers(text: bytes, spans: $0) }
         do {
-            update = try parser.parse(object, id: change.id, newEdits: true).update
+            update = try parser.parse(object, id: change.id, newEdits: true, raw: raw).update
         } catch {
             throw SetteeError.from(error, id: id, maxDocumentSize: data.options.maxDocumentSize)
         }
@@ -87,8 +90,8 @@ extension Database {
         return update
     }
 
-    /// `value` as a JSON object (members in the order its encoder wrote them).
-    static func encode<Value: Encodable>(_ value: Value) throws(SetteeError) -> JSONObject {
+    /// `value` as a JSON object (members in the order its encoder wrote them), and its text.
+    static func encode<Value: Encodable>(_ value: Value) throws(SetteeError) -> (JSONObject, [UInt8]) {
         let bytes: [UInt8]
         do {
             bytes = Array(try JSONEncoder().encode(value))
@@ -98,7 +101,7 @@ extension Database {
         guard case .object(let object)? = try? JSONReader.parse(bytes) else {
             throw .encoding("\(Value.self) does not encode to a JSON object")
         }
-        return object
+        return (object, bytes)
     }
 
     /// Decodes stored JSON (a body, or a whole document with its `_` members) as `Value`.

@@ -12,9 +12,11 @@ extension Database {
         var documents: [Document<Value>] = []
         documents.reserveCapacity(page.docs.count)
         for bytes in page.docs {
-            let meta = try Self.decode(DocumentMeta.self, bytes, id: "")
-            documents.append(Document(id: meta._id, revision: meta._rev ?? "",
-                                      value: try Self.decode(type, bytes, id: meta._id)))
+            guard case .object(let object)? = try? JSONReader.parse(bytes), let id = object["_id"]?.stringValue else {
+                throw .decoding(id: "", reason: "a result without _id")
+            }
+            documents.append(Document(id: id, revision: object["_rev"]?.stringValue ?? "",
+                                      value: try Self.decode(type, bytes, id: id)))
         }
         return QueryPage(documents: documents, bookmark: page.bookmark, warnings: page.warnings)
     }
@@ -40,10 +42,4 @@ extension Database {
         }
         return IndexDescription(isNew: created.isNew, designDocument: created.id, name: created.name)
     }
-}
-
-/// The members of a `_find` result every document has.
-private struct DocumentMeta: Decodable {
-    var _id: String
-    var _rev: String?
 }
