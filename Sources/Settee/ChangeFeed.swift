@@ -63,9 +63,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                     break
                 }
                 guard feed.isContinuous else { return nil }
-                // Nil when the task is cancelled: the waiter is gone at once.
-                guard await store.changesNotifier.wait(after: since, timeout: nil) != nil else { return nil }
-                try feed.database.data.checkOpen()
+                guard try await feed.database.waitForChange(after: since) else { return nil }
             }
             defer { position += 1 }
             return buffered[position]
@@ -74,6 +72,17 @@ public struct ChangeFeed: AsyncSequence, Sendable {
 }
 
 extension Database {
+    /// Waits until the database's sequence passes `sequence` (a commit wakes it; nothing
+    /// polls the database). - Returns: false when the task was cancelled.
+    /// - Throws: ``SetteeError/closed`` once the directory is closed (checked each second).
+    func waitForChange(after sequence: Int64) async throws(SetteeError) -> Bool {
+        while true {
+            if await store.changesNotifier.wait(after: sequence, timeout: .seconds(1)) != nil { return true }
+            if Task.isCancelled { return false }
+            try data.checkOpen()
+        }
+    }
+
     /// The database's changes from `start`; with `continuous` (the default) the feed
     /// waits for new ones until its task is cancelled, otherwise it ends when caught up.
     public func changes(since start: ChangeFeed.Start = .beginning, continuous: Bool = true) -> ChangeFeed {

@@ -38,8 +38,7 @@ public struct LiveQuery<Value: Codable & Sendable>: AsyncSequence, Sendable {
             let notifier = database.store.changesNotifier
             while !Task.isCancelled {
                 if let sequence {
-                    guard await notifier.wait(after: sequence, timeout: nil) != nil else { return nil }
-                    try database.data.checkOpen()
+                    guard try await database.waitForChange(after: sequence) else { return nil }
                 }
                 sequence = notifier.sequence
                 let page = try await database.find(Value.self, query)

@@ -54,3 +54,34 @@ import Testing
         }
     }
 }
+
+@Suite struct LiveQueryCloseTests {
+    /// A live query waiting for writes ends with `.closed` when its directory closes,
+    /// instead of waiting forever.
+    @Test func closingTheDirectoryEndsAWaitingLiveQuery() async throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let data = try DataDirectory(path: scratch.path)
+        let notes = try await data.database("notes")
+        let received = Atomic<Int>(0)
+        let live = notes.liveQuery(Note.self, Query(.all))
+        let task = Task { () -> SetteeError? in
+            do {
+                for try await _ in live { received.add(1, ordering: .relaxed) }
+                return nil
+            } catch let error as SetteeError {
+                return error
+            } catch {
+                return .storage(code: -1, message: "\(error)")
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while received.load(ordering: .relaxed) == 0 && ContinuousClock.now < deadline { await Task.yield() }
+        await data.close()
+        // On time-out the live query is cancelled, so a hang fails the test instead of hanging it.
+        let ended = try? await within(.seconds(10)) {
+            await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        }
+        #expect(ended == .closed)
+    }
+}
