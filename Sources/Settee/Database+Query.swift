@@ -23,6 +23,7 @@ extension Database {
 
     /// Creates a json index on `fields` (in this order), for queries that select or sort by them.
     /// - Parameters:
+    ///   - fields: the fields, in order, and their direction.
     ///   - name: the index's name (default: derived from its definition, as CouchDB does).
     ///   - designDocument: the design document holding it (default: derived likewise).
     /// - Returns: where it lives, and whether it was new.

@@ -6,7 +6,7 @@ internal import SetteeDocuments
 ///
 /// Every write is made as the directory's ``Identity`` (``DataDirectory/Options/identity``),
 /// commits before the call returns (it survives `kill -9` and power loss), and wakes
-/// ``changes(since:)`` feeds and ``liveQuery(_:)`` observers.
+/// ``changes(since:continuous:)`` feeds and ``liveQuery(_:_:)`` observers.
 public final class Database: Sendable {
     /// The database's name.
     public let name: String

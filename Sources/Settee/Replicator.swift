@@ -49,6 +49,9 @@ public final class Replicator: Sendable {
     }
 
     /// - Parameters:
+    ///   - database: the local database.
+    ///   - peer: the other side.
+    ///   - direction: which way changes go.
     ///   - continuous: follow new changes until ``stop()``, instead of stopping once caught up.
     ///   - createTarget: create the target database when it does not exist.
     public init(_ database: Database, peer: Peer, direction: Direction, continuous: Bool = false,
