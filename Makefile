@@ -9,7 +9,7 @@ DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release conformance browser-test fuzz fuzz-smoke fuzz-venv container-test clean
+.PHONY: serve test deps build build-release docs conformance browser-test fuzz fuzz-smoke fuzz-venv container-test clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -27,6 +27,13 @@ build: deps
 
 build-release: deps
 	swift build -c release -j $(SWIFT_JOBS)
+
+# The `Settee` library's DocC documentation (Sources/Settee/Settee.docc), offline: the
+# swift-docc-plugin package and the toolchain's docc; a static site in .build/docs/Settee.
+docs: deps
+	mkdir -p .build/docs && rm -rf .build/docs/Settee
+	swift package --disable-sandbox generate-documentation --target Settee --output-path .build/docs/Settee \
+	  --transform-for-static-hosting --hosting-base-path Settee
 
 serve: build-release
 	"$$(swift build -c release --show-bin-path)/settee" serve --config $(CONFIG) $(if $(DATA_DIR),--data-dir $(DATA_DIR))

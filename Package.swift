@@ -15,11 +15,15 @@ let package = Package(
         .executable(name: "settee", targets: ["settee"]),
         .library(name: "SetteeStore", targets: ["SetteeStore"]),
         .library(name: "SetteeHTTP", targets: ["SetteeHTTP"]),
+        // The embeddable database (`import Settee`): a façade over the modules below.
+        .library(name: "Settee", targets: ["Settee"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // `swift package generate-documentation` (make docs): a command plugin, nothing it builds ships.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C system libraries: a module map and a shim for what Swift cannot import.
@@ -94,6 +98,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // The public façade for programs that embed Settee: opens a data directory, typed
+        // documents, queries, live queries, replication, the listener. Owns no storage or
+        // protocol code of its own (LAYOUT.md, "Next: the library").
+        .target(
+            name: "Settee",
+            dependencies: [
+                "SetteeServer", "SetteeConfig", "SetteeReplicator", "SetteeDocuments", "SetteeStore", "SetteeJSON",
+                "SetteeHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "settee",
             dependencies: [
@@ -103,6 +118,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+
+        // bench/library: the library in-process against the same work over its listener (issue 43, item 5).
+        .executableTarget(name: "settee-library-bench", dependencies: ["Settee"], path: "bench/library",
+                          swiftSettings: swiftSettings),
 
         .target(name: "SetteeTestSupport", dependencies: ["SetteeJSON"], path: "Tests/SetteeTestSupport",
                 swiftSettings: swiftSettings),
@@ -124,6 +143,8 @@ let package = Package(
                                    "SetteeTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery", "CDNSSD"], swiftSettings: swiftSettings),
+        // The public API only: imports nothing but `Settee` (issue 43, item 4).
+        .testTarget(name: "SetteeLibraryTests", dependencies: ["Settee"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]

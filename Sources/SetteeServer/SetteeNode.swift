@@ -99,6 +99,8 @@ public final class SetteeNode: Sendable {
     public let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let server: HTTPServer
+    /// The CouchDB API the listeners answer with (`settee serve`'s and an embedding program's).
+    let router: CouchRouter
     let replications: ReplicationManager
     let discovery: NodeDiscovery?
     let state: NodeState
@@ -122,7 +124,7 @@ public final class SetteeNode: Sendable {
         store.designDocumentPolicy = DesignDocumentPolicy()
         store.updateValidator = DocumentValidation(service: javaScript)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
-        let router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript)
+        router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript)
         replications = router.state.replications
         discovery = router.state.discovery
         state = router.state

@@ -39,6 +39,9 @@ public enum StoreError: Error, Sendable, Equatable {
     /// A database file written by a newer Settee: its schema `version` is past the
     /// `supported` one, and writing it with the older code would corrupt it.
     case newerSchema(path: String, version: Int, supported: Int)
+    /// Another process (or another open in this one) holds the data directory
+    /// (`DataDirectoryLock`): `settee serve` or a program embedding Settee.
+    case directoryLocked(path: String)
 }
 
 extension StoreError {

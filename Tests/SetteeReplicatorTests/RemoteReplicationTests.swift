@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SetteeJSON
 @testable import SetteeReplicator
+import SetteeStore
 import SetteeTestSupport
 import Testing
 
@@ -12,8 +13,10 @@ import Testing
                            configure: (inout ReplicationOptions) -> Void = { _ in }) async throws -> Replication.Outcome {
         var options = ReplicationOptions()
         configure(&options)
-        return try await Replication(source: source, target: target, options: options,
-                                     logger: Logger(label: "test")).run()
+        // The test owns the local store: its writes there are the node's own.
+        return try await WriteContext.$writer.withValue(.system) {
+            try await Replication(source: source, target: target, options: options, logger: Logger(label: "test")).run()
+        }
     }
 
     @Test func pushAndPullBetweenTwoServersKeepEveryTreeAndDigest() async throws {

@@ -20,7 +20,8 @@ import Testing
         let ann = WriterIdentity(name: "ann", roles: [], isDatabaseAdmin: false)
         let base: JSONValue = ["source": "http://h/a", "target": "http://h/b"]
         #expect(try prepared(base, by: ann)?["owner"] == "ann")
-        #expect(try prepared(base, by: nil)?["owner"] == nil)  // the manager's own writes
+        #expect(try prepared(base, by: .system)?["owner"] == nil)  // the manager's own writes
+        #expect(try prepared(base, by: nil)?["owner"] == .null)  // undeclared: anonymous
         var others = try #require(base.objectValue)
         others["owner"] = "bob"
         #expect(throws: WriteRejection.forbidden("Can't update replication documents from other users.")) {

@@ -30,8 +30,11 @@ struct ReplicatorStore {
         async throws -> Replication.Outcome {
         var options = ReplicationOptions()
         configure(&options)
-        return try await Replication(source: peer(source), target: peer(target), options: options,
-                                     logger: Logger(label: "test")).run()
+        // The test owns the store: its local writes are the node's own.
+        return try await WriteContext.$writer.withValue(.system) {
+            try await Replication(source: peer(source), target: peer(target), options: options,
+                                  logger: Logger(label: "test")).run()
+        }
     }
 }
 
@@ -65,8 +68,11 @@ func allIDs(_ database: Database) async throws -> [String] {
 extension Database {
     @discardableResult
     func put(_ id: String, _ body: String = "{}", base: String? = nil, deleted: Bool = false) async throws -> String {
-        let result = try await update([DocumentUpdate(id: id, body: Array(body.utf8), isDeleted: deleted,
-                                                      baseRevision: base.flatMap(RevisionID.init))], newEdits: true)
+        // As the test declared, else as the node itself (an undeclared writer is anonymous).
+        let result = try await WriteContext.$writer.withValue(WriteContext.writer ?? .system) {
+            try await update([DocumentUpdate(id: id, body: Array(body.utf8), isDeleted: deleted,
+                                             baseRevision: base.flatMap(RevisionID.init))], newEdits: true)
+        }
         return try result[0].get().description
     }
 }

@@ -92,7 +92,7 @@ import Testing
     }
 
     /// `settee_pairing` opens a database whatever its `_security` says: only a server admin
-    /// (or the server's own write, no writer) may add, change or drop it (issue 46, item 1).
+    /// (or the server's own write, `.system`) may add, change or drop it (issue 46, item 1).
     @Test func onlyServerAdminsWriteAPairingGrant() throws {
         let policy = UsersDatabasePolicy()
         let grant: JSONValue = ["db": "secret", "expires": 9999999999, "uses": 100, "write_only": false]
@@ -118,7 +118,8 @@ import Testing
         #expect(throws: refusal) { try review(mallory, update(nil), old: stored) }
         try review(mallory, update(grant), old: stored)  // kept as it is
         try review(WriterIdentity(name: "admin", roles: ["_admin"], isDatabaseAdmin: true), update(grant), old: nil)
-        try review(nil, update(grant), old: nil)
+        try review(.system, update(grant), old: nil)  // the node's own write
+        #expect(throws: refusal) { try review(nil, update(grant), old: nil) }  // undeclared: anonymous
     }
 
     /// A user may not store a hash costlier to check than the server's own: each wrong

@@ -51,19 +51,22 @@ func rev(_ text: String) -> RevisionID {
 }
 
 extension Database {
-    /// Writes one new-edits update and returns its result.
+    /// Writes one new-edits update and returns its result: as the writer the test
+    /// declared, else as the node itself (`.system`; an undeclared writer is anonymous).
     func put(_ id: String, _ body: String = "{}", base: RevisionID? = nil,
              deleted: Bool = false) async throws -> Result<RevisionID, StoreError> {
-        let results = try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
-                                                       baseRevision: base)], newEdits: true)
+        let results = try await WriteContext.$writer.withValue(WriteContext.writer ?? .system) { try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
+                                                       baseRevision: base)], newEdits: true) }
         return results[0]
     }
 
     /// Writes one replicated (new_edits=false) revision with its history, newest first.
     func force(_ id: String, _ history: [String], _ body: String = "{}",
                deleted: Bool = false) async throws -> Result<RevisionID, StoreError> {
-        let results = try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
-                                                       history: history.map(rev))], newEdits: false)
+        let results = try await WriteContext.$writer.withValue(WriteContext.writer ?? .system) {
+            try await update([DocumentUpdate(id: id, body: bytes(body), isDeleted: deleted,
+                                             history: history.map(rev))], newEdits: false)
+        }
         return results[0]
     }
 }

@@ -2,7 +2,7 @@
 import Testing
 
 /// Design documents are written by database admins only, whichever write path
-/// they come by (CouchDB's couch_db check); writes with no writer are trusted.
+/// they come by (CouchDB's couch_db check); a write that declares no writer is anonymous.
 @Suite struct WriteContextTests {
     @Test func designDocumentsNeedADatabaseAdmin() async throws {
         let store = try TestStore()
@@ -20,6 +20,12 @@ import Testing
         #expect(anonymousResult[0] == .failure(.rejected(.unauthorized("You are not a db or server admin."))))
         let admin = WriterIdentity(name: "boss", roles: [], isDatabaseAdmin: true)
         #expect((try? (try await WriteContext.$writer.withValue(admin) { try await db.update([updates[0]], newEdits: true) })[0].get()) != nil)
-        #expect((try? (try await db.update([DocumentUpdate(id: "_design/other", body: bytes("{}"))], newEdits: true))[0].get()) != nil)
+        // A write that declares no writer is anonymous's, never an admin's (issue 43, item 6).
+        let undeclared = try await db.update([DocumentUpdate(id: "_design/other", body: bytes("{}"))], newEdits: true)
+        #expect(undeclared[0] == .failure(.rejected(.unauthorized("You are not a db or server admin."))))
+        let system = try await WriteContext.$writer.withValue(.system) {
+            try await db.update([DocumentUpdate(id: "_design/other", body: bytes("{}"))], newEdits: true)
+        }
+        #expect((try? system[0].get()) != nil)
     }
 }

@@ -64,7 +64,8 @@ public final class ReplicationManager: Sendable {
         job.record("started", .running)
         state.withLock { $0.transient[id] = job }
         defer { state.withLock { $0.transient[id] = nil } }
-        return try await replication.run()
+        // Asked for by a server admin (`_replicate`): its local writes are the node's own.
+        return try await WriteContext.$writer.withValue(.system) { try await replication.run() }
     }
 
     /// Starts a continuous replication under `id`, unless one runs there already.
@@ -77,7 +78,9 @@ public final class ReplicationManager: Sendable {
             return true
         }
         guard isNew else { return }
-        job.attach(Task { await self.runUntilCancelled(job, writeBack: nil) })
+        job.attach(Task {
+            await WriteContext.$writer.withValue(.system) { await self.runUntilCancelled(job, writeBack: nil) }
+        })
     }
 
     /// Stops the `_replicate` job `id`; false when there is none.
@@ -91,7 +94,9 @@ public final class ReplicationManager: Sendable {
 
     /// Starts following the `_replicator` database (and waits for it to be created).
     public func start() {
-        watcher.withLock { $0 = Task { await self.watch() } }
+        // `_replicator` jobs, and their state updates, write as the node itself (the documents'
+        // owners were checked when they were written: `ReplicatorDocumentPolicy`).
+        watcher.withLock { $0 = Task { await WriteContext.$writer.withValue(.system) { await self.watch() } } }
     }
 
     /// Stops every job and the watcher (server shutdown).
@@ -279,7 +284,7 @@ public final class ReplicationManager: Sendable {
         body.append("_replication_state_time", .string(Self.isoDate(Date())))
         for member in extra { body.append(member.key, member.value) }
         let update = DocumentUpdate(id: id, body: JSONWriter.serialize(.object(body)), baseRevision: stored.rev)
-        _ = try? await database.update([update], newEdits: true)
+        _ = try? await WriteContext.$writer.withValue(.system) { try await database.update([update], newEdits: true) }
     }
 
     static func isoDate(_ date: Date) -> String {

@@ -10,10 +10,10 @@ public struct ReplicatorDocumentPolicy: WritePolicy {
 
     /// CouchDB's `before_doc_update` for `_replicator`: a document records its `owner`,
     /// the writer's name (set when absent); another user's document may be changed by
-    /// database admins only. Writes with no writer (the manager's own) pass unchanged.
+    /// database admins only. The manager's own writes (`WriterIdentity.system`) pass unchanged.
     public func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
-        guard newEdits, !update.isDeleted, !update.id.hasPrefix("_design/"), let writer = WriteContext.writer,
-              var body = (try? JSONReader.parse(update.body))?.objectValue else { return update }
+        guard newEdits, !update.isDeleted, !update.id.hasPrefix("_design/"), case let writer = WriteContext.current,
+              writer != .system, var body = (try? JSONReader.parse(update.body))?.objectValue else { return update }
         let name: JSONValue = writer.name.map { .string($0) } ?? .null
         switch body["owner"] {
         case nil:
@@ -41,7 +41,7 @@ public struct ReplicatorDocumentPolicy: WritePolicy {
             let spec = try ReplicationSpec(body)
             // A database of this server named directly would be read and written with no
             // access check at all: server admins only (CouchDB 3 takes URLs only).
-            if let writer = WriteContext.writer, !writer.roles.contains("_admin"),
+            if !WriteContext.current.roles.contains("_admin"),
                [spec.source, spec.target].contains(where: { !Self.isURL($0) }) {
                 throw WriteRejection.forbidden("Local database names are for server admins: use the database's URL.")
             }

@@ -36,7 +36,9 @@ extension UserDirectory {
             doc.removeAll { $0.key == PairingGrant.member }
             doc.append(PairingGrant.member, claimed.json)
             let update = DocumentUpdate(id: id, body: JSONWriter.serialize(.object(doc)), baseRevision: stored.rev)
-            if case .success = try await database.update([update], newEdits: true).first { return }
+            // The node records the claim itself, before any requester identity exists.
+            let results = try await WriteContext.$writer.withValue(.system) { try await database.update([update], newEdits: true) }
+            if case .success = results.first { return }
         }
         throw CouchError(409, "conflict", "The pairing is being claimed; try again.")
     }

@@ -39,9 +39,9 @@ struct UsersDatabasePolicy: WritePolicy {
 
     func review(_ update: DocumentUpdate, newEdits: Bool,
                 current: () throws -> StoredRevision?) throws(WriteRejection) {
-        // No writer: the server's own write, trusted. Otherwise its name and whether it is an admin here.
-        let writer = WriteContext.writer
-        let isAdmin = writer?.isDatabaseAdmin ?? true
+        // The declared writer (the node's own writes declare `.system`); none: anonymous.
+        let writer: WriterIdentity? = WriteContext.current
+        let isAdmin = writer?.isDatabaseAdmin ?? false
         let old = (try? current()).flatMap { $0.isDeleted ? nil : $0 }
         let oldDoc = old?.body.flatMap { try? JSONReader.parse($0) }?.objectValue
         if update.isDeleted {
@@ -94,7 +94,7 @@ struct UsersDatabasePolicy: WritePolicy {
     }
 
     /// Refuses a `settee_pairing` member written, changed or dropped by anyone but a
-    /// server admin. No writer is the server's own write (`admitPairing`), trusted.
+    /// server admin (the node's own writes are `.system`, one).
     static func reviewGrants(_ doc: JSONObject, old: JSONObject?, writer: WriterIdentity?) throws(WriteRejection) {
         guard let writer, !writer.roles.contains("_admin") else { return }
         let member = PairingGrant.member

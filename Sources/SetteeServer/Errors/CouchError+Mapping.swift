@@ -61,7 +61,7 @@ extension CouchError {
         case .notEnoughSpaceToCompact(_, let needed, let available):
             self = CouchError(507, Self.insufficientStorageError,
                               "Compaction needs \(needed) bytes free (twice the data) and \(available) are; nothing was started.")
-        case .sqlite, .io: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
+        case .sqlite, .io, .directoryLocked: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
         }

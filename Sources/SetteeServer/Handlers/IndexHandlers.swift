@@ -25,7 +25,17 @@ enum IndexHandlers {
     }
 
     static func create(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let body = try await context.jsonBody().object()
+        let created = try await createIndex(try await context.jsonBody().object(), in: database)
+        return JSONResponse.ok(["result": .string(created.isNew ? "created" : "exists"), "id": .string(created.id),
+                                "name": .string(created.name)])
+    }
+
+    /// Creates the json index `body` defines (`POST /{db}/_index`'s body), in its design
+    /// document: the HTTP handler's work, shared with the embedding API.
+    /// - Returns: whether it is new (false: it existed already), its design document and name.
+    /// - Throws: `MangoError` for a bad definition; the store's errors.
+    static func createIndex(_ body: JSONObject, in database: Database) async throws
+        -> (isNew: Bool, id: String, name: String) {
         guard let definition = body["index"] else { throw MangoError.missingKey("index") }
         for member in body where !["index", "type", "name", "ddoc", "w", "partitioned"].contains(member.key) {
             throw MangoError.invalidKey(member.key)
@@ -57,14 +67,12 @@ enum IndexHandlers {
             document = object
         }
         var views = document["views"]?.objectValue ?? JSONObject()
-        if views[name] == view, document["language"]?.stringValue == "query" {
-            return JSONResponse.ok(["result": "exists", "id": .string(ddoc), "name": .string(name)])
-        }
+        if views[name] == view, document["language"]?.stringValue == "query" { return (false, ddoc, name) }
         views[name] = view
         if document["language"] == nil { document["language"] = "query" }
         document["views"] = .object(views)
         try await save(database, id: ddoc, body: .object(document), base: current)
-        return JSONResponse.ok(["result": "created", "id": .string(ddoc), "name": .string(name)])
+        return (true, ddoc, name)
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

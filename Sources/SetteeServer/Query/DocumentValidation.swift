@@ -38,11 +38,12 @@ final class DocumentValidation: UpdateValidator {
         var refusals = await DesignDocumentCheck.refusals(updates, database, service)
         guard let functions = try? await functions(of: database), !functions.isEmpty else { return refusals }
         let security = (try? await database.security()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        let writer = WriteContext.writer
-        // No writer: the server's own jobs (its replicator into a local database), trusted as an admin.
+        // The declared writer: the node's own jobs (its replicator into a local database)
+        // declare `.system`, an admin; a write that declares none is anonymous.
+        let writer = WriteContext.current
         let userContext = JSONWriter.string([
-            "db": .string(database.name), "name": writer?.name.map { .string($0) } ?? .null,
-            "roles": .array((writer?.roles ?? ["_admin"]).map { .string($0) })])
+            "db": .string(database.name), "name": writer.name.map { .string($0) } ?? .null,
+            "roles": .array(writer.roles.map { .string($0) })])
         // Design documents pass their own checks instead (couch_db:validate_doc_update/3).
         for (index, update) in updates.enumerated() where !update.id.hasPrefix("_design/") {
             let old = try? await database.winner(id: update.id)

@@ -34,10 +34,12 @@ extension Database {
         var prepared = updates
         var refusedEarly: [Int: WriteRejection] = [:]
         // Design documents are written by database admins only (CouchDB's couch_db check).
-        if let writer = WriteContext.writer, !writer.isDatabaseAdmin {
+        // A write that declares no writer is anonymous's (`WriteContext.current`).
+        let declared = WriteContext.current
+        if !declared.isDatabaseAdmin {
             let reason = "You are not a db or server admin."
             for (index, update) in updates.enumerated() where update.id.hasPrefix("_design/") {
-                refusedEarly[index] = writer.name == nil ? .unauthorized(reason) : .forbidden(reason)
+                refusedEarly[index] = declared.name == nil ? .unauthorized(reason) : .forbidden(reason)
             }
         }
         if let designDocumentPolicy {

@@ -1,6 +1,8 @@
-/// Who is writing, for the rules that depend on it. The server sets it around a
-/// request's handler (`WriteContext.$writer.withValue`); writes with none (the
-/// server's own jobs, the replicator's local peer, tests) are trusted.
+/// Who is writing, for the rules that depend on it (design documents, `_users`,
+/// `validate_doc_update`, `_replicator` owners). The server sets it around a request's
+/// handler from the authenticated user (`WriteContext.$writer.withValue`); the node's
+/// own jobs declare `system`; a program embedding Settee declares its own identity.
+/// A write that declares none is `anonymous`: never an admin by accident.
 public struct WriterIdentity: Sendable, Equatable {
     public let name: String?
     public let roles: [String]
@@ -12,8 +14,18 @@ public struct WriterIdentity: Sendable, Equatable {
         self.roles = roles
         self.isDatabaseAdmin = isDatabaseAdmin
     }
+
+    /// The node's own work, trusted as a server admin: its replication jobs (started by
+    /// server admins or `_replicator` documents), `_replicator` state updates, pairing grants.
+    public static let system = WriterIdentity(name: nil, roles: ["_admin"], isDatabaseAdmin: true)
+
+    /// Nobody in particular: what a write that declares no writer is taken as.
+    public static let anonymous = WriterIdentity(name: nil, roles: [], isDatabaseAdmin: false)
 }
 
 public enum WriteContext {
     @TaskLocal public static var writer: WriterIdentity?
+
+    /// The running task's writer: the declared one, else `anonymous` (least privileged).
+    public static var current: WriterIdentity { writer ?? .anonymous }
 }

@@ -122,7 +122,8 @@ struct Replicate: AsyncParsableCommand {
         let drawing = Task { await progress.redraw() }
         defer { drawing.cancel() }
         do {
-            let outcome = try await replication.run()
+            // Whoever runs the command owns the data directory: its local writes are the node's own.
+            let outcome = try await WriteContext.$writer.withValue(.system) { try await replication.run() }
             drawing.cancel()
             progress.finish("replicated \(replication.source.displayName) → \(replication.target.displayName): "
                 + progress.figures(outcome.stats) + ", source seq \(Self.text(outcome.sourceLastSeq))")

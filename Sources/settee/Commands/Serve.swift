@@ -15,6 +15,7 @@ internal import Logging
 internal import SetteeConfig
 internal import SetteeHTTP
 internal import SetteeServer
+internal import SetteeStore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,6 +57,10 @@ struct Serve: AsyncParsableCommand {
         try settings.checkBindSafety()
         try settings.checkListeners()
         var nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        // One process per data directory: another `settee serve` or a program embedding
+        // Settee keeps it until it exits (issue 43).
+        let directoryLock = try Self.lockDataDirectory(settings.dataDirectory)
+        defer { withExtendedLifetime(directoryLock) {} }
         nodeConfiguration.setLogLevel = { LineLogHandler.setLevel(couchName: $0) }
         if nodeConfiguration.admins.isEmpty {
             // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
@@ -78,6 +83,17 @@ struct Serve: AsyncParsableCommand {
         await node.run()
         logger.info("stopped")
         LogSink.shared.flush()
+    }
+
+    /// The data directory's `DataDirectoryLock`, or exit 1 with who holds it.
+    static func lockDataDirectory(_ path: String) throws -> DataDirectoryLock {
+        do {
+            return try DataDirectoryLock(directory: path)
+        } catch .directoryLocked(let path) {
+            StandardStreams.error("settee: the data directory \(path) is in use by another process "
+                                  + "(settee serve or a program embedding Settee)\n")
+            throw ExitCode.failure
+        }
     }
 
     static func makeLogger(level: Logger.Level) -> Logger {
