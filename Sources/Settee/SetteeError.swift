@@ -46,6 +46,8 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
     case newerFormat(path: String)
     /// SQLite failed: its result code and message.
     case storage(code: Int32, message: String)
+    /// The disk is full: nothing was written (writes succeed again once space is freed).
+    case diskFull(String)
     /// A replication could not start or stopped: the replicator's reason.
     case replication(String)
     /// The listener could not start (a port in use, a bad address).
@@ -72,6 +74,7 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .damaged(let database, let reason): "\(database) is damaged: \(reason)"
         case .newerFormat(let path): "\(path) was written by a newer Settee"
         case .storage(let code, let message): "SQLite error \(code): \(message)"
+        case .diskFull(let detail): "the disk is full: \(detail)"
         case .replication(let reason): "replication failed: \(reason)"
         case .listener(let reason): "the listener could not start: \(reason)"
         case .closed: "the data directory is closed"
@@ -112,6 +115,9 @@ extension SetteeError {
         case .rejected(.forbidden(let reason)): .forbidden(reason)
         case .rejected(.unauthorized(let reason)): .unauthorized(reason)
         case .rejected(.refused(_, let word, let reason)): .invalidDocument("\(word): \(reason)")
+        case .notEnoughSpaceToCompact(let path, let needed, let available):
+            .diskFull("compacting \(path) needs \(needed) bytes free and \(available) are")
+        case _ where error.isDiskFull: .diskFull("\(error)")
         case .sqlite(let code, let message, _): .storage(code: code, message: message)
         case .io(let operation, let path, let errno): .io(operation: operation, path: path, errno: errno)
         case .databaseDamaged(let name, let reason): .damaged(database: name, reason: reason)
