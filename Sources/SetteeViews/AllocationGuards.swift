@@ -1,0 +1,330 @@
+/*
+ Guards on JavaScriptCore's bulk allocators (issue #46, item 5), installed in every
+ engine before any design document code runs.
+
+ The engine's watch (`JavaScriptWatch`) looks at the heap every 20 ms of running
+ script, but one native call runs past every look: `new Uint8Array(2e9).fill(1)` or
+ `'xy'.repeat(5e8)` allocate gigabytes inside one call, and JavaScriptCore's release
+ builds have no hard heap limit (`JSC_gcMaxHeapSize` only paces collection). So each
+ native function that allocates a size its caller chooses is replaced by one that
+ checks that size against the call's memory limit first and throws a RangeError
+ (marking the call refused: the engine turns that into the memory limit's
+ `os_process_error` and discards itself, as when the watch stops a call).
+
+ Not bypassable from design document code: the originals are captured in a closure
+ before any user code runs; the replacements are non-writable, non-configurable
+ properties; the guarded constructors are Proxies of the originals, which are frozen
+ and whose `prototype.constructor` is the Proxy, so `instanceof`, `.constructor`,
+ species, `Reflect.construct`, `bind` and `class X extends Uint8Array` all construct
+ through the guard; `%TypedArray%.from` (reached by `Object.getPrototypeOf(Uint8Array)`)
+ is replaced too, and `%TypedArray%` itself cannot be constructed. The handle that sets
+ the limit is returned to the engine only, never stored in a global.
+
+ What is guarded: ArrayBuffer and SharedArrayBuffer (length, `maxByteLength`, `resize`,
+ `transfer`, `transferToFixedLength`, `grow`); every typed array constructor (length,
+ copy of another typed array, array-like, iterable: read once, at most the limit's
+ worth of elements) and `%TypedArray%.from`; `%TypedArray%.prototype.join`; String's
+ `repeat`, `padStart`, `padEnd`, `concat`, `normalize`, case changes and `split`;
+ Array's `join`, `toLocaleString`, `fill`, `toReversed`, `toSorted`, `toSpliced` and
+ `with`, which walk every index of an array however sparse (`a.length = 1e9` costs
+ nothing until then) and are done here in JavaScript, where the watch sees them.
+ WebAssembly is removed (its memories grow outside the heap; CouchDB's engines have
+ none). DataView only views a buffer, and JSON.stringify's indentation is at most 10
+ characters (ECMA-262 SerializeJSONObject), so neither allocates on its own.
+
+ Not guarded, because no prelude can reach them: strings made by `+` (a rope of 2^31
+ characters costs nothing until it is flattened, then up to 4 GB at once), spreading
+ or JSON.stringify of a sparse array of huge length, `replace` with `$'`. The watch
+ and the per-call resident-memory check still discard the engine after such a call;
+ only a process per engine would bound its peak (README, Security).
+*/
+extension JavaScriptEngine {
+    static let allocationGuards = #"""
+(function(global) {
+  "use strict";
+  var limit = 64 * 1024 * 1024, refused = false;
+  var ProxyC = Proxy, RangeErrorC = RangeError, TypeErrorC = TypeError, ObjectC = Object;
+  var apply = Reflect.apply, construct = Reflect.construct;
+  var defineProperty = Object.defineProperty, getPrototypeOf = Object.getPrototypeOf;
+  var freeze = Object.freeze, createObject = Object.create;
+  var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  var iteratorSymbol = Symbol.iterator;
+  var floor = Math.floor, min = Math.min, max = Math.max;
+  var stringRepeat = String.prototype.repeat, stringPadStart = String.prototype.padStart;
+  var stringPadEnd = String.prototype.padEnd, stringConcat = String.prototype.concat;
+  var stringSplit = String.prototype.split, stringNormalize = String.prototype.normalize;
+  var arraySort = Array.prototype.sort;
+  var TypedArray = getPrototypeOf(Uint8Array);
+  var typedArrayLength = getOwnPropertyDescriptor(TypedArray.prototype, "length").get;
+  var typedArrayJoin = TypedArray.prototype.join, typedArrayFrom = TypedArray.from;
+  var bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+
+  function refuse(what) {
+    refused = true;
+    throw new RangeErrorC(what + " would take more than the JavaScript memory limit (" + limit + " bytes)");
+  }
+  function check(bytes, what) { if (!(bytes <= limit)) refuse(what); }
+  function integer(value) {
+    var number = +value;
+    if (number !== number) return 0;
+    return number < 0 ? -floor(-number) : floor(number);
+  }
+  function length(value) { var number = integer(value); return number < 0 ? 0 : number; }
+  function relative(value, size, fallback) {
+    if (value === undefined) return fallback;
+    var number = integer(value);
+    return number < 0 ? max(size + number, 0) : min(number, size);
+  }
+  function text(value) { return `${value}`; }
+  function isTypedArray(value) {
+    try { apply(typedArrayLength, value, []); return true; } catch (e) { return false; }
+  }
+  function isArrayBuffer(value) {
+    try { apply(bufferByteLength, value, []); return true; } catch (e) { return false; }
+  }
+  function seal(object, name, value) {
+    defineProperty(object, name, {value: value, writable: false, enumerable: false, configurable: false});
+  }
+  function method(object, name, replacement) {
+    defineProperty(replacement, "name", {value: name});
+    seal(object, name, replacement);
+  }
+
+  // The values of an iterable or array-like, at most `most` of them, read once, in a
+  // null-prototype array-like (no iterator, no inherited setters) for the original.
+  function materialize(source, most, what) {
+    var list = createObject(null), count = 0;
+    var iterate = source[iteratorSymbol];
+    if (iterate !== undefined && iterate !== null) {
+      var iterator = apply(iterate, source, []), next = iterator.next;
+      for (;;) {
+        var step = apply(next, iterator, []);
+        if (step.done) break;
+        if (count >= most) refuse(what);
+        list[count++] = step.value;
+      }
+    } else {
+      var object = ObjectC(source);
+      count = length(object.length);
+      if (count > most) refuse(what);
+      for (var i = 0; i < count; i++) list[i] = object[i];
+    }
+    list.length = count;
+    return list;
+  }
+
+  function guardConstructor(name, handler) {
+    var original = global[name];
+    if (typeof original !== "function") return;
+    var guarded = new ProxyC(original, handler(original));
+    seal(original.prototype, "constructor", guarded);
+    freeze(original);
+    seal(global, name, guarded);
+  }
+
+  // new ArrayBuffer(length, {maxByteLength}): both sizes read once and checked.
+  function bufferHandler() {
+    return {construct: function(target, args, newTarget) {
+      var size = length(args[0]), options = args[1];
+      check(size, "ArrayBuffer");
+      if (options === null || typeof options !== "object") return construct(target, [size], newTarget);
+      var most = options.maxByteLength;
+      if (most === undefined) return construct(target, [size], newTarget);
+      most = length(most);
+      check(most, "ArrayBuffer");
+      return construct(target, [size, {maxByteLength: most}], newTarget);
+    }};
+  }
+  guardConstructor("ArrayBuffer", bufferHandler);
+  guardConstructor("SharedArrayBuffer", bufferHandler);
+  ["resize", "transfer", "transferToFixedLength"].forEach(function(name) {
+    var original = ArrayBuffer.prototype[name];
+    if (typeof original !== "function") return;
+    method(ArrayBuffer.prototype, name, function(newLength) {
+      if (newLength === undefined) return apply(original, this, []);
+      var size = length(newLength);
+      check(size, "ArrayBuffer." + name);
+      return apply(original, this, [size]);
+    });
+  });
+  if (typeof SharedArrayBuffer === "function" && SharedArrayBuffer.prototype.grow) {
+    var grow = SharedArrayBuffer.prototype.grow;
+    method(SharedArrayBuffer.prototype, "grow", function(newLength) {
+      var size = length(newLength);
+      check(size, "SharedArrayBuffer.grow");
+      return apply(grow, this, [size]);
+    });
+  }
+
+  // new Uint8Array(length | typedArray | iterable | arrayLike | buffer, ...): what it
+  // would allocate, checked before; a view of a buffer allocates nothing.
+  function typedArrayHandler(original) {
+    var size = original.BYTES_PER_ELEMENT, name = original.name;
+    return {construct: function(target, args, newTarget) {
+      if (args.length === 0) return construct(target, [], newTarget);
+      var first = args[0];
+      if (first === null || (typeof first !== "object" && typeof first !== "function")) {
+        var count = integer(first);
+        check(count * size, name);
+        return construct(target, [count], newTarget);
+      }
+      if (isArrayBuffer(first)) return construct(target, args, newTarget);
+      if (typeof SharedArrayBuffer === "function" && first instanceof SharedArrayBuffer) return construct(target, args, newTarget);
+      if (isTypedArray(first)) {
+        check(apply(typedArrayLength, first, []) * size, name);
+        return construct(target, [first], newTarget);
+      }
+      var list = materialize(first, floor(limit / size), name);
+      var made = construct(target, [list.length], newTarget);
+      for (var i = 0; i < list.length; i++) made[i] = list[i];
+      return made;
+    }};
+  }
+  ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+   "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array",
+   "BigUint64Array"].forEach(function(name) { guardConstructor(name, typedArrayHandler); });
+  // %TypedArray%.from collects an iterable in native code before it constructs: collected here.
+  method(TypedArray, "from", function(source, mapFn, thisArg) {
+    var list = materialize(source, limit, "TypedArray.from");
+    return apply(typedArrayFrom, this, [list, mapFn, thisArg]);
+  });
+  // typedArray.join(separator): up to 24 characters per number, plus the separator.
+  method(TypedArray.prototype, "join", function(separator) {
+    var count = apply(typedArrayLength, this, []);
+    var between = separator === undefined ? "," : text(separator);
+    check(count * (between.length + 24) * 2, "TypedArray.join");
+    return apply(typedArrayJoin, this, [between]);
+  });
+  freeze(TypedArray);
+
+  // Strings: the result's length is known before it is made (two bytes a character).
+  function receiver(value, original, args) {
+    if (value === null || value === undefined || typeof value === "symbol") apply(original, value, args);
+    return text(value);
+  }
+  method(String.prototype, "repeat", function(count) {
+    var string = receiver(this, stringRepeat, arguments), times = integer(count);
+    if (string.length > 0) check(string.length * times * 2, "String.repeat");
+    return apply(stringRepeat, string, [times]);
+  });
+  [["padStart", stringPadStart], ["padEnd", stringPadEnd]].forEach(function(pair) {
+    var original = pair[1];
+    method(String.prototype, pair[0], function(maxLength, fillString) {
+      var string = receiver(this, original, arguments), size = length(maxLength);
+      if (size > string.length) check(size * 2, "String." + pair[0]);
+      return apply(original, string, [size, fillString]);
+    });
+  });
+  method(String.prototype, "concat", function() {
+    var string = receiver(this, stringConcat, arguments), parts = [], total = string.length;
+    for (var i = 0; i < arguments.length; i++) {
+      var part = text(arguments[i]);
+      total += part.length;
+      check(total * 2, "String.concat");
+      defineProperty(parts, i, {value: part, writable: true, enumerable: true, configurable: true});
+    }
+    return apply(stringConcat, string, parts);
+  });
+  // Unicode's bounds on how much normalizing or changing case can lengthen a string
+  // (UAX #15 "Stability of Normalized Forms"; SpecialCasing.txt: at most three).
+  method(String.prototype, "normalize", function(form) {
+    var string = receiver(this, stringNormalize, arguments);
+    var name = form === undefined ? "NFC" : text(form);
+    check(string.length * (name === "NFC" || name === "NFD" ? 4 : 18) * 2, "String.normalize");
+    return apply(stringNormalize, string, [name]);
+  });
+  ["toUpperCase", "toLowerCase", "toLocaleUpperCase", "toLocaleLowerCase"].forEach(function(name) {
+    var original = String.prototype[name];
+    method(String.prototype, name, function() {
+      var string = receiver(this, original, arguments);
+      check(string.length * 6, "String." + name);
+      return apply(original, string, arguments);
+    });
+  });
+  // Each piece costs a string cell and an array slot (about 40 bytes): at most that many.
+  method(String.prototype, "split", function(separator, most) {
+    var cap = floor(limit / 40), wanted = most === undefined ? 4294967295 : most >>> 0;
+    if (wanted <= cap) return apply(stringSplit, this, [separator, wanted]);
+    var pieces = apply(stringSplit, this, [separator, cap + 1]);
+    if (pieces.length > cap) refuse("String.split");
+    return pieces;
+  });
+
+  // Arrays whose length is far past their elements (new Array(1e9), a.length = 1e9) are
+  // cheap until a native method walks or copies every index: these do it here instead.
+  function coercible(value, name) {
+    if (value === null || value === undefined) throw new TypeErrorC("Array.prototype." + name + " requires that |this| not be null or undefined");
+    return value;
+  }
+  var joining = [];
+  function joinWith(object, separator, convert, what) {
+    var count = length(object.length);
+    if (count > 1) check((count - 1) * separator.length * 2, what);
+    for (var j = 0; j < joining.length; j++) if (joining[j] === object) return "";
+    joining[joining.length] = object;
+    try {
+      var out = "", total = 0;
+      for (var i = 0; i < count; i++) {
+        var element = object[i], part = element === null || element === undefined ? "" : convert(element);
+        total += part.length + (i > 0 ? separator.length : 0);
+        check(total * 2, what);
+        out = i > 0 ? out + separator + part : part;
+      }
+      return out;
+    } finally { joining.length -= 1; }
+  }
+  method(Array.prototype, "join", function(separator) {
+    var object = ObjectC(coercible(this, "join"));
+    return joinWith(object, separator === undefined ? "," : text(separator), text, "Array.join");
+  });
+  method(Array.prototype, "toLocaleString", function() {
+    var object = ObjectC(coercible(this, "toLocaleString"));
+    return joinWith(object, ",", function(element) { return text(element.toLocaleString()); }, "Array.toLocaleString");
+  });
+  method(Array.prototype, "fill", function(value, start, end) {
+    var object = ObjectC(coercible(this, "fill"));
+    var size = length(object.length), from = relative(start, size, 0), to = relative(end, size, size);
+    check((to - from) * 8, "Array.fill");
+    for (var i = from; i < to; i++) object[i] = value;
+    return object;
+  });
+  // The copying methods of ES2023: a new array of the receiver's length, made in JavaScript.
+  function copy(object, what) {
+    var size = length(object.length);
+    check(size * 8, what);
+    var out = [];
+    for (var i = 0; i < size; i++) defineProperty(out, i, {value: object[i], writable: true, enumerable: true, configurable: true});
+    return out;
+  }
+  method(Array.prototype, "toReversed", function() {
+    var source = copy(ObjectC(this), "Array.toReversed"), out = [], last = source.length - 1;
+    for (var i = 0; i <= last; i++) defineProperty(out, i, {value: source[last - i], writable: true, enumerable: true, configurable: true});
+    return out;
+  });
+  method(Array.prototype, "toSorted", function(compare) {
+    if (compare !== undefined && typeof compare !== "function") throw new TypeErrorC("Array.prototype.toSorted requires the comparator argument to be a function or undefined");
+    return apply(arraySort, copy(ObjectC(this), "Array.toSorted"), [compare]);
+  });
+  method(Array.prototype, "with", function(index, value) {
+    var out = copy(ObjectC(this), "Array.with"), at = integer(index);
+    if (at < 0) at += out.length;
+    if (at < 0 || at >= out.length) throw new RangeErrorC("Array index out of range");
+    out[at] = value;
+    return out;
+  });
+  var arraySplice = Array.prototype.splice;
+  method(Array.prototype, "toSpliced", function() {
+    var out = copy(ObjectC(coercible(this, "toSpliced")), "Array.toSpliced");
+    apply(arraySplice, out, arguments);
+    return out;
+  });
+
+  // No WebAssembly: its memories grow outside the engine's heap (CouchDB's engines have none).
+  delete global.WebAssembly;
+
+  // The engine's handle (kept out of reach of user code): sets the limit of the call about
+  // to run and tells whether the call that ran was refused an allocation.
+  return function(bytes) { var was = refused; refused = false; limit = bytes; return was; };
+})(this)
+"""#
+}
