@@ -46,7 +46,7 @@ extension JavaScriptEngine {
   var ProxyC = Proxy, RangeErrorC = RangeError, TypeErrorC = TypeError, ObjectC = Object;
   var apply = Reflect.apply, construct = Reflect.construct;
   var defineProperty = Object.defineProperty, getPrototypeOf = Object.getPrototypeOf;
-  var freeze = Object.freeze, createObject = Object.create;
+  var freeze = Object.freeze, createObject = Object.create, isArray = Array.isArray;
   var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   var iteratorSymbol = Symbol.iterator;
   var floor = Math.floor, min = Math.min, max = Math.max;
@@ -58,6 +58,9 @@ extension JavaScriptEngine {
   var typedArrayLength = getOwnPropertyDescriptor(TypedArray.prototype, "length").get;
   var typedArrayJoin = TypedArray.prototype.join, typedArrayFrom = TypedArray.from;
   var bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  var OriginalArrayBuffer = ArrayBuffer;
+  var sharedByteLength = typeof SharedArrayBuffer === "function"
+    ? getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength").get : null;
 
   function refuse(what) {
     refused = true;
@@ -76,12 +79,12 @@ extension JavaScriptEngine {
     return number < 0 ? max(size + number, 0) : min(number, size);
   }
   function text(value) { return `${value}`; }
-  function isTypedArray(value) {
-    try { apply(typedArrayLength, value, []); return true; } catch (e) { return false; }
+  // Whether `value` has the internal slots `getter` (a brand's own accessor) reads.
+  function isBrand(getter, value) {
+    try { apply(getter, value, []); return true; } catch (e) { return false; }
   }
-  function isArrayBuffer(value) {
-    try { apply(bufferByteLength, value, []); return true; } catch (e) { return false; }
-  }
+  function isTypedArray(value) { return isBrand(typedArrayLength, value); }
+  function isArrayBuffer(value) { return isBrand(bufferByteLength, value); }
   function seal(object, name, value) {
     defineProperty(object, name, {value: value, writable: false, enumerable: false, configurable: false});
   }
@@ -113,10 +116,14 @@ extension JavaScriptEngine {
     return list;
   }
 
+  // The original's handler gets the Proxy that replaces it: a construction aimed at the
+  // Proxy itself (not a subclass) is made with the original as new.target, the same
+  // prototype without a lookup through the Proxy.
   function guardConstructor(name, handler) {
     var original = global[name];
     if (typeof original !== "function") return;
-    var guarded = new ProxyC(original, handler(original));
+    var traps = handler(original), guarded = new ProxyC(original, traps);
+    traps.guarded = guarded;
     seal(original.prototype, "constructor", guarded);
     freeze(original);
     seal(global, name, guarded);
@@ -125,6 +132,7 @@ extension JavaScriptEngine {
   // new ArrayBuffer(length, {maxByteLength}): both sizes read once and checked.
   function bufferHandler() {
     return {construct: function(target, args, newTarget) {
+      if (newTarget === this.guarded) newTarget = target;
       var size = length(args[0]), options = args[1];
       check(size, "ArrayBuffer");
       if (options === null || typeof options !== "object") return construct(target, [size], newTarget);
@@ -161,6 +169,7 @@ extension JavaScriptEngine {
   function typedArrayHandler(original) {
     var size = original.BYTES_PER_ELEMENT, name = original.name;
     return {construct: function(target, args, newTarget) {
+      if (newTarget === this.guarded) newTarget = target;
       if (args.length === 0) return construct(target, [], newTarget);
       var first = args[0];
       if (first === null || (typeof first !== "object" && typeof first !== "function")) {
@@ -168,15 +177,24 @@ extension JavaScriptEngine {
         check(count * size, name);
         return construct(target, [count], newTarget);
       }
-      if (isArrayBuffer(first)) return construct(target, args, newTarget);
-      if (typeof SharedArrayBuffer === "function" && first instanceof SharedArrayBuffer) return construct(target, args, newTarget);
-      if (isTypedArray(first)) {
-        check(apply(typedArrayLength, first, []) * size, name);
-        return construct(target, [first], newTarget);
+      // The cheap tests first: a failed brand check throws, and throwing is slow. A
+      // buffer or typed array whose prototype was changed is read as an array-like.
+      var list = first;
+      if (!isArray(first)) {
+        if (first instanceof OriginalArrayBuffer && isArrayBuffer(first)) return construct(target, args, newTarget);
+        if (sharedByteLength !== null && isBrand(sharedByteLength, first)) return construct(target, args, newTarget);
+        if (first instanceof TypedArray && isTypedArray(first)) {
+          check(apply(typedArrayLength, first, []) * size, name);
+          return construct(target, [first], newTarget);
+        }
+        // Anything else but an array (whose iterator is its indices) is collected first,
+        // so that no native code iterates it or asks a Proxy's length twice.
+        list = materialize(first, floor(limit / size), name);
       }
-      var list = materialize(first, floor(limit / size), name);
-      var made = construct(target, [list.length], newTarget);
-      for (var i = 0; i < list.length; i++) made[i] = list[i];
+      var count = length(list.length);
+      check(count * size, name);
+      var made = construct(target, [count], newTarget);
+      for (var i = 0; i < count; i++) made[i] = list[i];
       return made;
     }};
   }

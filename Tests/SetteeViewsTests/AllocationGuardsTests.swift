@@ -49,6 +49,9 @@ import Testing
         ("Array.fill", "return new Array(3e8).fill(1).length;"),
         ("Array.toSorted", "var a = []; a.length = 3e8; return a.toSorted().length;"),
         ("TypedArray.join", "return new Uint8Array(6e7).join('abcdef').length;"),
+        ("a fake buffer", "var f = Object.create(ArrayBuffer.prototype); f.length = 2e9; return new Uint8Array(f).length;"),
+        ("an endless iterator", "return new Uint8Array({[Symbol.iterator]: function() { return {next: function() { return {done: false, value: 1}; }}; }}).length;"),
+        ("a replaced array iterator", "Array.prototype[Symbol.iterator] = function() { return {next: function() { return {done: false, value: 1}; }}; }; return Uint8Array.from([1]).length;"),
         ("caught and ignored", "try { new Uint8Array(2e9); } catch (e) {} return 1;"),
     ]
 
@@ -64,6 +67,13 @@ import Testing
         #expect(engine.wasStopped, "\(attack.0): the engine is kept")
         // Other tests run beside this one: the bound is loose, but far below a gigabyte.
         #expect(JavaScriptEngine.residentBytes() - before < 512 << 20, "\(attack.0) grew the process")
+    }
+
+    /// A Proxy's length is asked once: what it answers then is what is allocated.
+    @Test func aLyingLengthIsReadOnce() throws {
+        let body = "var n = 0; var p = new Proxy([7], {get: function(t, k) { if (k === 'length') return n++ ? 2e9 : 1; return t[k]; }});"
+            + " return [new Uint8Array(p).length, n];"
+        #expect(try Self.run(body) == [1, 1])
     }
 
     @Test func webAssemblyIsGone() throws {
