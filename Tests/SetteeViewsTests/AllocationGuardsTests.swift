@@ -62,7 +62,11 @@ import Testing
             let value = try Self.run(attack.1, engine: engine)
             Issue.record("\(attack.0) ran: \(String(describing: value))")
         } catch {
-            #expect(error.message.contains("exceeded its memory limit"), "\(attack.0): \(error.message)")
+            // An endless iterator is collected in JavaScript, where the watch stops it by
+            // memory or, on a loaded machine, by time first: either way nothing is allocated at once.
+            let isEndless = attack.0.contains("iterator")
+            #expect(error.message.contains("exceeded its memory limit") || (isEndless && error.message.contains("timed out")),
+                    "\(attack.0): \(error.message)")
         }
         #expect(engine.wasStopped, "\(attack.0): the engine is kept")
         // Other tests run beside this one: the bound is loose, but far below a gigabyte.

@@ -1,4 +1,5 @@
 internal import Glibc
+import Logging
 import SetteeJSON
 import SetteeStore
 import SetteeViews
@@ -37,6 +38,8 @@ final class JavaScriptService: Sendable {
     /// a kept engine's heap is under): 16 engines at CouchDB's 64 MiB, fewer at a higher limit.
     static let idleMemoryBudget = 1 << 30
     private let pool = Mutex(EnginePool())
+    /// 5xx answers design document code caused: one log line per client a minute at most.
+    let failureLog = SecurityRefusalLog(verb: "JavaScript answered", level: .error)
 
     /// - Parameters:
     ///   - threadCount: threads that run JavaScript (default: one per core).
@@ -175,7 +178,7 @@ final class JavaScriptService: Sendable {
     }
 
     private static func overloaded(_ error: JavaScriptError) -> CouchError {
-        CouchError(503, "service_unavailable", error.message)
+        CouchError.fromJavaScript(503, "service_unavailable", error.message)
     }
 }
 
