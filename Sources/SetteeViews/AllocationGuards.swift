@@ -32,9 +32,13 @@
  none). DataView only views a buffer, and JSON.stringify's indentation is at most 10
  characters (ECMA-262 SerializeJSONObject), so neither allocates on its own.
 
+ Listing a large typed array's keys (Object.keys and its kin, Reflect.ownKeys,
+ Object.assign, JSON.stringify) makes a string per element in one call: checked too.
+
  Not guarded, because no prelude can reach them: strings made by `+` (a rope of 2^31
  characters costs nothing until it is flattened, then up to 4 GB at once), spreading
- or JSON.stringify of a sparse array of huge length, `replace` with `$'`. The watch
+ or JSON.stringify of a sparse array of huge length, spreading a typed array into an
+ object (`{...typedArray}`), `replace` with `$'`. The watch
  and the per-call resident-memory check still discard the engine after such a call;
  only a process per engine would bound its peak (README, Security).
 */
@@ -212,6 +216,35 @@ extension JavaScriptEngine {
     var between = separator === undefined ? "," : text(separator);
     check(count * (between.length + 24) * 2, "TypedArray.join");
     return apply(typedArrayJoin, this, [between]);
+  });
+  // A typed array's elements are cheap (one byte each for Uint8Array) but each becomes a
+  // property name, a string and a slot when its keys are listed or it is serialized: about
+  // 64 bytes an element, all made in one native call. Checked for typed arrays (ordinary
+  // objects and arrays hold their properties on the heap the watch already counts).
+  function checkKeys(value, what) {
+    if (value instanceof TypedArray && isTypedArray(value)) check(apply(typedArrayLength, value, []) * 64, what);
+  }
+  ["keys", "values", "entries", "getOwnPropertyNames", "getOwnPropertyDescriptors"].forEach(function(name) {
+    var original = ObjectC[name];
+    method(ObjectC, name, function(object) {
+      checkKeys(object, "Object." + name);
+      return apply(original, ObjectC, arguments);
+    });
+  });
+  var ownKeys = Reflect.ownKeys, assign = ObjectC.assign;
+  method(Reflect, "ownKeys", function(object) {
+    checkKeys(object, "Reflect.ownKeys");
+    return apply(ownKeys, Reflect, arguments);
+  });
+  method(ObjectC, "assign", function(target) {
+    for (var i = 1; i < arguments.length; i++) checkKeys(arguments[i], "Object.assign");
+    return apply(assign, ObjectC, arguments);
+  });
+  // JSON.stringify asks each object for its toJSON first: a typed array's is itself,
+  // serialized as before, once its size is checked.
+  seal(TypedArray.prototype, "toJSON", function toJSON() {
+    checkKeys(this, "JSON.stringify");
+    return this;
   });
   freeze(TypedArray);
 

@@ -52,6 +52,10 @@ import Testing
         ("a fake buffer", "var f = Object.create(ArrayBuffer.prototype); f.length = 2e9; return new Uint8Array(f).length;"),
         ("an endless iterator", "return new Uint8Array({[Symbol.iterator]: function() { return {next: function() { return {done: false, value: 1}; }}; }}).length;"),
         ("a replaced array iterator", "Array.prototype[Symbol.iterator] = function() { return {next: function() { return {done: false, value: 1}; }}; }; return Uint8Array.from([1]).length;"),
+        ("Object.keys of a typed array", "return Object.keys(new Uint8Array(6e7)).length;"),
+        ("Reflect.ownKeys of a typed array", "return Reflect.ownKeys(new Uint8Array(6e7)).length;"),
+        ("Object.assign of a typed array", "return Object.keys(Object.assign({}, new Uint8Array(6e7))).length;"),
+        ("JSON of a typed array", "return JSON.stringify({a: [new Uint8Array(6e7)]}).length;"),
         ("caught and ignored", "try { new Uint8Array(2e9); } catch (e) {} return 1;"),
     ]
 
@@ -104,6 +108,8 @@ import Testing
             ("return [[3, 1, 2].toSorted(), [1, 2, 3].toReversed(), [1, 2, 3].with(1, 9), [1, 2, 3].toSpliced(1, 1, 'x', 'y')];",
              [[1, 2, 3], [3, 2, 1], [1, 9, 3], [1, "x", "y", 3]]),
             ("return [new Array(3).fill(7), [1, 2, 3, 4].fill(0, 1, -1)];", [[7, 7, 7], [1, 0, 0, 4]]),
+            ("return [Object.keys(new Uint8Array(2)), JSON.stringify(new Uint8Array([5])), Object.entries({a: 1}), Object.assign({}, {b: 2}).b];",
+             [["0", "1"], #"{"0":5}"#, [["a", 1]], 2]),
             ("var s = ''; for (var i = 0; i < 1000; i++) s += 'abc'; return s.split('b').length;", 1001),
             ("return new Uint8Array(1 << 20).fill(1).reduce(function(a, b) { return a + b; }, 0);", 1_048_576),
         ]
