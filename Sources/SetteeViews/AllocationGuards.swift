@@ -37,8 +37,8 @@
 
  Not guarded, because no prelude can reach them: strings made by `+` (a rope of 2^31
  characters costs nothing until it is flattened, then up to 4 GB at once), spreading
- or JSON.stringify of a sparse array of huge length, spreading a typed array into an
- object (`{...typedArray}`), `replace` with `$'`. The watch
+ or JSON.stringify of a sparse array of huge length, spreading a typed array
+ (`[...typedArray]`, `{...typedArray}`: up to 16 bytes an element), `replace` with `$'`. The watch
  and the per-call resident-memory check still discard the engine after such a call;
  only a process per engine would bound its peak (README, Security).
 */
@@ -239,6 +239,12 @@ extension JavaScriptEngine {
   method(ObjectC, "assign", function(target) {
     for (var i = 1; i < arguments.length; i++) checkKeys(arguments[i], "Object.assign");
     return apply(assign, ObjectC, arguments);
+  });
+  // Array.from(typedArray) makes a slot (and maybe a number cell) per element in one call.
+  var arrayFrom = Array.from;
+  method(Array, "from", function(source) {
+    if (source instanceof TypedArray && isTypedArray(source)) check(apply(typedArrayLength, source, []) * 16, "Array.from");
+    return apply(arrayFrom, this, arguments);
   });
   // JSON.stringify asks each object for its toJSON first: a typed array's is itself,
   // serialized as before, once its size is checked.

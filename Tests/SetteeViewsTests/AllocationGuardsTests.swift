@@ -56,6 +56,7 @@ import Testing
         ("Reflect.ownKeys of a typed array", "return Reflect.ownKeys(new Uint8Array(6e7)).length;"),
         ("Object.assign of a typed array", "return Object.keys(Object.assign({}, new Uint8Array(6e7))).length;"),
         ("JSON of a typed array", "return JSON.stringify({a: [new Uint8Array(6e7)]}).length;"),
+        ("Array.from of a typed array", "return Array.from(new Uint8Array(6e7)).length;"),
         ("caught and ignored", "try { new Uint8Array(2e9); } catch (e) {} return 1;"),
     ]
 
