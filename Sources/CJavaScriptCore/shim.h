@@ -42,6 +42,8 @@ typedef bool (*JSShouldTerminateCallback)(JSContextRef ctx, void *context);
     F(bool, JSValueIsObject, (JSContextRef c, JSValueRef v), (c, v)) \
     F(bool, JSValueIsString, (JSContextRef c, JSValueRef v), (c, v)) \
     F(JSValueRef, JSValueMakeBoolean, (JSContextRef c, bool b), (c, b)) \
+    F(JSValueRef, JSValueMakeNumber, (JSContextRef c, double n), (c, n)) \
+    F(bool, JSValueToBoolean, (JSContextRef c, JSValueRef v), (c, v)) \
     F(JSValueRef, JSValueMakeFromJSONString, (JSContextRef c, JSStringRef s), (c, s)) \
     F(void, JSValueProtect, (JSContextRef c, JSValueRef v), (c, v)) \
     F(void, JSValueUnprotect, (JSContextRef c, JSValueRef v), (c, v)) \

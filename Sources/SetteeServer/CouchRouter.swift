@@ -39,7 +39,10 @@ struct CouchRouter: HTTPResponder {
             }
         } catch {
             let couchError = CouchError(mapping: error)
-            if couchError.isServerFault {
+            if couchError.isServerFault && couchError.isFromJavaScript {
+                state.javaScript.failureLog.note(couchError.error, client: request.remoteAddress, path: request.rawPath,
+                                                 reason: couchError.reason, logger: request.logger)
+            } else if couchError.isServerFault {
                 request.logger.error("\(request.method) \(request.rawPath) failed: \(String(describing: error))")
             }
             // Refusals at a security boundary: one warning per client a minute at most.

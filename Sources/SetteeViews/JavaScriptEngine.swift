@@ -45,6 +45,10 @@ public final class JavaScriptEngine: @unchecked Sendable {
     private let context: JSGlobalContextRef
     var functions: [JSObjectRef] = []
     private let watch = JavaScriptWatch()
+    /// The allocation guards' handle (`allocationGuards`): sets the limit of the next
+    /// call, and tells whether the last one was refused an allocation. Reachable from
+    /// no global, so design document code cannot call it.
+    private var allocationControl: JSObjectRef?
     /// The limits each call reads as it starts (the node's, which its configuration changes).
     private let limits: JavaScriptLimitsSetting
     /// Whether a call was stopped by its time or memory limit: whatever it left behind
@@ -92,75 +96,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// Seconds one call may run by default (`[couchdb] os_process_timeout`).
     public static let timeLimit = 5.0
 
-    static let prelude = #"""
-    var __rows = null;
-    function emit(key, value) {
-      if (__rows === null) throw new Error("emit called outside a map function");
-      __rows.push([key === undefined ? null : key, value === undefined ? null : value]);
-    }
-    function log(message) {}
-    function sum(values) { var s = 0; for (var i = 0; i < values.length; i++) s += values[i]; return s; }
-    function toJSON(value) { return JSON.stringify(value); }
-    function isArray(value) { return Array.isArray(value); }
-    function __mapBatch(fn, docs) {
-      var out = [];
-      for (var i = 0; i < docs.length; i++) {
-        __rows = [];
-        try { fn(docs[i]); out.push(__rows); } catch (e) { out.push(null); }
-        __rows = null;
-      }
-      return JSON.stringify(out);
-    }
-    function __validate(fn, newDoc, oldDoc, userCtx, secObj) {
-      try { fn(newDoc, oldDoc, userCtx, secObj); return JSON.stringify({ok: true}); }
-      catch (e) {
-        if (e && e.forbidden !== undefined) return JSON.stringify({forbidden: String(e.forbidden)});
-        if (e && e.unauthorized !== undefined) return JSON.stringify({unauthorized: String(e.unauthorized)});
-        return JSON.stringify({error: String(e)});
-      }
-    }
-    function __makeRequire(ddoc) {
-      var cache = {};
-      function resolve(id, current) {
-        var path = id.charAt(0) === "." ? current.slice() : [];
-        var parts = id.split("/");
-        for (var i = 0; i < parts.length; i++) {
-          if (parts[i] === "..") path.pop(); else if (parts[i] !== "." && parts[i] !== "") path.push(parts[i]);
-        }
-        return path;
-      }
-      function requireFrom(current) {
-        return function(id) {
-          var path = resolve(id, current);
-          var key = path.join("/");
-          if (cache[key]) return cache[key].exports;
-          var source = ddoc;
-          for (var i = 0; i < path.length; i++) {
-            if (source === null || typeof source !== "object" || !(path[i] in source)) {
-              throw ["error", "invalid_require_path", "Object has no property \"" + path[i] + "\". " + JSON.stringify(source)];
-            }
-            source = source[path[i]];
-          }
-          if (typeof source !== "string") {
-            throw ["error", "invalid_require_path", "Must require a JavaScript string, not: " + typeof source];
-          }
-          var module = {id: key, exports: {}};
-          cache[key] = module;  // a cycle gets the exports filled so far, as CommonJS does
-          var body = new Function("module", "exports", "require", source);
-          body(module, module.exports, requireFrom(path.slice(0, -1)));
-          return module.exports;
-        };
-      }
-      return requireFrom([]);
-    }
-    function __filter(fn, doc, req) {
-      try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "throw:" + String(e); }
-    }
-    function __reduce(fn, keys, values, rereduce) {
-      return JSON.stringify([fn(keys, values, rereduce)]);
-    }
-    """#
-
     /// An engine whose calls take `limits` (CouchDB's defaults unless told).
     public convenience init(limits: JavaScriptLimits = JavaScriptLimits()) throws(JavaScriptError) {
         try self.init(limits: JavaScriptLimitsSetting(limits))
@@ -174,12 +109,19 @@ public final class JavaScriptEngine: @unchecked Sendable {
         context = JSGlobalContextCreateInGroup(group, nil)
         watch.group = group
         watch.arm()
+        let control = try evaluate(Self.allocationGuards)
+        guard let controlObject = JSValueToObject(context, control, nil), JSObjectIsFunction(context, controlObject) else {
+            throw JavaScriptError(message: "the allocation guards did not install")
+        }
+        JSValueProtect(context, controlObject)
+        allocationControl = controlObject
         _ = try evaluate(Self.prelude)
         _ = try evaluate(Self.renderPrelude)
     }
 
     deinit {
         for function in functions { JSValueUnprotect(context, function) }
+        if let allocationControl { JSValueUnprotect(context, allocationControl) }
         // Collected before release: releasing only reports the graph as abandoned, and a
         // stopped memory bomb's buffers would wait for a collection that never comes.
         JSGarbageCollect(context)
@@ -280,7 +222,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         let script = JSStringCreateWithUTF8CString(source)
         defer { JSStringRelease(script) }
         var exception: JSValueRef?
-        watch.begin(limits.value)
+        begin()
         let value = JSEvaluateScript(context, script, nil, nil, 1, &exception)
         if let message = stopMessage() { throw JavaScriptError(message: message) }
         if let exception { throw JavaScriptError(message: string(exception)) }
@@ -288,9 +230,30 @@ public final class JavaScriptEngine: @unchecked Sendable {
         return value
     }
 
-    /// The watch's message when it stopped the last call; the heap a memory bomb left is
-    /// collected at once rather than at the next call's allocations.
+    /// Starts the watch and tells the allocation guards the limit of the call about to run.
+    private func begin() {
+        let limits = self.limits.value
+        watch.begin(limits)
+        _ = exchangeWithGuards(limits.memoryBytes)
+    }
+
+    /// Calls the guards' handle: sets the limit `bytes`; whether an allocation was refused
+    /// since the last exchange.
+    private func exchangeWithGuards(_ bytes: Int) -> Bool {
+        guard let allocationControl else { return false }
+        let argument: [JSValueRef?] = [JSValueMakeNumber(context, Double(bytes))]
+        let refused = argument.withUnsafeBufferPointer { buffer in
+            JSObjectCallAsFunction(context, allocationControl, nil, 1, buffer.baseAddress, nil)
+        }
+        return refused.map { JSValueToBoolean(context, $0) } ?? false
+    }
+
+    /// The watch's message when it stopped the last call, or the guards refused it an
+    /// allocation (even one the function caught: the call is failed and the engine
+    /// discarded, as when the watch stops it); the heap a memory bomb left is collected
+    /// at once rather than at the next call's allocations.
     private func stopMessage() -> String? {
+        if exchangeWithGuards(watch.limits.memoryBytes) { watch.stop(.memory) }
         guard let message = watch.message else { return nil }
         if watch.stopped == .memory { JSGarbageCollect(context) }
         return message
@@ -313,7 +276,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         guard let function = JSValueToObject(context, JSObjectGetProperty(context, global, nameString, nil), nil) else {
             throw JavaScriptError(message: "\(name) is missing")
         }
-        watch.begin(limits.value)
+        begin()
         let result = arguments.withUnsafeBufferPointer { buffer in
             JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
         }

@@ -67,6 +67,12 @@ final class JavaScriptWatch {
         clock_gettime(CLOCK_MONOTONIC, &started)
     }
 
+    /// Marks the call stopped for `reason` (the allocation guards refused it memory).
+    func stop(_ reason: Stop) {
+        stopped = reason
+        hasStopped = true
+    }
+
     /// Whether the script must stop now.
     func check(_ context: JSContextRef) -> Bool {
         var now = timespec()

@@ -83,4 +83,29 @@ import Testing
         #expect(refused.count >= 2)
         #expect(refused.allSatisfy { $0.json?["error"]?.stringValue == "service_unavailable" })
     }
+
+    /// A database admin can make its shows fail at will: the 500s (and 503s) that design
+    /// code causes are logged once a minute per client, not once per request.
+    @Test func failuresOfDesignCodeAreLoggedOnceAMinutePerClient() throws {
+        let dir = try TempDirectory(prefix: "js-faults")
+        let settee = try Self.start(dir, ini: "[couchdb]\nos_process_timeout = 5000\n")
+        defer { settee.kill(SIGKILL) }
+        #expect(try Self.call(settee, "PUT", "/js").status == 201)
+        let shows = #"{"shows":{"throws":"function() { throw new Error('boom'); }","bomb":"function() { return 'x'.repeat(2e9); }"},"# +
+            #""validate_doc_update":"function(doc) { if (doc.boom) throw new Error('boom'); }"}"#
+        #expect(try Self.call(settee, "PUT", "/js/_design/d", json: shows).status == 201)
+        for show in ["throws", "bomb", "throws", "bomb", "throws"] {
+            let response = try Self.call(settee, "GET", "/js/_design/d/_show/\(show)")
+            #expect(response.status == 500)
+        }
+        for id in ["a", "b"] {
+            #expect(try Self.call(settee, "PUT", "/js/\(id)", json: #"{"boom":true}"#).status == 500)
+        }
+        #expect(settee.waitForOutput(containing: "JavaScript answered render_error from"))
+        #expect(try Self.call(settee, "GET", "/_up").status == 200)
+        let lines = settee.output.split(separator: "\n")
+        let logged = lines.filter { $0.contains("JavaScript answered") }
+        #expect(logged.count == 1, "\(logged)")
+        #expect(!lines.contains { $0.contains("/js/") && $0.contains(" failed: ") }, "a failure logged per request")
+    }
 }

@@ -62,4 +62,43 @@ import Testing
         #expect(bulk.json?["results"]?.arrayValue?.first?["docs"]?.arrayValue?.first?["error"]?["error"]?.stringValue == "not_found")
         #expect(try Self.call(settee, "GET", "/_users/_changes", user: (admin.name, admin.password)).status == 200)
     }
+
+    /// CouchDB's `_users` checks who writes a user document (couch_users_db:before_doc_update:
+    /// a user other than the one the id names, unless an admin, is `not_found`) before any
+    /// `validate_doc_update` runs: no design function ever sees another user's stored
+    /// document (its hash) through such a write, and the answer is CouchDB's 404.
+    @Test func anotherUsersDocumentIsRefusedBeforeValidationSeesIt() throws {
+        let dir = try TempDirectory(prefix: "signup-vdu")
+        let ini = dir.appending("settee.ini")
+        try "[couchdb]\nusers_db_security_editable = true\n".write(toFile: ini, atomically: true, encoding: .utf8)
+        let settee = try SetteeProcess.start(dataDirectory: dir.appending("data"), extraArguments: ["--config", ini])
+        defer { settee.kill(SIGKILL) }
+        let admin = SetteeProcess.defaultAdmin
+        let asAdmin = (admin.name, admin.password)
+        #expect(try Self.call(settee, "PUT", "/_users/_security", user: asAdmin,
+                              json: #"{"admins":{"names":[],"roles":[]},"members":{"names":[],"roles":[]}}"#).status == 200)
+        // A validation function that tells what it saw of the stored document.
+        let vdu = #"{"validate_doc_update":"function(newDoc, oldDoc, userCtx) { if (oldDoc && oldDoc.name !== userCtx.name && userCtx.roles.indexOf('_admin') < 0) throw({forbidden: 'saw ' + oldDoc.derived_key}); }"}"#
+        #expect(try Self.call(settee, "PUT", "/_users/_design/tell", user: asAdmin, json: vdu).status == 201)
+        for name in ["ann", "bob"] {
+            #expect(try Self.call(settee, "PUT", "/_users/org.couchdb.user:\(name)",
+                                  json: #"{"name":"\#(name)","password":"apple","roles":[],"type":"user"}"#).status == 201)
+        }
+        let bobs = try Self.call(settee, "GET", "/_users/org.couchdb.user:bob", user: asAdmin)
+        let rev = bobs.json?["_rev"]?.stringValue ?? ""
+        for body in [#"{"_rev":"\#(rev)","name":"bob","password":"pear","roles":[],"type":"user"}"#,
+                     #"{"_rev":"\#(rev)","_deleted":true}"#] {
+            let write = try Self.call(settee, "PUT", "/_users/org.couchdb.user:bob", user: ("ann", "apple"), json: body)
+            #expect(write.status == 404, "\(write.status) \(write.text)")
+            #expect(write.json?["error"]?.stringValue == "not_found" && write.json?["reason"]?.stringValue == "missing",
+                    "\(write.text)")
+            #expect(!write.text.contains("saw"))
+        }
+        // Unchanged, and Ann's own document is still hers to change.
+        #expect(try Self.call(settee, "GET", "/_users/org.couchdb.user:bob", user: asAdmin).json?["_rev"]?.stringValue == rev)
+        let anns = try Self.call(settee, "GET", "/_users/org.couchdb.user:ann", user: ("ann", "apple"))
+        let own = try Self.call(settee, "PUT", "/_users/org.couchdb.user:ann", user: ("ann", "apple"),
+                                json: #"{"_rev":"\#(anns.json?["_rev"]?.stringValue ?? "")","name":"ann","password":"plum","roles":[],"type":"user"}"#)
+        #expect(own.status == 201)
+    }
 }

@@ -172,11 +172,13 @@ import Testing
         let before = JavaScriptEngine.residentBytes()
         #expect(before > 0)
         do {
-            let engine = try JavaScriptEngine()
+            // A limit the allocation guards let the buffer through at: what is measured
+            // here is the release, not the guard (AllocationGuardsTests).
+            let engine = try JavaScriptEngine(limits: JavaScriptLimits(memoryBytes: 1 << 30))
             let bomb = try engine.compile("function(doc) { new Uint8Array(5e8).fill(1); emit(1, 1); }")
             _ = try? engine.map(bomb, documents: ["{}"])
             let grown = JavaScriptEngine.residentBytes()
-            #expect(grown - before > 400 << 20, "the call did not fill the buffer")
+            #expect(grown - before > 300 << 20, "the call did not fill the buffer")
         }
         JavaScriptEngine.returnFreedMemory()
         let after = JavaScriptEngine.residentBytes()

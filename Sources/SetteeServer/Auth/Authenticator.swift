@@ -15,6 +15,8 @@ struct Authenticator: Sendable {
     let cache = CredentialCache()
     /// Refusals at security boundaries, logged once a minute per client.
     let refusals = SecurityRefusalLog()
+    /// The threads passwords are checked on (PBKDF2), off the cooperative pool.
+    let hashing = PasswordHashing()
 
     /// A stand-in hash for names nobody has, checked like a real one so that a
     /// wrong name costs as long as a wrong password.
@@ -86,9 +88,9 @@ struct Authenticator: Sendable {
 
     /// The user `name` and `password` prove, and the stored hash they were checked
     /// against (a session cookie is keyed by it, so a new password ends it).
-    /// - Throws: 401 `unauthorized` "Name or password is incorrect."
     /// - Throws: 401 `unauthorized` "Name or password is incorrect.", or 403 when
-    ///   this user is locked out from `peer` (`LoginLockout`).
+    ///   this user is locked out from `peer` (`LoginLockout`), or 503 when too many
+    ///   password checks are waiting (`PasswordHashing`).
     func authenticate(name: String, password: String, peer: String) async throws -> (UserContext, String) {
         let user: UserContext, hash: String
         if let adminHash = admins[name] {
@@ -96,11 +98,11 @@ struct Authenticator: Sendable {
         } else if let known = await users.credentials(name) {
             (user, hash) = (UserContext(name: name, roles: known.roles, pairing: known.pairing), known.hash)
         } else {
-            _ = PasswordHash.verify(password: password, against: Self.nobody)
+            _ = try await hashing.verify(password: password, against: Self.nobody)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
         if lockout.isLockedOut(name: name, peer: peer) { throw CouchError(403, "forbidden", LoginLockout.message) }
-        guard cache.verify(name: name, password: password, against: hash) else {
+        guard try await cache.verify(name: name, password: password, against: hash, on: hashing) else {
             lockout.recordFailure(name: name, peer: peer)
             throw CouchError.unauthorized("Name or password is incorrect.")
         }

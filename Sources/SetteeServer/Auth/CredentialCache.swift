@@ -40,11 +40,13 @@ final class CredentialCache: Sendable {
         }
     }
 
-    /// Whether `password` matches `hash`, from the cache or by `PasswordHash.verify`.
-    func verify(name: String, password: String, against hash: String) -> Bool {
+    /// Whether `password` matches `hash`, from the cache or by `PasswordHash.verify` on
+    /// `hashing`'s threads (never the cooperative pool: PBKDF2 takes a core for long).
+    /// - Throws: 503 when too many checks are waiting (`PasswordHashing`).
+    func verify(name: String, password: String, against hash: String, on hashing: PasswordHashing) async throws -> Bool {
         let key = Self.digest("\(name)\u{0}\(password)\u{0}\(hash)")
         if verified.withLock({ $0.contains(key) }) { return true }
-        guard PasswordHash.verify(password: password, against: hash) else { return false }
+        guard try await hashing.verify(password: password, against: hash) else { return false }
         verified.withLock { set in
             if set.count >= capacity { set.removeAll() }
             set.insert(key)

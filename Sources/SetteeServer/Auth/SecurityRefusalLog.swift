@@ -16,6 +16,16 @@ final class SecurityRefusalLog: Sendable {
     /// Client address → when its last line was written (seconds since the epoch).
     private let lastLogged = Mutex<[String: Int]>([:])
 
+    /// The line's first word(s) and level: refusals are warnings, a database admin's
+    /// failing JavaScript (`JavaScriptService.failureLog`) errors.
+    private let verb: String
+    private let level: Logger.Level
+
+    init(verb: String = "refused", level: Logger.Level = .warning) {
+        self.verb = verb
+        self.level = level
+    }
+
     /// How many clients the table remembers (for tests).
     var rememberedClients: Int { lastLogged.withLock { $0.count } }
 
@@ -33,7 +43,7 @@ final class SecurityRefusalLog: Sendable {
             return true
         }
         if isDue {
-            logger.warning("refused \(kind) from \(address) for \(path): \(reason) (logged once a minute per client)")
+            logger.log(level: level, "\(verb) \(kind) from \(address) for \(path): \(reason) (logged once a minute per client)")
         }
         return isDue
     }

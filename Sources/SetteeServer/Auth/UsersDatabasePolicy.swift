@@ -20,6 +20,7 @@ struct UsersDatabasePolicy: WritePolicy {
     var iterations = PasswordHash.defaultIterations
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
+        try Self.reviewWriter(of: update)
         guard !update.isDeleted, !update.id.hasPrefix("_design/"),
               let body = (try? JSONReader.parse(update.body))?.objectValue,
               let password = body["password"]?.stringValue else { return update }
@@ -91,6 +92,16 @@ struct UsersDatabasePolicy: WritePolicy {
         }
         if name.hasPrefix("_") { throw .forbidden("Username may not start with underscore.") }
         if name.contains(":") { throw .forbidden("Character `:` is not allowed in usernames.") }
+    }
+
+    /// CouchDB's couch_users_db:before_doc_update, which runs before any validation
+    /// function: a user who is not an admin writes (or deletes) only the document its id
+    /// names for it, else `not_found` (404 "missing", as a read of another's document);
+    /// anonymous writers (sign-up) pass on to the rules of `review`.
+    static func reviewWriter(of update: DocumentUpdate) throws(WriteRejection) {
+        guard let writer = WriteContext.writer, !writer.isDatabaseAdmin, let name = writer.name,
+              !update.id.hasPrefix("_design/"), update.id != "org.couchdb.user:" + name else { return }
+        throw .refused(status: 404, error: "not_found", reason: "missing")
     }
 
     /// Refuses a `settee_pairing` member written, changed or dropped by anyone but a

@@ -70,7 +70,7 @@ struct ChangesFilterFunction: Sendable {
                 }
             } catch let error as JavaScriptError {
                 // CouchDB answers 500 `error` (its query server's crash) for the whole request.
-                throw CouchError(500, "error", "The filter function threw: \(error.message)")
+                throw CouchError.fromJavaScript(500, "error", "The filter function threw: \(error.message)")
             }
         case .view:
             let rows = try? await service.call(function) { (engine, handle) throws(JavaScriptError) in

@@ -47,7 +47,9 @@ extension CouchError {
         case .documentTooLarge: self = CouchError(413, "document_too_large", "Document exceeds max_document_size")
         case .rejected(.forbidden(let reason)): self = CouchError(403, "forbidden", reason)
         case .rejected(.unauthorized(let reason)): self = CouchError(401, "unauthorized", reason)
-        case .rejected(.refused(let status, let error, let reason)): self = CouchError(status, error, reason)
+        case .rejected(.refused(let status, let error, let reason)):
+            // A 5xx refusal is a validate_doc_update's (DocumentValidation): JavaScript's.
+            self = status >= 500 ? .fromJavaScript(status, error, reason) : CouchError(status, error, reason)
         // A read that met damage (a malformed page, a body failing its checksum: SQLITE_CORRUPT,
         // SQLITE_NOTADB) is CouchDB's corruption answer too; the store has marked the database.
         case .sqlite(let code, _, _) where code == 11 || code == 26:

@@ -9,6 +9,10 @@ struct CouchError: Error, Sendable, Equatable {
     let reason: String
     /// Extra response headers (e.g. `WWW-Authenticate` on 401, `Allow` on 405).
     var headers: [(String, String)] = []
+    /// What design document code answered or failed with (a show's error, a stopped
+    /// call, an overloaded JavaScript service): logged once a minute per client, not
+    /// per request, as any database admin can cause it at will.
+    var isFromJavaScript = false
 
     init(_ status: Int, _ error: String, _ reason: String, headers: [(String, String)] = []) {
         self.status = status
@@ -25,6 +29,13 @@ struct CouchError: Error, Sendable, Equatable {
         var response = JSONResponse.make(status: status, ["error": .string(error), "reason": .string(reason)])
         for (name, value) in headers { response.headers.add(name, value) }
         return response
+    }
+
+    /// An error design document JavaScript caused (`isFromJavaScript`).
+    static func fromJavaScript(_ status: Int, _ error: String, _ reason: String) -> CouchError {
+        var made = CouchError(status, error, reason)
+        made.isFromJavaScript = true
+        return made
     }
 
     static func badRequest(_ reason: String) -> CouchError { CouchError(400, "bad_request", reason) }

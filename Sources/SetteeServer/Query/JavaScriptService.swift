@@ -1,4 +1,5 @@
 internal import Glibc
+import Logging
 import SetteeJSON
 import SetteeStore
 import SetteeViews
@@ -17,10 +18,13 @@ internal import Synchronization
    (`DesignCode`: the database object, the document's id, revision and a digest of its
    whole content), in engines checked out to one call at a time; equal design
    documents of two databases never share an engine or its globals (item 2).
- - Memory: an engine whose call was stopped (time or memory limit), or during whose
-   call the process grew past the memory limit, is released at once rather than kept
-   and the freed pages handed back to the system (item 5); at most
-   `engineLimit` idle engines are kept in all, the least recently used released first.
+ - Memory (item 5): no call allocates past the memory limit in one native call (the
+   engine's allocation guards), nor grows its heap past it between two looks of the
+   watch; an engine whose call was stopped or refused, or during whose call the process
+   grew past the limit, is released at once and the freed pages handed back to the
+   system. Idle engines are kept up to `engineLimit` and to `idleMemoryBudget` at the
+   limit each (least recently used released first), so all engines together hold at most
+   `idleMemoryBudget` + threads × limit, plus what the guards cannot see (README, Security).
  - Limits: one `JavaScriptLimitsSetting` per node, set by its configuration.
 */
 
@@ -30,7 +34,12 @@ final class JavaScriptService: Sendable {
     let limits: JavaScriptLimitsSetting
     /// Idle engines kept for reuse, in all.
     let engineLimit: Int
+    /// Memory the idle engines may hold in all, each counted at the memory limit (which
+    /// a kept engine's heap is under): 16 engines at CouchDB's 64 MiB, fewer at a higher limit.
+    static let idleMemoryBudget = 1 << 30
     private let pool = Mutex(EnginePool())
+    /// 5xx answers design document code caused: one log line per client a minute at most.
+    let failureLog = SecurityRefusalLog(verb: "JavaScript answered", level: .error)
 
     /// - Parameters:
     ///   - threadCount: threads that run JavaScript (default: one per core).
@@ -155,7 +164,8 @@ final class JavaScriptService: Sendable {
         // here: JavaScriptCore counts its objects for them, a walk of the whole heap.
         let isSpent = engine.engine.wasStopped || JavaScriptEngine.residentBytes() - residentBefore > limit
         if let database, !isSpent {
-            let released = pool.withLock { $0.checkIn(engine, key, database: database, limit: engineLimit) }
+            let kept = min(engineLimit, max(1, Self.idleMemoryBudget / max(1, limit)))
+            let released = pool.withLock { $0.checkIn(engine, key, database: database, limit: kept) }
             _ = released  // released here, outside the lock
         }
         return (result, isSpent)
@@ -175,7 +185,7 @@ final class JavaScriptService: Sendable {
     }
 
     private static func overloaded(_ error: JavaScriptError) -> CouchError {
-        CouchError(503, "service_unavailable", error.message)
+        CouchError.fromJavaScript(503, "service_unavailable", error.message)
     }
 }
 

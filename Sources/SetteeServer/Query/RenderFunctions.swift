@@ -25,11 +25,11 @@ enum RenderFunctions {
                 try engine.render(kind, handle, first: first, request: requestText, rows: rows)
             }
         } catch let error as JavaScriptError {
-            throw CouchError(500, "os_process_error", error.message)
+            throw CouchError.fromJavaScript(500, "os_process_error", error.message)
         }
         switch outcome {
         case .result(let value): return value
-        case .error(let type, let reason): throw CouchError(status(of: type), type, reason)
+        case .error(let type, let reason): throw CouchError.fromJavaScript(status(of: type), type, reason)
         }
     }
 

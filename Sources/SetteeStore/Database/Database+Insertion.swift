@@ -49,17 +49,20 @@ extension Database {
                 }
             }
         }
+        // The database's own rule first, as CouchDB's before_doc_update runs before any
+        // validate_doc_update (couch_db:update_docs): `_users` refuses a user writing
+        // another's document before a validation function is shown the stored one.
+        if let policy {
+            for index in updates.indices where refusedEarly[index] == nil {
+                do { prepared[index] = try policy.prepare(prepared[index], newEdits: newEdits) } catch {
+                    refusedEarly[index] = error
+                }
+            }
+        }
         if let updateValidator {
             let pending = updates.indices.filter { refusedEarly[$0] == nil }
             let refusals = await updateValidator.validate(pending.map { prepared[$0] }, newEdits: newEdits, in: self)
             for (offset, rejection) in refusals where offset < pending.count { refusedEarly[pending[offset]] = rejection }
-        }
-        if let policy {
-            for index in updates.indices where refusedEarly[index] == nil {
-                do { prepared[index] = try policy.prepare(updates[index], newEdits: newEdits) } catch {
-                    refusedEarly[index] = error
-                }
-            }
         }
         try await storeStagedBlobs(of: prepared, except: refusedEarly)
         // The writer runs batches outside this task (group commit), where the task-local

@@ -1,0 +1,72 @@
+extension JavaScriptEngine {
+    /// CouchDB's query-server API for map, reduce, validation and filter functions
+    /// (emit, log, sum, toJSON, isArray, require), and the batch entry points the engine calls.
+    static let prelude = #"""
+    var __rows = null;
+    function emit(key, value) {
+      if (__rows === null) throw new Error("emit called outside a map function");
+      __rows.push([key === undefined ? null : key, value === undefined ? null : value]);
+    }
+    function log(message) {}
+    function sum(values) { var s = 0; for (var i = 0; i < values.length; i++) s += values[i]; return s; }
+    function toJSON(value) { return JSON.stringify(value); }
+    function isArray(value) { return Array.isArray(value); }
+    function __mapBatch(fn, docs) {
+      var out = [];
+      for (var i = 0; i < docs.length; i++) {
+        __rows = [];
+        try { fn(docs[i]); out.push(__rows); } catch (e) { out.push(null); }
+        __rows = null;
+      }
+      return JSON.stringify(out);
+    }
+    function __validate(fn, newDoc, oldDoc, userCtx, secObj) {
+      try { fn(newDoc, oldDoc, userCtx, secObj); return JSON.stringify({ok: true}); }
+      catch (e) {
+        if (e && e.forbidden !== undefined) return JSON.stringify({forbidden: String(e.forbidden)});
+        if (e && e.unauthorized !== undefined) return JSON.stringify({unauthorized: String(e.unauthorized)});
+        return JSON.stringify({error: String(e)});
+      }
+    }
+    function __makeRequire(ddoc) {
+      var cache = {};
+      function resolve(id, current) {
+        var path = id.charAt(0) === "." ? current.slice() : [];
+        var parts = id.split("/");
+        for (var i = 0; i < parts.length; i++) {
+          if (parts[i] === "..") path.pop(); else if (parts[i] !== "." && parts[i] !== "") path.push(parts[i]);
+        }
+        return path;
+      }
+      function requireFrom(current) {
+        return function(id) {
+          var path = resolve(id, current);
+          var key = path.join("/");
+          if (cache[key]) return cache[key].exports;
+          var source = ddoc;
+          for (var i = 0; i < path.length; i++) {
+            if (source === null || typeof source !== "object" || !(path[i] in source)) {
+              throw ["error", "invalid_require_path", "Object has no property \"" + path[i] + "\". " + JSON.stringify(source)];
+            }
+            source = source[path[i]];
+          }
+          if (typeof source !== "string") {
+            throw ["error", "invalid_require_path", "Must require a JavaScript string, not: " + typeof source];
+          }
+          var module = {id: key, exports: {}};
+          cache[key] = module;  // a cycle gets the exports filled so far, as CommonJS does
+          var body = new Function("module", "exports", "require", source);
+          body(module, module.exports, requireFrom(path.slice(0, -1)));
+          return module.exports;
+        };
+      }
+      return requireFrom([]);
+    }
+    function __filter(fn, doc, req) {
+      try { return JSON.stringify(!!fn(doc, req)); } catch (e) { return "throw:" + String(e); }
+    }
+    function __reduce(fn, keys, values, rereduce) {
+      return JSON.stringify([fn(keys, values, rereduce)]);
+    }
+    """#
+}
