@@ -58,7 +58,8 @@ public struct SetteeConfiguration: Sendable {
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
                     "users_db_security_editable", "os_process_timeout"],
         "quickjs": ["memory_limit_bytes"],
-        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
+        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations", "authentication_db",
+                        "password_regexp"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types", "inline_max_bytes"],
         "log": ["level", "stream"],
@@ -223,6 +224,7 @@ public struct SetteeConfiguration: Sendable {
             case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
             // Applied by the server from the file's settings (its config API's live ones); checked here.
+            case ("chttpd_auth", "authentication_db"), ("chttpd_auth", "password_regexp"): break  // applied by the server
             case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
                  ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"),
                  ("uuids", "algorithm"), ("uuids", "utc_id_suffix"), ("uuids", "max_count"), ("cors", "origins"),

@@ -11,13 +11,15 @@ struct CouchRouter: HTTPResponder {
     let router: Router
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory,
-         javaScript: JavaScriptService = JavaScriptService()) {
+         javaScript: JavaScriptService = JavaScriptService(),
+         authentication: AuthenticationDatabase = AuthenticationDatabase()) {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout,
                                      persistent: configuration.allowPersistentCookies)
-        let live = LiveSettings(configuration)
+        let live = LiveSettings(configuration, authentication: authentication)
         state = NodeState(configuration: configuration, directory: directory,
                           authenticator: Authenticator(admins: live.admins, sessions: sessions,
-                                                       users: UserDirectory(directory: directory),
+                                                       users: UserDirectory(directory: directory,
+                                                                            authentication: authentication),
                                                        lockout: LoginLockout(configuration.loginLockout)),
                           live: live, javaScript: javaScript)
         router = Router(Routes.table)

@@ -127,6 +127,10 @@ struct ConfigEffects: Sendable {
             live.requireValidUser.set(value.flatMap(Self.boolean) ?? false)
         case ("chttpd", "require_valid_user_except_for_up"):
             live.requireValidUserExceptForUp.set(value.flatMap(Self.boolean) ?? false)
+        case ("chttpd_auth", "authentication_db"), ("couch_httpd_auth", "authentication_db"):
+            live.authentication.set(value.flatMap { $0.isEmpty ? nil : $0 })
+        case ("chttpd_auth", "password_regexp"), ("couch_httpd_auth", "password_regexp"):
+            live.authentication.passwordRequirements.set(value)
         case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
             sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? defaults.sessionTimeout)
         case ("chttpd_auth", "allow_persistent_cookies"):

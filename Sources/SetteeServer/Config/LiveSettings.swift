@@ -46,8 +46,11 @@ final class LiveSettings: Sendable {
     /// `[chttpd] enable_cors` and `[cors]`.
     let cors = LiveValue(CORSPolicy())
     let admins: AdminTable
+    /// `[chttpd_auth] authentication_db`.
+    let authentication: AuthenticationDatabase
 
-    init(_ configuration: NodeConfiguration) {
+    init(_ configuration: NodeConfiguration, authentication: AuthenticationDatabase = AuthenticationDatabase()) {
+        self.authentication = authentication
         maxDocumentSize = LiveValue(configuration.maxDocumentSize)
         admins = AdminTable(file: configuration.admins.filter { configuration.environmentAdmins[$0.key] == nil },
                             environment: configuration.environmentAdmins)

@@ -30,7 +30,7 @@ enum AllDocsHandlers {
         }
         // `_users`' design documents are for its admins: others get `"doc": null`, as
         // CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
-        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+        let hidesDocs = query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database, context)
             ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
         return try await respond(context, database, query: query, hidingDocs: hidesDocs)
     }
