@@ -58,6 +58,10 @@ struct CouchRouter: HTTPResponder {
         let requestID = RequestID.forRequest(header: request.headers["X-Couch-Request-ID"])
         response.headers.add("X-Couch-Request-ID", requestID)
         response.logNote = "user=\(userName.map(Self.loggable) ?? "-") id=\(Self.loggable(requestID))"
+        // CouchDB (mochiweb) declares the empty content of every 304.
+        if response.status == 304 && !response.headers.contains("Content-Length") {
+            response.headers.add("Content-Length", "0")
+        }
         response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())

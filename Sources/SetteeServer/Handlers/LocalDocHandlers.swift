@@ -14,7 +14,8 @@ enum LocalDocHandlers {
             let n = local.rev.split(separator: "-").last.map(String.init) ?? "0"
             writer.append("_revisions", ["start": 0, "ids": [.string(n)]])
         }
-        return JSONResponse.make(status: 200, bytes: writer.responseBody())
+        // CouchDB tags a local document by its rev and body (couch_httpd:doc_etag/3).
+        return EntityTag.respond(context, bytes: writer.responseBody())
     }
 
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {

@@ -47,7 +47,8 @@ enum ServerHandlers {
     /// `GET /_all_dbs` with `startkey`, `endkey`, `limit`, `skip`, `descending`.
     static func allDatabases(_ context: RequestContext) async throws -> HTTPResponse {
         try requireAdminForListing(context)
-        return JSONResponse.ok(.array(try listedNames(context).map { .string($0) }))
+        // Tagged as CouchDB tags it (the answer changes only when databases come and go).
+        return EntityTag.respond(context, .array(try listedNames(context).map { .string($0) }))
     }
 
     /// `GET /_dbs_info`: `_all_dbs`' names and parameters, each with its info.
@@ -58,7 +59,7 @@ enum ServerHandlers {
             guard let database = try context.node.directory.database(named: name) else { continue }
             rows.append(["key": .string(name), "info": try await DatabaseHandlers.infoJSON(database, context: context)])
         }
-        return JSONResponse.ok(.array(rows))
+        return EntityTag.respond(context, .array(rows))
     }
 
     /// `[chttpd] admin_only_all_dbs` (chttpd_auth_request `maybe_admin_only_dbs`).
