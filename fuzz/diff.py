@@ -24,6 +24,7 @@ import json
 import random
 import re
 import sys
+import time
 from collections import OrderedDict
 
 import api
@@ -61,10 +62,11 @@ def normalise(value, key=None):
 def shape(value):
     """The JSON shape: object keys with their shapes, list lengths with their elements'
     shapes (sorted: order is not compared), and the type of a scalar."""
+    # Tuples, not JSON text: text of text escapes every level again, exponential in depth.
     if isinstance(value, dict):
-        return {k: shape(v) for k, v in sorted(value.items())}
+        return ("object",) + tuple((k, shape(v)) for k, v in sorted(value.items()))
     if isinstance(value, list):
-        return ["list", len(value), sorted(json.dumps(shape(v), sort_keys=True) for v in value)]
+        return ("list", len(value), tuple(sorted({repr(s): s for s in map(shape, value)}.values(), key=repr)))
     if isinstance(value, bool) or value is None:
         return repr(value)
     return type(value).__name__
@@ -91,17 +93,29 @@ def compare(a, b):
 
 
 def first_difference(a, b, path="$"):
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            if k not in a or k not in b:
-                return "%s.%s only on %s" % (path, k, "A" if k in a else "B")
-            if a[k] != b[k]:
-                return first_difference(a[k], b[k], path + "." + k)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == 3 and len(b) == 3 and a[0] == b[0] == "list":
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] == ("object",):
+        members_a, members_b = dict(a[1:]), dict(b[1:])
+        for k in sorted(set(members_a) | set(members_b)):
+            if k not in members_a or k not in members_b:
+                return "%s.%s only on %s" % (path, k, "A" if k in members_a else "B")
+            if members_a[k] != members_b[k]:
+                return first_difference(members_a[k], members_b[k], path + "." + k)
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] == ("list",):
         if a[1] != b[1]:
             return "%s has %d vs %d elements" % (path, a[1], b[1])
-        return "%s elements differ: %s vs %s" % (path, a[2][:1], b[2][:1])
-    return "%s is %s vs %s" % (path, json.dumps(a)[:80], json.dumps(b)[:80])
+        for x, y in zip(a[2], b[2]):
+            if x != y:
+                return first_difference(x, y, path + "[]")
+        return "%s elements differ" % path
+    return "%s is %s vs %s" % (path, describe_shape(a), describe_shape(b))
+
+
+def describe_shape(s):
+    if isinstance(s, tuple) and s[:1] == ("object",):
+        return "an object"
+    if isinstance(s, tuple):
+        return "a list"
+    return s
 
 
 def parse(content_type, body):
@@ -133,12 +147,16 @@ def run(args):
     try:
         for request in requests:
             answers = []
-            for fuzzer in (one, two):
+            for label, fuzzer in zip("AB", (one, two)):
+                started = time.monotonic()
                 try:
                     answers.append(fuzzer.send(*request))
                 except Exception as error:  # noqa: BLE001 - a dropped connection is an answer too
                     fuzzer.conn = None
                     answers.append((0, "", repr(error).encode()))
+                if time.monotonic() - started > 3:
+                    print("fuzz diff: %s took %.0f s: %s" % (label, time.monotonic() - started,
+                                                             api.describe(request)[:200]), file=sys.stderr)
             why = compare(*answers)
             if why:
                 key = (request[0] + " " + endpoint(request[1], db), why)
