@@ -80,7 +80,7 @@ struct CouchRouter: HTTPResponder {
         let plusAsSpace = state.live.decodePlusToSpace.value
         guard let segments = request.pathSegments(plusAsSpace: plusAsSpace) else { throw Self.undecodablePath(request) }
         guard let items = request.queryItems(plusAsSpace: plusAsSpace) else {
-            throw CouchError.badRequest("Invalid percent-encoding in the query string")
+            throw CouchError.badRequest("invalid_url_encoding")  // mochiweb's unquote failing, as CouchDB says
         }
         let user = try await state.authenticator.user(for: request)
         userName = user.name
@@ -124,10 +124,26 @@ extension CouchRouter {
     /// position an illegal database name, past it an illegal document id.
     static func undecodablePath(_ request: HTTPRequest) -> CouchError {
         let raw = request.rawPath.split(separator: "/")
+        // `%` not followed by two hex digits: CouchDB cannot unquote the path at all.
+        if raw.contains(where: hasBadEscape) { return CouchError.badRequest("invalid_url_encoding") }
         if let first = raw.first, PercentDecoding.decode(first, plusAsSpace: false) == nil {
             return CouchError(400, "illegal_database_name", "Database names must be valid UTF-8")
         }
         return CouchError(400, "illegal_docid", "Document id must be valid UTF-8")
+    }
+}
+
+extension CouchRouter {
+    static func hasBadEscape(_ segment: Substring) -> Bool {
+        let bytes = Array(segment.utf8)
+        return bytes.indices.contains { index in
+            bytes[index] == UInt8(ascii: "%") && !(index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2]))
+        }
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }
 

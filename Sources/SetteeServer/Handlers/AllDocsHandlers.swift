@@ -15,9 +15,27 @@ enum AllDocsHandlers {
     static func post(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
         try ReplicatorReadRule.requireListing(context, database)
-        var query = try parseQuery(context.query)
-        if let keys = try await postedKeys(context) { query.keys = keys }
-        return try await respond(context, database, query: query)
+        return try await respond(context, database, query: postedQuery(context))
+    }
+
+    /// A POST's query: the body's members are parameters as in the query string, which
+    /// wins where both name one (couch_mrview_http:parse_body_and_query/3); `keys` come
+    /// from the body unless the query string has its own.
+    static func postedQuery(_ context: RequestContext) async throws -> AllDocsQuery {
+        let body = try await context.jsonBody().object()
+        let fromBody = body.compactMap { member -> (name: String, value: String)? in
+            guard member.key != "keys" else { return nil }
+            // Ids are read as they are; every other parameter as the JSON text a query string holds.
+            let isID = ["startkey_docid", "start_key_doc_id", "endkey_docid", "end_key_doc_id"].contains(member.key)
+            return (member.key, isID ? member.value.stringValue ?? JSONWriter.string(member.value)
+                                     : JSONWriter.string(member.value))
+        }
+        var query = try parseQuery(QueryOptions(items: context.query.items + fromBody))
+        if !context.query.contains("keys"), let keys = body["keys"] {
+            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
+            query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
+        }
+        return query
     }
 
     /// `_design_docs`: `_all_docs` restricted to the `_design/` id range.
