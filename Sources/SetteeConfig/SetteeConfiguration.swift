@@ -51,7 +51,8 @@ public struct SetteeConfiguration: Sendable {
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
-                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors"],
+                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors",
+                   "allow_jsonp"],
         "uuids": ["algorithm", "utc_id_suffix", "max_count"],
         "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
         "prometheus": ["additional_port", "bind_address", "port"],
@@ -227,6 +228,7 @@ public struct SetteeConfiguration: Sendable {
             case ("chttpd_auth", "authentication_db"), ("chttpd_auth", "password_regexp"): break  // applied by the server
             case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
                  ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"),
+                 ("chttpd", "allow_jsonp"),
                  ("uuids", "algorithm"), ("uuids", "utc_id_suffix"), ("uuids", "max_count"), ("cors", "origins"),
                  ("cors", "methods"), ("cors", "headers"), ("cors", "exposed_headers"), ("cors", "max_age"):
                 if let expected = NodeConfiguration.expectation(section: entry.section, key: entry.key, value: entry.value) {

@@ -55,6 +55,7 @@ struct CouchRouter: HTTPResponder {
                 response.headers.add("WWW-Authenticate", challenge)
             }
         }
+        if state.live.allowJSONP.value { response = Self.jsonp(response, for: request, state: state) }
         let requestID = RequestID.forRequest(header: request.headers["X-Couch-Request-ID"])
         response.headers.add("X-Couch-Request-ID", requestID)
         response.logNote = "user=\(userName.map(Self.loggable) ?? "-") id=\(Self.loggable(requestID))"
@@ -112,6 +113,18 @@ extension CouchRouter {
     /// name could forge a line) as `?`, and at most 64 characters.
     static func loggable(_ text: String) -> String {
         String(text.unicodeScalars.prefix(64).map { $0.value >= 0x21 && $0.value < 0x7f ? Character($0) : "?" })
+    }
+
+    /// `response` as JSONP when the request names a callback (`[chttpd] allow_jsonp`).
+    static func jsonp(_ response: HTTPResponse, for request: HTTPRequest, state: NodeState) -> HTTPResponse {
+        do {
+            guard let callback = try JSONP.callback(request, plusAsSpace: state.live.decodePlusToSpace.value) else {
+                return response
+            }
+            return JSONP.wrap(response, callback: callback)
+        } catch {
+            return CouchError(mapping: error).response
+        }
     }
 
     static func methodOverride(_ request: HTTPRequest) -> String? {

@@ -76,7 +76,7 @@ struct ConfigEffects: Sendable {
         case ("cors", "max_age"):
             guard let number = Int(value), number >= 0 else { return "a number of seconds" }
         case ("chttpd", "enable_cors"), ("cors", "credentials"),
-             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
+             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"), ("chttpd", "allow_jsonp"),
              ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
             guard Self.boolean(value) != nil else { return "true or false" }
         case ("uuids", "algorithm"):
@@ -123,6 +123,10 @@ struct ConfigEffects: Sendable {
             live.uuidsMaxCount.set(value.flatMap { Int($0) } ?? 1000)
         case ("chttpd", "decode_plus_to_space"):
             live.decodePlusToSpace.set(value.flatMap(Self.boolean) ?? true)
+        case ("chttpd", "x_forwarded_host"):
+            live.forwardedHostHeader.set(value.flatMap { $0.isEmpty ? nil : $0 } ?? "X-Forwarded-Host")
+        case ("chttpd", "allow_jsonp"):
+            live.allowJSONP.set(value.flatMap(Self.boolean) ?? false)
         case ("chttpd", "require_valid_user"):
             live.requireValidUser.set(value.flatMap(Self.boolean) ?? false)
         case ("chttpd", "require_valid_user_except_for_up"):
