@@ -33,7 +33,13 @@ enum ServerHandlers {
 
     /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000 by default).
     static func uuids(_ context: RequestContext) async throws -> HTTPResponse {
-        let count = try context.query.nonNegativeInt("count") ?? 1
+        // chttpd_misc:handle_uuids_req/1's list_to_integer, and its words for anything else.
+        let count = try context.query["count"].map { text in
+            guard let count = QueryOptions.erlangInteger(text), count >= 0 else {
+                throw CouchError.badRequest("count must be a positive integer")
+            }
+            return count
+        } ?? 1
         guard count <= context.node.live.uuidsMaxCount.value else {
             throw CouchError(400, "bad_request", "count parameter too large")
         }
