@@ -225,3 +225,12 @@ def test_posted_all_docs_options_come_from_body_and_query(db, client):
         assert_status(client.put(db.url("_local/" + name), json={}), 201)
     rows = body_of(client.post(db.url("_local_docs"), json={"keys": ["_local/x", "_local/y"], "limit": 1}))["rows"]
     assert [r["id"] for r in rows] == ["_local/x"]
+
+
+def test_reads_of_names_that_are_not_utf8_find_nothing(db, base_url, admin_auth):
+    """A GET of a database or document name that is not UTF-8 (`%C3%28`) looks it up
+    and finds nothing: 404, as CouchDB 3.4.3 answers (a write of it is 400)."""
+    status, body = raw_get(base_url, admin_auth, "/%C3%28")
+    assert (status, body["error"], body["reason"]) == (404, "not_found", "Database does not exist.")
+    status, body = raw_get(base_url, admin_auth, "/" + db.name + "/%C3%28")
+    assert (status, body["error"], body["reason"]) == (404, "not_found", "missing")

@@ -139,7 +139,12 @@ extension CouchRouter {
         let raw = request.rawPath.split(separator: "/")
         // `%` not followed by two hex digits: CouchDB cannot unquote the path at all.
         if raw.contains(where: hasBadEscape) { return CouchError.badRequest("invalid_url_encoding") }
-        if let first = raw.first, PercentDecoding.decode(first, plusAsSpace: false) == nil {
+        let isDatabaseName = raw.first.map { PercentDecoding.decode($0, plusAsSpace: false) == nil } ?? false
+        // A read looks the name up as bytes and finds nothing, as CouchDB does (checked on 3.4.3).
+        if request.method == "GET" || request.method == "HEAD" {
+            return CouchError.notFound(isDatabaseName ? "Database does not exist." : "missing")
+        }
+        if isDatabaseName {
             return CouchError(400, "illegal_database_name", "Database names must be valid UTF-8")
         }
         return CouchError(400, "illegal_docid", "Document id must be valid UTF-8")
