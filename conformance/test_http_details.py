@@ -195,6 +195,9 @@ def test_copy_to_a_destination_that_does_not_percent_decode(db, client):
                  "Invalid rev format")
     assert_error(client.request("COPY", db.url("src"), params={"rev": "junk"}, headers={"Destination": "t"}), 400,
                  "bad_request", "Invalid rev format")
+    # If-Match names the source's rev, as ?rev= does.
+    r = client.request("COPY", db.url("src"), headers={"Destination": "t2", "If-Match": '"1-' + "c" * 32 + '"'})
+    assert_error(r, 404, "not_found", "missing")
 
 
 def test_local_document_rev_must_be_a_string(db, client):

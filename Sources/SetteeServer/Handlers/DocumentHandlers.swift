@@ -105,7 +105,8 @@ enum DocumentHandlers {
             }
             return (local.body, [])
         }
-        let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        // The source's rev: `?rev=` or `If-Match`, as chttpd_db reads it for COPY.
+        let source = try await DocumentReader.read(database, id: id, rev: try context.requestedRev)
         guard let body = source.body else { throw CouchError.notFound("missing") }
         return (body, source.revision.attachments)
     }
