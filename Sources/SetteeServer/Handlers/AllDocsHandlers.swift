@@ -9,6 +9,7 @@ enum AllDocsHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
         try ReplicatorReadRule.requireListing(context, database)
+        try context.query.checkViewParameters()
         return try await respond(context, database, query: parseQuery(context.query))
     }
 
@@ -25,12 +26,14 @@ enum AllDocsHandlers {
         let body = try await context.jsonBody().object()
         let fromBody = body.compactMap { member -> (name: String, value: String)? in
             guard member.key != "keys" else { return nil }
-            // Ids are read as they are; every other parameter as the JSON text a query string holds.
-            let isID = ["startkey_docid", "start_key_doc_id", "endkey_docid", "end_key_doc_id"].contains(member.key)
-            return (member.key, isID ? member.value.stringValue ?? JSONWriter.string(member.value)
-                                     : JSONWriter.string(member.value))
+            // Keys as the JSON text a query string holds; other strings (ids, `stale`) as they are.
+            let isJSON = QueryOptions.jsonViewParameters.contains(member.key)
+            return (member.key, isJSON ? JSONWriter.string(member.value)
+                                       : member.value.stringValue ?? JSONWriter.string(member.value))
         }
-        var query = try parseQuery(QueryOptions(items: context.query.items + fromBody))
+        let options = QueryOptions(items: context.query.items + fromBody)
+        try options.checkViewParameters()
+        var query = try parseQuery(options)
         if !context.query.contains("keys"), let keys = body["keys"] {
             guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
             query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }

@@ -54,6 +54,7 @@ enum LocalDocHandlers {
     /// `not_found` row for a missing one; keys without the prefix are left out,
     /// as CouchDB 3.4 does.
     static func list(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        if context.request.method != "POST" { try context.query.checkViewParameters() }
         let query = context.request.method == "POST" ? try await AllDocsHandlers.postedQuery(context)
                                                      : try AllDocsHandlers.parseQuery(context.query)
         var rows: [(key: String, document: LocalDocument?)] = []

@@ -76,6 +76,7 @@ enum ServerHandlers {
     /// The database names `startkey`, `endkey`, `limit`, `skip` and `descending` select.
     private static func listedNames(_ context: RequestContext) throws -> [String] {
         let query = context.query
+        try query.checkViewParameters()
         var names = try context.node.directory.names()
         let descending = try query.bool("descending")
         if descending { names.reverse() }
