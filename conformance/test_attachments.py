@@ -488,3 +488,18 @@ def test_attachment_of_missing_document_or_name(client, db):
     put_doc(db, "d")
     assert_error(client.get(db.url("d", "missing")), 404, "not_found", "Document is missing attachment")
     assert_error(client.get(db.url("nodoc", "att")), 404, "not_found", "missing")
+
+
+def test_multipart_answers_name_attachments_as_written(client, db):
+    """couch_doc:atts_to_mp/4 writes `Content-Disposition: attachment; filename="NAME"`
+    with the name as stored: quotes, slashes and UTF-8 unescaped (checked on CouchDB
+    3.4.3), in a document's multipart answer and in `open_revs`."""
+    name = 'a "q" é/ü.txt'
+    body = {"_attachments": {name: {"content_type": "text/plain", "data": "aGk="}}}
+    assert_status(client.put(db.url("m"), json=body), 201)
+    expected = ('Content-Disposition: attachment; filename="%s"' % name).encode()
+    r = client.get(db.url("m"), params={"attachments": "true"}, headers={"Accept": "multipart/related"})
+    assert expected in assert_status(r, 200).content
+    r = client.get(db.url("m"), params={"attachments": "true", "open_revs": "all"},
+                   headers={"Accept": "multipart/mixed"})
+    assert expected in assert_status(r, 200).content

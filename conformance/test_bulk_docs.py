@@ -1,7 +1,7 @@
 """POST /{db}/_bulk_docs. CouchDB docs: API Reference › Databases › POST
 /{db}/_bulk_docs; spec/couchdb.md › Revisions (new_edits=false)."""
 
-from couch import assert_error, bulk_docs, get_doc, put_doc, rev_gen, sig
+from couch import assert_error, assert_status, body_of, bulk_docs, get_doc, put_doc, rev_gen, sig
 
 
 def test_create_many(client, db):
@@ -97,3 +97,15 @@ def test_invalid_doc_rejects_request(client, db):
     r = client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "ok1"}, {"_id": "bad", "_foo": 1}]})
     assert_error(r, 400, "doc_validation")
     assert_error(client.get(db.url("ok1")), 404, "not_found")
+
+
+def test_local_ids_in_bulk_docs_are_local_documents(client, db):
+    """CouchDB 3.4.3 does not refuse `_local/` ids in `_bulk_docs` (checked on it): each
+    is written as a local document, rev "0-1", and stays out of `_all_docs` and
+    `_changes` as local documents do."""
+    r = assert_status(client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "_local/a", "v": 1}, {"_id": "n"}]}),
+                      201)
+    assert body_of(r)[0] == {"ok": True, "id": "_local/a", "rev": "0-1"}
+    assert body_of(client.get(db.url("_local/a")))["v"] == 1
+    assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["n"]
+    assert [row["id"] for row in body_of(client.get(db.url("_changes")))["results"]] == ["n"]

@@ -93,3 +93,15 @@ def test_missing_docs_member(client, db):
 def test_get_not_allowed(client, db):
     """chttpd_db: only POST -> GET /{db}/_bulk_get is 405 method_not_allowed."""
     assert_error(client.get(db.url("_bulk_get")), 405, "method_not_allowed")
+
+
+def test_items_without_an_id_or_with_a_bad_rev(client, db):
+    """chttpd_db bulk_get: an item without `id` is `document id missed` (rev null);
+    a `rev` that is no revision is 400 "Invalid rev format" for that item, naming it
+    (checked on CouchDB 3.4.3)."""
+    put_doc(db, "m", {})
+    r = assert_status(client.post(db.url("_bulk_get"), json={"docs": [{"rev": "1-abc"}, {"id": "m", "rev": "junk"}]}),
+                      200)
+    first, second = [row["docs"][0]["error"] for row in body_of(r)["results"]]
+    assert first == {"id": None, "rev": None, "error": "bad_request", "reason": "document id missed"}
+    assert second == {"id": "m", "rev": "junk", "error": "bad_request", "reason": "Invalid rev format"}

@@ -72,3 +72,4 @@ def test_compaction_applies_a_lowered_revs_limit(client, make_db):
     assert info, "compaction did not stem the document to 3 revisions"
     assert get_doc(db, "a")["i"] == 5
     assert info["sizes"]["active"] < info["sizes"]["file"]
+    assert body_of(client.get(db.url("_revs_limit"))) == 3  # the compacted file keeps the setting

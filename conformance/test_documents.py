@@ -427,3 +427,13 @@ def test_doc_id_with_slash_and_unicode(client, db):
     for docid in ("a/b", "ünïcødé ☃", "with space", "plus+sign"):
         put_doc(db, docid, {"id": docid})
         assert get_doc(db, docid)["_id"] == docid
+
+
+def test_deleting_a_deleted_document_without_its_rev_conflicts(client, db):
+    """A deletion with no rev over a deleted document is 409 (PUT and `_bulk_docs`),
+    where a live body with no rev recreates it (checked on CouchDB 3.4.3)."""
+    assert_status(client.put(db.url("c"), json={"_deleted": True}), 200)  # a deletion's status
+    assert_error(client.put(db.url("c"), json={"_deleted": True}), 409, "conflict")
+    r = client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "c", "_deleted": True}]})
+    assert body_of(assert_status(r, 201))[0]["error"] == "conflict"
+    assert body_of(assert_status(client.put(db.url("c"), json={"v": 1}), 201))["rev"].startswith("2-")

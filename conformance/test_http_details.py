@@ -3,6 +3,11 @@
 chttpd_db.erl (`_bulk_docs` with `all_or_nothing`, `new_edits: false` without a rev,
 POST `/{db}/_changes` bodies)."""
 
+import base64
+import http.client
+import json
+from urllib.parse import urlsplit
+
 import pytest
 
 from couch import assert_error, assert_status, body_of, bulk_docs, put_doc
@@ -128,3 +133,107 @@ def test_a_member_whose_first_byte_is_underscore_is_special(db):
                        headers={"Content-Type": "application/json"})
     assert_error(r, 400, "doc_validation", "Bad special document member: _\u0301")
     assert_error(db.client.get(db.url("comb")), 404, "not_found")
+
+
+def raw_get(base_url, auth, target):
+    """GET `target` exactly as written (requests would re-quote a bad `%` escape)."""
+    url = urlsplit(base_url)
+    conn = http.client.HTTPConnection(url.hostname, url.port or 80, timeout=10)
+    token = base64.b64encode(("%s:%s" % auth).encode()).decode()
+    conn.request("GET", url.path + target, headers={"Authorization": "Basic " + token})
+    response = conn.getresponse()
+    status, body = response.status, json.loads(response.read())
+    conn.close()
+    return status, body
+
+
+def test_a_bad_percent_escape_is_invalid_url_encoding(db, base_url, admin_auth):
+    """mochiweb cannot unquote `%ZZ`: 400 bad_request "invalid_url_encoding", in the
+    path or the query string (checked on CouchDB 3.4.3)."""
+    for target in ("/" + db.name + "/%ZZ", "/" + db.name + "/_all_docs?limit=%ZZ"):
+        status, body = raw_get(base_url, admin_auth, target)
+        assert (status, body["error"], body["reason"]) == (400, "bad_request", "invalid_url_encoding")
+
+
+def test_reads_of_ids_that_cannot_be_stored_are_not_found(db, client):
+    """GET and DELETE open the document first (chttpd_db:db_doc_req/3): an id that a
+    write refuses (`_nope`) is 404 "missing" there, with or without a rev; a PUT
+    of it is 400 illegal_docid. A GET of an attachment name a write refuses is the
+    attachment missing."""
+    assert_error(client.get(db.url("_nope")), 404, "not_found", "missing")
+    assert_error(client.delete(db.url("_nope")), 404, "not_found", "missing")
+    assert_error(client.delete(db.url("_nope"), params={"rev": "1-" + "a" * 32}), 404, "not_found", "missing")
+    assert_error(client.put(db.url("_nope"), json={}), 400, "illegal_docid")
+    put_doc(db, "d")
+    assert_error(client.get(db.url("d") + "/_att"), 404, "not_found", "Document is missing attachment")
+
+
+def test_rev_and_if_match_must_agree(db, client):
+    """chttpd_db:extract_header_rev/2: `?rev=` and `If-Match` naming different revs is
+    400, for DELETE and for `_local` documents too."""
+    rev = put_doc(db, "d")["rev"]
+    r = client.delete(db.url("d"), params={"rev": rev}, headers={"If-Match": '"1-' + "b" * 32 + '"'})
+    assert_error(r, 400, "bad_request", "Document rev and etag have different values")
+    assert_status(client.put(db.url("_local/l"), json={}), 201)
+    r = client.delete(db.url("_local/l"), params={"rev": "0-1"}, headers={"If-Match": '"0-5"'})
+    assert_error(r, 400, "bad_request", "Document rev and etag have different values")
+
+
+def test_copy_to_a_destination_that_does_not_percent_decode(db, client):
+    """COPY's Destination is percent-decoded when it can be and taken as written when
+    not (`%ZZ` is the id "%ZZ"); errors as CouchDB 3.4.3 gives them."""
+    put_doc(db, "src", {"v": 1})
+    r = assert_status(client.request("COPY", db.url("src"), headers={"Destination": "%ZZ"}), 201)
+    assert body_of(r)["id"] == "%ZZ"
+    r = assert_status(client.request("COPY", db.url("src"), headers={"Destination": "a%20b"}), 201)
+    assert body_of(r)["id"] == "a b"
+    assert_error(client.request("COPY", db.url("src")), 400, "bad_request", "Destination header is mandatory for COPY.")
+    assert_error(client.request("COPY", db.url("gone"), headers={"Destination": "x"}), 404, "not_found", "missing")
+    assert_error(client.request("COPY", db.url("src"), headers={"Destination": "_bad"}), 400, "illegal_docid")
+    assert_error(client.request("COPY", db.url("src"), headers={"Destination": "src"}), 409, "conflict")
+    assert_error(client.request("COPY", db.url("src"), headers={"Destination": "t?rev=junk"}), 400, "bad_request",
+                 "Invalid rev format")
+    assert_error(client.request("COPY", db.url("src"), params={"rev": "junk"}, headers={"Destination": "t"}), 400,
+                 "bad_request", "Invalid rev format")
+    # If-Match names the source's rev, as ?rev= does.
+    r = client.request("COPY", db.url("src"), headers={"Destination": "t2", "If-Match": '"1-' + "c" * 32 + '"'})
+    assert_error(r, 404, "not_found", "missing")
+
+
+def test_local_document_rev_must_be_a_string(db, client):
+    """A `_local` document's `_rev` that is not a string: 400 "Invalid rev format"."""
+    assert_error(client.put(db.url("_local/l"), json={"_rev": []}), 400, "bad_request", "Invalid rev format")
+
+
+def test_posted_all_docs_options_come_from_body_and_query(db, client):
+    """couch_mrview_http:parse_body_and_query/3: the body's members are options as in
+    the query string (include_docs, limit, skip, descending...), and the query string
+    wins where both give one; `keys` with skip and limit select from the keys given.
+    The same for `_local_docs`."""
+    for docid in ("a", "b", "c"):
+        put_doc(db, docid, {"n": docid})
+    url = db.url("_all_docs")
+    rows = body_of(assert_status(client.post(url, json={"keys": ["a", "b", "c"], "limit": 2, "include_docs": True}),
+                                 200))["rows"]
+    assert [r["id"] for r in rows] == ["a", "b"] and rows[0]["doc"]["n"] == "a"
+    rows = body_of(client.post(url, params={"limit": "1"}, json={"keys": ["a", "b", "c"], "limit": 2}))["rows"]
+    assert [r["id"] for r in rows] == ["a"]
+    rows = body_of(client.post(url, json={"keys": ["a", "b", "c"], "skip": 1, "limit": 1}))["rows"]
+    assert [r["id"] for r in rows] == ["b"]
+    rows = body_of(client.get(url, params={"keys": '["a","b","c"]', "skip": "1", "limit": "1"}))["rows"]
+    assert [r["id"] for r in rows] == ["b"]
+    rows = body_of(client.post(url, json={"descending": True, "limit": 1}))["rows"]
+    assert [r["id"] for r in rows] == ["c"]
+    for name in ("x", "y"):
+        assert_status(client.put(db.url("_local/" + name), json={}), 201)
+    rows = body_of(client.post(db.url("_local_docs"), json={"keys": ["_local/x", "_local/y"], "limit": 1}))["rows"]
+    assert [r["id"] for r in rows] == ["_local/x"]
+
+
+def test_reads_of_names_that_are_not_utf8_find_nothing(db, base_url, admin_auth):
+    """A GET of a database or document name that is not UTF-8 (`%C3%28`) looks it up
+    and finds nothing: 404, as CouchDB 3.4.3 answers (a write of it is 400)."""
+    status, body = raw_get(base_url, admin_auth, "/%C3%28")
+    assert (status, body["error"], body["reason"]) == (404, "not_found", "Database does not exist.")
+    status, body = raw_get(base_url, admin_auth, "/" + db.name + "/%C3%28")
+    assert (status, body["error"], body["reason"]) == (404, "not_found", "missing")

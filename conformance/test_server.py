@@ -1,5 +1,6 @@
 """Server-level endpoints. CouchDB docs: API Reference › Server."""
 
+import pytest
 
 from conftest import random_db_name
 from couch import assert_error, assert_status, body_of, qjson
@@ -152,3 +153,12 @@ def test_method_not_allowed_db_endpoint(client, db):
     """chttpd_db: PUT /{db}/_bulk_docs -> 405 method_not_allowed (only POST)."""
     r = client.put(db.url("_bulk_docs"), json={"docs": []})
     assert_error(r, 405, "method_not_allowed")
+
+
+@pytest.mark.parametrize("count", ["abc", "-1", "1-abc"])
+def test_uuids_count_must_be_a_number(client, count):
+    """chttpd_misc:handle_uuids_req/1: a count that is not a non-negative integer is 400
+    "count must be a positive integer"; 0 is an empty list (checked on CouchDB 3.4.3)."""
+    assert_error(client.get(client.url("_uuids"), params={"count": count}), 400, "bad_request",
+                 "count must be a positive integer")
+    assert body_of(client.get(client.url("_uuids"), params={"count": "0"})) == {"uuids": []}

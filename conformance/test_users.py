@@ -8,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from couch import assert_error, assert_status, body_of
+from couch import assert_error, assert_status, body_of, skip_if_couchdb_defect
 
 
 @pytest.fixture
@@ -133,3 +133,81 @@ def test_find_in_replicator_needs_a_server_admin(base_url, client, user):
     r = requests.post(base_url + "/_replicator/_find", json={"selector": {}}, auth=(user, "pw-" + user))
     assert_error(r, 403, "forbidden", "You are not allowed to access this db.")
     assert_status(client.post(client.url("_replicator", "_find"), json={"selector": {"_id": "none"}}), 200)
+
+
+AUTH_DDOC_REV = "1-328d326d97fea853158eef1e1bfbc8b2"
+
+
+def test_users_holds_couchdbs_auth_design_document(client):
+    """_users has `_design/_auth` with CouchDB's own validate_doc_update: clients wait
+    for it before adding users. Written by `chttpd_auth_cache:ensure_auth_ddoc_exists/2`
+    from `couch_auth_cache:auth_design_doc/1` (couch_js_functions.hrl); its revision in
+    CouchDB 3.4.3 is AUTH_DDOC_REV."""
+    doc = body_of(assert_status(client.get(client.url("_users", "_design/_auth")), 200))
+    assert doc["_rev"] == AUTH_DDOC_REV
+    assert sorted(doc) == ["_id", "_rev", "language", "validate_doc_update"] and doc["language"] == "javascript"
+    source = doc["validate_doc_update"]
+    assert source.startswith("\n    function(newDoc, oldDoc, userCtx, secObj) {\n")
+    assert "throw({forbidden : 'doc.type must be user'});" in source
+
+
+@pytest.mark.parametrize("password, shown", [(123, "123"), (True, "true"), ([1, 2], "[1,2]")])
+def test_a_password_that_is_not_a_string_is_refused(client, user, password, shown):
+    """couch_passwords:pbkdf2/4 hashes binaries only: 403 "Password value of '...' is
+    invalid." (Erlang's ~p of the value); nothing is stored."""
+    doc_id = "org.couchdb.user:" + user
+    body = {"name": user, "password": password, "roles": [], "type": "user"}
+    assert_error(client.put(client.url("_users", doc_id), json=body), 403, "forbidden",
+                 "Password value of '%s' is invalid." % shown)
+    assert client.get(client.url("_users", doc_id)).status_code == 404
+
+
+def test_a_name_that_is_not_a_string_must_still_match_the_id(client, user):
+    """The _auth function compares the id with 'org.couchdb.user:' + newDoc.name before
+    it reads the name as a string: 403 for an id that does not match."""
+    body = {"name": 7, "roles": [], "type": "user"}
+    r = client.put(client.url("_users", "org.couchdb.user:" + user), json=body)
+    assert_error(r, 403, "forbidden", "Doc ID must be of the form org.couchdb.user:name")
+
+
+def test_session_names_the_user_in_name_or_username(base_url, client, user):
+    """couch_httpd_auth:extract_username/1: `username` stands for `name`; neither is 400
+    "request body must contain a username"; two that differ are 400."""
+    put_user(client, user)
+    r = requests.post(base_url + "/_session", json={"username": user, "password": "pw-" + user})
+    assert body_of(assert_status(r, 200))["name"] == user
+    r = requests.post(base_url + "/_session", json={"password": "x"})
+    assert_error(r, 400, "bad_request", "request body must contain a username")
+    r = requests.post(base_url + "/_session", data={"name": user, "username": "x" + user, "password": "x"})
+    assert_error(r, 400, "bad_request", "request body contains different usernames")
+
+
+def test_readers_stand_for_members_when_there_are_none(base_url, client, make_db, user):
+    """`readers`, CouchDB 1.0's name for members, is read when `members` is absent
+    (couch_db:get_members/1): it admits its names and locks others out; beside
+    `members` it counts for nothing."""
+    put_user(client, user)
+    db = make_db()
+    as_user = (user, "pw-" + user)
+    assert_status(client.put(db.url("_security"), json={"readers": {"names": [user], "roles": []}}), 200)
+    assert_status(requests.get(base_url + "/" + db.name, auth=as_user), 200)
+    assert_error(requests.get(base_url + "/" + db.name), 401, "unauthorized")
+    sec = {"readers": {"names": [user], "roles": []}, "members": {"names": ["x" + user], "roles": []}}
+    assert_status(client.put(db.url("_security"), json=sec), 200)
+    assert_error(requests.get(base_url + "/" + db.name, auth=as_user), 403, "forbidden")
+
+
+@pytest.mark.parametrize("sec", [
+    {"admins": {"names": [1]}}, {"members": {"roles": [True]}}, {"members": {"names": "bob"}},
+    {"admins": []}, {"readers": {"names": [None]}},
+])
+def test_security_names_and_roles_must_be_strings(client, make_db, sec):
+    """couch_db:validate_security_object/1 refuses names and roles that are not lists of
+    strings (in admins, and members or readers); the stored object stays. CouchDB 3.4.3
+    answers 500 no_majority (its shards refuse the write); Settee 400 bad_request."""
+    db = make_db()
+    before = body_of(client.get(db.url("_security")))
+    r = client.put(db.url("_security"), json=sec)
+    skip_if_couchdb_defect(client, r, 500, "error", "a refused _security object is 500 no_majority")
+    assert_error(r, 400, "bad_request")
+    assert body_of(client.get(db.url("_security"))) == before

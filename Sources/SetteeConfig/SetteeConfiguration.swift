@@ -51,7 +51,8 @@ public struct SetteeConfiguration: Sendable {
     public static let defaultDataDirectory = "./data"
     static let knownKeys: [String: Set<String>] = [
         "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
-                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors"],
+                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors",
+                   "allow_jsonp"],
         "uuids": ["algorithm", "utc_id_suffix", "max_count"],
         "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
         "prometheus": ["additional_port", "bind_address", "port"],
@@ -59,7 +60,8 @@ public struct SetteeConfiguration: Sendable {
                     "users_db_security_editable", "os_process_timeout"],
         "quickjs": ["memory_limit_bytes"],
         "query_server_config": ["reduce_limit"],
-        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations"],
+        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations", "authentication_db",
+                        "password_regexp"],
         "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
         "attachments": ["compressible_types", "inline_max_bytes"],
         "log": ["level", "stream"],
@@ -224,8 +226,10 @@ public struct SetteeConfiguration: Sendable {
             case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
             // Applied by the server from the file's settings (its config API's live ones); checked here.
+            case ("chttpd_auth", "authentication_db"), ("chttpd_auth", "password_regexp"): break  // applied by the server
             case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
                  ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"),
+                 ("chttpd", "allow_jsonp"),
                  ("uuids", "algorithm"), ("uuids", "utc_id_suffix"), ("uuids", "max_count"), ("cors", "origins"),
                  ("cors", "methods"), ("cors", "headers"), ("cors", "exposed_headers"), ("cors", "max_age"):
                 if let expected = NodeConfiguration.expectation(section: entry.section, key: entry.key, value: entry.value) {

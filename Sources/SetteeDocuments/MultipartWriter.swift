@@ -141,14 +141,14 @@ public struct MultipartWriter: Sendable {
         return total + delimiter + 2
     }
 
-    /// A file name made safe inside a quoted-string (RFC 9110 §5.6.4): quote and
-    /// backslash escaped, CR and LF (which would break the framing) percent-encoded.
-    /// CouchDB writes names raw; ordinary names come out identical.
+    /// A file name as CouchDB 3.4.3 writes it between the quotes: raw, quotes and
+    /// backslashes included (couch_doc:atts_to_mp/4; clients match parts by order, not
+    /// by name), except CR and LF, which would end the header and let a name forge
+    /// others: those are percent-encoded (CouchDB writes them raw too).
     public static func quotedStringContent(_ name: String) -> String {
         var out = ""
         for c in name.unicodeScalars {
             switch c {
-            case "\"", "\\": out += "\\" + String(c)
             case "\r": out += "%0D"
             case "\n": out += "%0A"
             default: out.unicodeScalars.append(c)

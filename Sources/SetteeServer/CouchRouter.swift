@@ -11,13 +11,15 @@ struct CouchRouter: HTTPResponder {
     let router: Router
 
     init(configuration: NodeConfiguration, directory: DatabaseDirectory,
-         javaScript: JavaScriptService = JavaScriptService()) {
+         javaScript: JavaScriptService = JavaScriptService(),
+         authentication: AuthenticationDatabase = AuthenticationDatabase()) {
         let sessions = CookieSession(secret: configuration.secret, timeout: configuration.sessionTimeout,
                                      persistent: configuration.allowPersistentCookies)
-        let live = LiveSettings(configuration)
+        let live = LiveSettings(configuration, authentication: authentication)
         state = NodeState(configuration: configuration, directory: directory,
                           authenticator: Authenticator(admins: live.admins, sessions: sessions,
-                                                       users: UserDirectory(directory: directory),
+                                                       users: UserDirectory(directory: directory,
+                                                                            authentication: authentication),
                                                        lockout: LoginLockout(configuration.loginLockout)),
                           live: live, javaScript: javaScript)
         router = Router(Routes.table)
@@ -56,9 +58,14 @@ struct CouchRouter: HTTPResponder {
                 response.headers.add("WWW-Authenticate", challenge)
             }
         }
+        if state.live.allowJSONP.value { response = Self.jsonp(response, for: request, state: state) }
         let requestID = RequestID.forRequest(header: request.headers["X-Couch-Request-ID"])
         response.headers.add("X-Couch-Request-ID", requestID)
         response.logNote = "user=\(userName.map(Self.loggable) ?? "-") id=\(Self.loggable(requestID))"
+        // CouchDB (mochiweb) declares the empty content of every 304.
+        if response.status == 304 && !response.headers.contains("Content-Length") {
+            response.headers.add("Content-Length", "0")
+        }
         response.headers.add("X-CouchDB-Body-Time", "0")
         response.headers.add("Server", SetteeVersion.serverHeader)
         response.headers.add("Date", HTTPDate.now())
@@ -77,7 +84,7 @@ struct CouchRouter: HTTPResponder {
         let plusAsSpace = state.live.decodePlusToSpace.value
         guard let segments = request.pathSegments(plusAsSpace: plusAsSpace) else { throw Self.undecodablePath(request) }
         guard let items = request.queryItems(plusAsSpace: plusAsSpace) else {
-            throw CouchError.badRequest("Invalid percent-encoding in the query string")
+            throw CouchError.badRequest("invalid_url_encoding")  // mochiweb's unquote failing, as CouchDB says
         }
         let user = try await state.authenticator.user(for: request)
         userName = user.name
@@ -111,6 +118,18 @@ extension CouchRouter {
         String(text.unicodeScalars.prefix(64).map { $0.value >= 0x21 && $0.value < 0x7f ? Character($0) : "?" })
     }
 
+    /// `response` as JSONP when the request names a callback (`[chttpd] allow_jsonp`).
+    static func jsonp(_ response: HTTPResponse, for request: HTTPRequest, state: NodeState) -> HTTPResponse {
+        do {
+            guard let callback = try JSONP.callback(request, plusAsSpace: state.live.decodePlusToSpace.value) else {
+                return response
+            }
+            return JSONP.wrap(response, callback: callback)
+        } catch {
+            return CouchError(mapping: error).response
+        }
+    }
+
     static func methodOverride(_ request: HTTPRequest) -> String? {
         guard request.method == "POST", let override = request.headers["X-HTTP-Method-Override"],
               overridableMethods.contains(override) else { return nil }
@@ -121,10 +140,31 @@ extension CouchRouter {
     /// position an illegal database name, past it an illegal document id.
     static func undecodablePath(_ request: HTTPRequest) -> CouchError {
         let raw = request.rawPath.split(separator: "/")
-        if let first = raw.first, PercentDecoding.decode(first, plusAsSpace: false) == nil {
+        // `%` not followed by two hex digits: CouchDB cannot unquote the path at all.
+        if raw.contains(where: hasBadEscape) { return CouchError.badRequest("invalid_url_encoding") }
+        let isDatabaseName = raw.first.map { PercentDecoding.decode($0, plusAsSpace: false) == nil } ?? false
+        // A read looks the name up as bytes and finds nothing, as CouchDB does (checked on 3.4.3).
+        if request.method == "GET" || request.method == "HEAD" {
+            return CouchError.notFound(isDatabaseName ? "Database does not exist." : "missing")
+        }
+        if isDatabaseName {
             return CouchError(400, "illegal_database_name", "Database names must be valid UTF-8")
         }
         return CouchError(400, "illegal_docid", "Document id must be valid UTF-8")
+    }
+}
+
+extension CouchRouter {
+    static func hasBadEscape(_ segment: Substring) -> Bool {
+        let bytes = Array(segment.utf8)
+        return bytes.indices.contains { index in
+            bytes[index] == UInt8(ascii: "%") && !(index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2]))
+        }
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }
 

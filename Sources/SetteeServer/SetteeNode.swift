@@ -115,16 +115,21 @@ public final class SetteeNode: Sendable {
         self.configuration = configuration
         var store = configuration.store
         store.writePolicies[ReplicationManager.databaseName] = ReplicatorDocumentPolicy()
-        store.writePolicies["_users"] = UsersDatabasePolicy(iterations: configuration.passwordIterations)
+        // `_users`' rules follow `[chttpd_auth] authentication_db` as it changes (CouchDB's is_users_db).
+        let authentication = AuthenticationDatabase()
+        let usersPolicy = UsersDatabasePolicy(iterations: configuration.passwordIterations,
+                                              requirements: authentication.passwordRequirements)
+        store.writePolicyResolver = { authentication.isUsersDatabase($0) ? usersPolicy : nil }
         let setting = { (key: String) in
             configuration.configSettings.last { $0.section == "settee" && $0.key == key }.flatMap { Int($0.value) }
         }
         javaScript = JavaScriptService(threadCount: configuration.javaScriptThreads ?? setting("javascript_threads"),
                                        queueLimit: setting("javascript_queue") ?? configuration.javaScriptQueueLimit)
         store.designDocumentPolicy = DesignDocumentPolicy()
-        store.updateValidator = DocumentValidation(service: javaScript)
+        store.updateValidator = DocumentValidation(service: javaScript, authentication: authentication)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
-        router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript)
+        router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript,
+                             authentication: authentication)
         replications = router.state.replications
         discovery = router.state.discovery
         state = router.state
@@ -142,9 +147,14 @@ public final class SetteeNode: Sendable {
     /// Creates the system databases a single node keeps (`_users`, `_replicator`,
     /// CouchDB's `setup:cluster_system_dbs`) when they are missing. Call before `start()`.
     public func prepare() async throws {
-        guard configuration.singleNode else { return }
-        for name in ["_users", "_replicator"] where try directory.database(named: name) == nil {
-            _ = try await DatabaseHandlers.create(name, directory: directory, configuration: configuration)
+        if configuration.singleNode {
+            for name in ["_users", "_replicator"] where try directory.database(named: name) == nil {
+                _ = try await DatabaseHandlers.create(name, directory: directory, configuration: configuration)
+            }
+        }
+        // CouchDB's auth cache makes sure of `_design/_auth` whenever it starts watching the database.
+        if let users = try directory.database(named: state.live.authentication.name) {
+            try await AuthDesignDocument.ensure(in: users)
         }
     }
 

@@ -60,6 +60,51 @@ import Testing
         }
     }
 
+    /// CouchDB 3.4.3 answers these (checked on it): a password that is not a string is 403
+    /// with Erlang's rendering of it; null is no password at all.
+    @Test(arguments: [(JSONValue(integerLiteral: 123), "123"), (true, "true"), (["a", 1], #"[<<"a">>,1]"#),
+                      (["k": 1], #"{[{<<"k">>,1}]}"#)] as [(JSONValue, String)])
+    func aPasswordThatIsNotAStringIsRefused(password: JSONValue, shown: String) {
+        let update = DocumentUpdate(id: "org.couchdb.user:bob", body: JSONWriter.serialize(
+            ["name": "bob", "password": password, "roles": [], "type": "user"]))
+        #expect(throws: WriteRejection.forbidden("Password value of '\(shown)' is invalid.")) {
+            _ = try UsersDatabasePolicy().prepare(update, newEdits: true)
+        }
+        let unset = DocumentUpdate(id: "org.couchdb.user:bob", body: JSONWriter.serialize(
+            ["name": "bob", "password": nil, "roles": [], "type": "user"]))
+        #expect((try? UsersDatabasePolicy().prepare(unset, newEdits: true))?.body == unset.body)
+    }
+
+    @Test func passwordRequirementsApplyToNewPasswords() throws {
+        let requirements = PasswordRequirements()
+        requirements.set(#"[{".{6,}", "Six at least."}]"#)
+        let policy = UsersDatabasePolicy(iterations: 10, requirements: requirements)
+        func update(_ password: String) -> DocumentUpdate {
+            DocumentUpdate(id: "org.couchdb.user:bob", body: JSONWriter.serialize(
+                ["name": "bob", "password": .string(password), "roles": [], "type": "user"]))
+        }
+        _ = try policy.prepare(update("longer"), newEdits: true)
+        #expect(throws: WriteRejection.refused(status: 400, error: "bad_request",
+                                               reason: "Password does not conform to requirements. Six at least.")) {
+            _ = try policy.prepare(update("short"), newEdits: true)
+        }
+    }
+
+    /// CouchDB's function compares the id with `'org.couchdb.user:' + newDoc.name` first,
+    /// then fails on a name that is not a string (500 TypeError there; 403 here).
+    @Test(arguments: [
+        ("org.couchdb.user:bob", JSONValue(integerLiteral: 1), "Doc ID must be of the form org.couchdb.user:name"),
+        ("org.couchdb.user:1", 1, "doc.name must be a string"),
+        ("org.couchdb.user:a,b", ["a", "b"], "doc.name must be a string"),
+        ("org.couchdb.user:0", 0, "doc.name is required"),
+    ] as [(String, JSONValue, String)])
+    func namesThatAreNotStringsAreRefused(id: String, name: JSONValue, reason: String) {
+        let update = DocumentUpdate(id: id, body: JSONWriter.serialize(["name": name, "roles": [], "type": "user"]))
+        #expect(throws: WriteRejection.forbidden(reason)) {
+            try UsersDatabasePolicy().review(update, newEdits: true) { nil }
+        }
+    }
+
     /// What a user may do to user documents where `_users` admits them (not by default).
     @Test func nonAdminsChangeOnlyTheirOwnDocumentAndNeverItsRoles() throws {
         let policy = UsersDatabasePolicy()

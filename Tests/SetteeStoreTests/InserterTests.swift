@@ -87,6 +87,8 @@ import Testing
         #expect(results[0] == .failure(.conflict))
         #expect(sql.contains { $0.contains("LEFT JOIN revs") })
         let deleted = try await db.put("a", base: first, deleted: true).get()
+        // Deleting it again without a `_rev` is a conflict, as in CouchDB 3.4.3.
+        #expect(try await db.put("a", deleted: true) == .failure(.conflict))
         // Deleted document, no `_rev`: the edit continues the tombstone (generation 3).
         let recreated = try await db.put("a", #"{"y":2}"#).get()
         #expect(deleted.generation == 2 && recreated.generation == 3)

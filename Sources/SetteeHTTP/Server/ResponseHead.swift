@@ -42,7 +42,8 @@ struct ResponseHead: Sendable {
             var payload: [UInt8] = []
             if case .bytes(let b) = response.body { payload = b }
             if hasNoContent {
-                // RFC 9110 §8.6: no Content-Length in 1xx/204.
+                // RFC 9110 §8.6: no Content-Length in 1xx/204; a 304 may carry the handler's.
+                keepsDeclaredLength = status == 304 && headers.contains("Content-Length")
             } else if isHead && payload.isEmpty && headers.contains("Content-Length") {
                 keepsDeclaredLength = true  // a HEAD handler that declared the GET's length
             } else {

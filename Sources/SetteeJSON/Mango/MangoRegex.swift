@@ -3,12 +3,12 @@ internal import CPCRE2
 /// A `$regex` operand compiled with PCRE2: the library (and syntax) behind Erlang's
 /// `re`, which CouchDB's mango_selector uses. As there, the pattern is compiled
 /// without Unicode mode (a string is matched as its UTF-8 bytes) and matching is
-/// unanchored (`re:run/3`).
+/// unanchored (`re:run/3`). The server uses it for `[chttpd_auth] password_regexp` too.
 ///
 /// Backtracking is bounded: a match that takes more than `matchLimit` steps (PCRE2's
 /// match limit; Erlang's `re` has one too) counts as no match, so a pattern like
 /// `(a+)+$` costs each document a few milliseconds at most instead of hours.
-final class MangoRegex: @unchecked Sendable {
+public final class MangoRegex: @unchecked Sendable {
     // @unchecked: the compiled code and match context are read-only after init, and
     // PCRE2 allows both to be shared by concurrent matches; match data is per call.
     let pattern: String
@@ -21,7 +21,7 @@ final class MangoRegex: @unchecked Sendable {
     static let heapLimitKiB: UInt32 = 4_096
 
     /// Returns nil when `pattern` is not a valid regular expression.
-    init?(_ pattern: String) {
+    public init?(_ pattern: String) {
         var errorCode: Int32 = 0
         var errorOffset = 0
         let compiled = pattern.utf8.withContiguousStorageIfAvailable { bytes in
@@ -49,7 +49,7 @@ final class MangoRegex: @unchecked Sendable {
     }
 
     /// Whether `string` contains a match; false also when the match limit was reached.
-    func matches(_ string: String) -> Bool {
+    public func matches(_ string: String) -> Bool {
         guard let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return false }
         defer { pcre2_match_data_free_8(data) }
         var string = string

@@ -30,7 +30,7 @@ enum DesignFunctionAccess {
     /// map function emits: a `derived_key`, a `salt`, a replication's password).
     static func adminsOnly(_ handler: @escaping DatabaseHandler) -> DatabaseHandler {
         { context, database in
-            if UsersDatabaseReadRule.isUsersDatabase(database), try await !UsersDatabaseReadRule.isAdmin(context, database) {
+            if UsersDatabaseReadRule.isUsersDatabase(database, context), try await !UsersDatabaseReadRule.isAdmin(context, database) {
                 throw UsersDatabaseReadRule.designDocumentRefusal
             }
             if try await ReplicatorReadRule.mustCheck(context, database) { throw replicatorRefusal }

@@ -2,7 +2,7 @@ import SetteeJSON
 import SetteeStore
 import Synchronization
 
-/// The users of `_users` as credentials: each `org.couchdb.user:NAME` document's
+/// The users of the authentication database (`_users`) as credentials: each `org.couchdb.user:NAME` document's
 /// password hash (in the `[admins]` form `PasswordHash` reads) and roles, cached
 /// until `_users` changes, so a request's credential check reads no document.
 final class UserDirectory: Sendable {
@@ -14,28 +14,33 @@ final class UserDirectory: Sendable {
         var pairing: PairingGrant? = nil
     }
 
-    static let databaseName = "_users"
     let directory: DatabaseDirectory
-    /// The `_users` sequence the entries were read at, and what was read (nil: no such user).
-    private let cache = Mutex<(sequence: Int64, entries: [String: Credentials?])>((-1, [:]))
+    /// Which database the users are read from (`[chttpd_auth] authentication_db`).
+    let authentication: AuthenticationDatabase
+    /// The database and its sequence the entries were read at, and what was read (nil: no such user).
+    private let cache = Mutex<(database: ObjectIdentifier?, sequence: Int64, entries: [String: Credentials?])>(
+        (nil, -1, [:]))
 
-    init(directory: DatabaseDirectory) { self.directory = directory }
+    init(directory: DatabaseDirectory, authentication: AuthenticationDatabase = AuthenticationDatabase()) {
+        self.directory = directory
+        self.authentication = authentication
+    }
 
     /// What is cached for `name`, if `_users` has not changed since.
     func cached(_ name: String) -> Credentials? {
-        guard let database = try? directory.database(named: Self.databaseName) else { return nil }
-        let sequence = database.changesNotifier.sequence
-        return cache.withLock { $0.sequence == sequence ? $0.entries[name] ?? nil : nil }
+        guard let database = try? directory.database(named: authentication.name) else { return nil }
+        let key = (ObjectIdentifier(database), database.changesNotifier.sequence)
+        return cache.withLock { ($0.database, $0.sequence) == key ? $0.entries[name] ?? nil : nil }
     }
 
-    /// The credentials of `name`, read from `_users` when the cache cannot answer.
+    /// The credentials of `name`, read from the authentication database when the cache cannot answer.
     func credentials(_ name: String) async -> Credentials? {
-        guard let database = try? directory.database(named: Self.databaseName) else { return nil }
-        let sequence = database.changesNotifier.sequence
-        if let hit = cache.withLock({ $0.sequence == sequence ? $0.entries[name] : nil }) { return hit }
+        guard let database = try? directory.database(named: authentication.name) else { return nil }
+        let key = (ObjectIdentifier(database), database.changesNotifier.sequence)
+        if let hit = cache.withLock({ ($0.database, $0.sequence) == key ? $0.entries[name] : nil }) { return hit }
         let found = (try? await database.winner(id: "org.couchdb.user:" + name)).flatMap(Self.credentials)
         cache.withLock { state in
-            if state.sequence != sequence || state.entries.count > 10_000 { state = (sequence, [:]) }
+            if (state.database, state.sequence) != key || state.entries.count > 10_000 { state = (key.0, key.1, [:]) }
             state.entries[name] = found
         }
         return found

@@ -18,12 +18,19 @@ import SetteeStore
 struct UsersDatabasePolicy: WritePolicy {
     /// `[chttpd_auth] iterations` (CouchDB 3.4.3: 600,000) for new hashes.
     var iterations = PasswordHash.defaultIterations
+    /// `[chttpd_auth] password_regexp`, read at each write.
+    var requirements = PasswordRequirements()
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
         try Self.reviewWriter(of: update)
         guard !update.isDeleted, !update.id.hasPrefix("_design/"),
               let body = (try? JSONReader.parse(update.body))?.objectValue,
-              let password = body["password"]?.stringValue else { return update }
+              let value = body["password"], !value.isNull else { return update }
+        // CouchDB hashes strings only (couch_passwords:pbkdf2/4), and says so with Erlang's `~p`.
+        guard let password = value.stringValue else {
+            throw .forbidden("Password value of '\(Self.erlangText(value))' is invalid.")
+        }
+        try requirements.check(password)
         let salt = PasswordHash.randomHex(byteCount: 16)
         let key = PasswordHash.derive(password: password, salt: salt, prf: .sha256, iterations: iterations) ?? ""
         var hashed: JSONObject = [
@@ -55,13 +62,15 @@ struct UsersDatabasePolicy: WritePolicy {
         guard !update.id.hasPrefix("_design/") else { return }
         let doc = (try? JSONReader.parse(update.body))?.objectValue ?? JSONObject()
         guard doc["type"]?.stringValue == "user" else { throw .forbidden("doc.type must be user") }
-        guard let name = doc["name"]?.stringValue, !name.isEmpty else { throw .forbidden("doc.name is required") }
-        guard let roles = doc["roles"], !roles.isNull else { throw .forbidden("doc.roles must exist") }
+        guard let nameValue = doc["name"], Self.isTruthy(nameValue) else { throw .forbidden("doc.name is required") }
+        guard let roles = doc["roles"], Self.isTruthy(roles) else { throw .forbidden("doc.roles must exist") }
         guard let list = roles.arrayValue else { throw .forbidden("doc.roles must be an array") }
         guard list.allSatisfy({ $0.stringValue != nil }) else { throw .forbidden("doc.roles can only contain strings") }
-        guard update.id == "org.couchdb.user:" + name else {
+        guard update.id == "org.couchdb.user:" + Self.javaScriptText(nameValue) else {
             throw .forbidden("Doc ID must be of the form org.couchdb.user:name")
         }
+        // CouchDB's function fails further on a name that is not a string (500 TypeError).
+        guard let name = nameValue.stringValue else { throw .forbidden("doc.name must be a string") }
         if let oldDoc, oldDoc["name"]?.stringValue != name { throw .forbidden("Usernames can not be changed.") }
         if doc["password_sha"] != nil && doc["salt"] == nil {
             throw .forbidden("Users with password_sha must have a salt.See /_utils/script/couch.js for example code.")
@@ -102,6 +111,35 @@ struct UsersDatabasePolicy: WritePolicy {
         guard let writer = WriteContext.writer, !writer.isDatabaseAdmin, let name = writer.name,
               !update.id.hasPrefix("_design/"), update.id != "org.couchdb.user:" + name else { return }
         throw .refused(status: 404, error: "not_found", reason: "missing")
+    }
+
+    /// Whether JavaScript counts `value` as true (`if (!newDoc.name)` in CouchDB's function).
+    static func isTruthy(_ value: JSONValue) -> Bool {
+        if value.isNull || value == false || value == "" { return false }
+        if let number = value.doubleValue { return number != 0 && !number.isNaN }
+        return true
+    }
+
+    /// `value` as JavaScript's `+` turns it into text: what CouchDB's function compares
+    /// the document id with (`'org.couchdb.user:' + newDoc.name`).
+    static func javaScriptText(_ value: JSONValue) -> String {
+        if let string = value.stringValue { return string }
+        if let array = value.arrayValue {
+            return array.map { $0.isNull ? "" : javaScriptText($0) }.joined(separator: ",")
+        }
+        if value.objectValue != nil { return "[object Object]" }
+        return JSONWriter.string(value)
+    }
+
+    /// A JSON value as Erlang's `~p` prints what jiffy decodes it to (`1`, `true`,
+    /// `[1,<<"a">>]`, `{[{<<"k">>,1}]}`), for CouchDB's message about a bad password.
+    static func erlangText(_ value: JSONValue) -> String {
+        if let array = value.arrayValue { return "[" + array.map(erlangText).joined(separator: ",") + "]" }
+        if let object = value.objectValue {
+            return "{[" + object.map { "{<<\"\($0.key)\">>,\(erlangText($0.value))}" }.joined(separator: ",") + "]}"
+        }
+        if let string = value.stringValue { return "<<\"\(string)\">>" }
+        return JSONWriter.string(value)
     }
 
     /// Refuses a `settee_pairing` member written, changed or dropped by anyone but a

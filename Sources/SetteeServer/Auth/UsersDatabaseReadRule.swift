@@ -13,7 +13,10 @@ import SetteeStore
 /// document, are for `_users`' admins; a show or an update gets null for a document
 /// its requester may not read; a COPY cannot read one either.
 enum UsersDatabaseReadRule {
-    static func isUsersDatabase(_ database: Database) -> Bool { database.name == UserDirectory.databaseName }
+    /// Whether `database` has the users-database rules (`AuthenticationDatabase`).
+    static func isUsersDatabase(_ database: Database, _ context: RequestContext) -> Bool {
+        context.node.live.authentication.isUsersDatabase(database.name)
+    }
 
     /// CouchDB's answer to a non-admin for a design document of `_users`, and for
     /// anything that runs one's functions over user documents (views, lists).
@@ -22,7 +25,7 @@ enum UsersDatabaseReadRule {
 
     /// - Throws: 401 for a listing of `_users` by anyone but a server admin.
     static func requireListing(_ context: RequestContext, _ database: Database) throws {
-        guard isUsersDatabase(database), !context.user.isAdmin else { return }
+        guard isUsersDatabase(database, context), !context.user.isAdmin else { return }
         throw CouchError(401, "unauthorized", "You are not a server admin.")
     }
 
@@ -35,7 +38,7 @@ enum UsersDatabaseReadRule {
 
     /// Whether the requester may read document `id` of `database`.
     static func mayRead(_ id: String, _ context: RequestContext, _ database: Database) async throws -> Bool {
-        guard isUsersDatabase(database), !context.user.isAdmin else { return true }
+        guard isUsersDatabase(database, context), !context.user.isAdmin else { return true }
         if !id.hasPrefix("_design/"), let name = context.user.name, id == "org.couchdb.user:" + name { return true }
         return try await isAdmin(context, database)
     }

@@ -76,7 +76,7 @@ struct ConfigEffects: Sendable {
         case ("cors", "max_age"):
             guard let number = Int(value), number >= 0 else { return "a number of seconds" }
         case ("chttpd", "enable_cors"), ("cors", "credentials"),
-             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"),
+             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"), ("chttpd", "allow_jsonp"),
              ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
             guard Self.boolean(value) != nil else { return "true or false" }
         case ("query_server_config", "reduce_limit"):
@@ -127,10 +127,18 @@ struct ConfigEffects: Sendable {
             live.uuidsMaxCount.set(value.flatMap { Int($0) } ?? 1000)
         case ("chttpd", "decode_plus_to_space"):
             live.decodePlusToSpace.set(value.flatMap(Self.boolean) ?? true)
+        case ("chttpd", "x_forwarded_host"):
+            live.forwardedHostHeader.set(value.flatMap { $0.isEmpty ? nil : $0 } ?? "X-Forwarded-Host")
+        case ("chttpd", "allow_jsonp"):
+            live.allowJSONP.set(value.flatMap(Self.boolean) ?? false)
         case ("chttpd", "require_valid_user"):
             live.requireValidUser.set(value.flatMap(Self.boolean) ?? false)
         case ("chttpd", "require_valid_user_except_for_up"):
             live.requireValidUserExceptForUp.set(value.flatMap(Self.boolean) ?? false)
+        case ("chttpd_auth", "authentication_db"), ("couch_httpd_auth", "authentication_db"):
+            live.authentication.set(value.flatMap { $0.isEmpty ? nil : $0 })
+        case ("chttpd_auth", "password_regexp"), ("couch_httpd_auth", "password_regexp"):
+            live.authentication.passwordRequirements.set(value)
         case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
             sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? defaults.sessionTimeout)
         case ("chttpd_auth", "allow_persistent_cookies"):

@@ -46,8 +46,16 @@ final class LiveSettings: Sendable {
     /// `[chttpd] enable_cors` and `[cors]`.
     let cors = LiveValue(CORSPolicy())
     let admins: AdminTable
+    /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
+    let forwardedHostHeader: LiveValue<String>
+    /// `[chttpd] allow_jsonp`: `?callback=` wraps JSON answers (`JSONP`).
+    let allowJSONP = LiveValue(false)
+    /// `[chttpd_auth] authentication_db`.
+    let authentication: AuthenticationDatabase
 
-    init(_ configuration: NodeConfiguration) {
+    init(_ configuration: NodeConfiguration, authentication: AuthenticationDatabase = AuthenticationDatabase()) {
+        self.authentication = authentication
+        forwardedHostHeader = LiveValue(configuration.forwardedHostHeader)
         maxDocumentSize = LiveValue(configuration.maxDocumentSize)
         admins = AdminTable(file: configuration.admins.filter { configuration.environmentAdmins[$0.key] == nil },
                             environment: configuration.environmentAdmins)

@@ -9,6 +9,7 @@ enum AllDocsHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try UsersDatabaseReadRule.requireListing(context, database)
         try ReplicatorReadRule.requireListing(context, database)
+        try context.query.checkViewParameters()
         return try await respond(context, database, query: parseQuery(context.query))
     }
 
@@ -42,7 +43,7 @@ enum AllDocsHandlers {
     /// `_users`' design documents are for its admins: others get `"doc": null`, as
     /// CouchDB 3.4.3 answers them (its after_doc_read refuses the read).
     static func hidesDesignDocs(_ query: AllDocsQuery, _ context: RequestContext, _ database: Database) async throws -> Bool {
-        query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database)
+        query.includeBodies && UsersDatabaseReadRule.isUsersDatabase(database, context)
             ? try await !UsersDatabaseReadRule.isAdmin(context, database) : false
     }
 
@@ -81,6 +82,7 @@ enum AllDocsHandlers {
             items.append((member.key, text))
         }
         let merged = QueryOptions(items: items)
+        try merged.checkViewParameters()
         var query = try parseQuery(merged)
         if let keys = try postedKeys(body) {
             try checkKeysAlone(keys, merged)

@@ -11,7 +11,8 @@ import SetteeStore
 enum AttachmentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         if let redirect = DesignDocRedirect.response(context) { return redirect }
-        let (id, name) = try target(context)
+        // A read checks no names: what cannot be stored is simply not found, as CouchDB answers.
+        let (id, name) = try target(context, validating: false)
         try await UsersDatabaseReadRule.requireRead(id, context, database)
         let read = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
         context.node.stats.recordReads(1)
@@ -121,19 +122,20 @@ enum AttachmentHandlers {
     /// `_` that no design handler routes (`_show`, `_rewrite`...) is read as an attachment
     /// no document has (CouchDB 3.4.3: 404 "Document is missing attachment"); written, it is
     /// 400 as elsewhere (chttpd_db.erl `validate_attachment_name`).
-    static func target(_ context: RequestContext) throws -> (id: String, name: String) {
+    static func target(_ context: RequestContext, validating: Bool = true) throws -> (id: String, name: String) {
         let id = context.parameters.docID ?? ""
         let name = context.parameters.attachment ?? ""
         if id.hasPrefix("_design/"), name.hasPrefix("_"), ["GET", "HEAD"].contains(context.request.method) {
             throw CouchError.notFound("Document is missing attachment")
         }
+        guard validating else { return (id, name) }
         try DocumentParser.validate(id: id)
         try AttachmentParser.validate(name: name)
         return (id, name)
     }
 
     private static func baseRevision(_ context: RequestContext, required: Bool) throws -> RevisionID? {
-        guard let text = context.requestedRev else {
+        guard let text = try context.requestedRev else {
             if required { throw CouchError.conflict }
             return nil
         }

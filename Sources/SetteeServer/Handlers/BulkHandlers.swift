@@ -186,25 +186,7 @@ enum BulkHandlers {
         let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         var items: [BulkGetItem] = []
         for item in docs {
-            guard let id = item["id"]?.stringValue else {
-                items.append(BulkGetItem(id: item["id"] ?? .null, outcome: .failed(["id": item["id"] ?? .null,
-                    "rev": item["rev"] ?? .null, "error": "illegal_docid", "reason": "Document id must be a string"])))
-                continue
-            }
-            guard try await UsersDatabaseReadRule.mayRead(id, context, database) else {
-                items.append(BulkGetItem(id: .string(id), outcome: .failed(["id": .string(id),
-                    "rev": item["rev"] ?? "undefined", "error": "not_found", "reason": "missing"])))
-                continue
-            }
-            var itemOptions = options
-            itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap {
-                $0.stringValue.flatMap(RevisionID.init)
-            }
-            let rev = item["rev"]?.stringValue
-            let found = try await lookUp(id: id, rev: rev, latest: latest, database: database)
-            items.append(BulkGetItem(id: .string(id), options: itemOptions, outcome: found.isEmpty
-                ? .failed(["id": .string(id), "rev": .string(rev ?? "undefined"), "error": "not_found", "reason": "missing"])
-                : .found(found)))
+            items.append(try await bulkGetItem(item, options: options, latest: latest, context, database))
         }
         if BulkGetMultipart.isWanted(accept: context.headers["Accept"]) {
             return BulkGetMultipart.response(items, database, strippingFor: strip)
@@ -224,6 +206,39 @@ enum BulkHandlers {
         }
         out.append(contentsOf: "]}\n".utf8)
         return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    /// What one `_bulk_get` item finds, or why it finds nothing.
+    private static func bulkGetItem(_ item: JSONValue, options: DocumentOptions, latest: Bool,
+                                    _ context: RequestContext, _ database: Database) async throws -> BulkGetItem {
+        if let refusal = itemRefusal(item) { return BulkGetItem(id: item["id"] ?? .null, outcome: .failed(refusal)) }
+        guard let id = item["id"]?.stringValue else {
+            return BulkGetItem(id: item["id"] ?? .null, outcome: .failed(["id": item["id"] ?? .null,
+                "rev": item["rev"] ?? .null, "error": "illegal_docid", "reason": "Document id must be a string"]))
+        }
+        guard try await UsersDatabaseReadRule.mayRead(id, context, database) else {
+            return BulkGetItem(id: .string(id), outcome: .failed(["id": .string(id),
+                "rev": item["rev"] ?? "undefined", "error": "not_found", "reason": "missing"]))
+        }
+        var itemOptions = options
+        itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(RevisionID.init) }
+        let rev = item["rev"]?.stringValue
+        let found = try await lookUp(id: id, rev: rev, latest: latest, database: database)
+        return BulkGetItem(id: .string(id), options: itemOptions, outcome: found.isEmpty
+            ? .failed(["id": .string(id), "rev": .string(rev ?? "undefined"), "error": "not_found", "reason": "missing"])
+            : .found(found))
+    }
+
+    /// CouchDB's answer to an item without an id, or with a rev that is no revision
+    /// (chttpd_db:bulk_get_open_doc_revs/2, checked on CouchDB 3.4.3); nil for the others.
+    private static func itemRefusal(_ item: JSONValue) -> JSONObject? {
+        if item["id"] == nil || item["id"] == .null {
+            return ["id": .null, "rev": .null, "error": "bad_request", "reason": "document id missed"]
+        }
+        if let rev = item["rev"], rev != .null, rev.stringValue.flatMap(RevisionID.init) == nil {
+            return ["id": item["id"] ?? .null, "rev": rev, "error": "bad_request", "reason": "Invalid rev format"]
+        }
+        return nil
     }
 
     /// The revisions a `_bulk_get` item asks for, with bodies: `rev` (or the leaves that

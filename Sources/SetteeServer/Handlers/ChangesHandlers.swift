@@ -16,14 +16,37 @@ enum ChangesHandlers {
         case .continuous, .eventsource, .longpoll:
             return ChangesFeed(database: database, query: query, hub: context.node.changesHub).response()
         case .normal:
-            // Descending reads newest first without a `since` to page from; it stays whole, and
-            // so does a JavaScript filter's, whose throw must still be able to answer 500.
-            guard query.descending || query.filter.isJavaScript else { return NormalChangesFeed(database: database, query: query).response() }
-            let updateSeq = try await database.updateSequence()
-            let since = query.since ?? updateSeq
-            let batch = try await ChangesBatch.read(database, query: query, since: since, limit: query.limit)
-            return JSONResponse.make(status: 200, bytes: try await batch.normalBody(query: query, updateSeq: updateSeq))
+            let tag = try await entityTag(context, database)
+            // RFC 9110 §13.1.2: If-None-Match answers 304 to GET and HEAD only.
+            if context.request.method != "POST", let notModified = EntityTag.notModified(context, tag) {
+                return notModified
+            }
+            var response = try await normalFeed(database, query)
+            response.headers.add("ETag", tag)
+            return response
         }
+    }
+
+    private static func normalFeed(_ database: Database, _ query: ChangesQuery) async throws -> HTTPResponse {
+        // Descending reads newest first without a `since` to page from; it stays whole, and
+        // so does a JavaScript filter's, whose throw must still be able to answer 500.
+        guard query.descending || query.filter.isJavaScript else { return NormalChangesFeed(database: database, query: query).response() }
+        let updateSeq = try await database.updateSequence()
+        let since = query.since ?? updateSeq
+        let batch = try await ChangesBatch.read(database, query: query, since: since, limit: query.limit)
+        return JSONResponse.make(status: 200, bytes: try await batch.normalBody(query: query, updateSeq: updateSeq))
+    }
+
+    /// A normal feed's `ETag`, as CouchDB tags it from the database's info
+    /// (chttpd_db:handle_changes_req1/2): it changes with every write and purge, and
+    /// here also with the query and who asks (what the answer depends on besides).
+    static func entityTag(_ context: RequestContext, _ database: Database) async throws -> String {
+        let info = try await database.info()
+        return EntityTag.make([
+            database.name, String(ObjectIdentifier(database).hashValue), String(info.updateSeq), String(info.purgeSeq),
+            String(info.docCount), String(info.deletedDocCount), String(context.request.rawQuery ?? ""),
+            context.user.name ?? "", context.user.roles.joined(separator: ","),
+        ])
     }
 }
 

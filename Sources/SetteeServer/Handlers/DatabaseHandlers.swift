@@ -42,6 +42,8 @@ enum DatabaseHandlers {
         let database = try await create(name, directory: context.node.directory,
                                         configuration: context.node.configuration)
         if let q { try await database.setShardCount(q) }
+        // The authentication database gets CouchDB's `_design/_auth` at once (clients wait for it).
+        if name == context.node.live.authentication.name { try await AuthDesignDocument.ensure(in: database) }
         return JSONResponse.make(status: 201, ["ok": true], headers: ["Location": context.absoluteURL("/" + CouchURLEncoding.encode(name))])
     }
 

@@ -10,7 +10,8 @@ extension DocumentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
         if let redirect = DesignDocRedirect.response(context) { return redirect }
-        try DocumentParser.validate(id: id)
+        // An id that could never be stored is not found, as CouchDB reads it (404 "missing").
+        guard (try? DocumentParser.validate(id: id)) != nil else { throw CouchError.notFound("missing") }
         try await UsersDatabaseReadRule.requireRead(id, context, database)
         context.node.stats.recordReads(1)
         // `open_revs=[]` is CouchDB's default (no open revs asked for): a plain read.

@@ -41,8 +41,10 @@ enum DocumentHandlers {
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        try DocumentParser.validate(id: id)
-        guard let revText = context.requestedRev else {
+        // CouchDB opens the document first (chttpd_db:db_doc_req/3): an id that could never
+        // be stored is 404 "missing", with a rev or without.
+        guard (try? DocumentParser.validate(id: id)) != nil else { throw CouchError.notFound("missing") }
+        guard let revText = try context.requestedRev else {
             // No rev: 409 for a live document; for none, CouchDB's read error ("missing",
             // or "deleted" for a deleted one), as chttpd_db:db_doc_req/3 opens it first.
             guard let winner = try await database.winner(id: id) else { throw CouchError.notFound("missing") }
@@ -70,9 +72,8 @@ enum DocumentHandlers {
             throw CouchError.badRequest("Destination header is mandatory for COPY.")
         }
         let (rawTarget, targetRev) = splitDestination(destination)
-        guard let targetID = PercentDecoding.decode(rawTarget, plusAsSpace: false) else {
-            throw CouchError.badRequest("Invalid Destination header")
-        }
+        // What cannot be percent-decoded is taken as written, as CouchDB takes it.
+        let targetID = PercentDecoding.decode(rawTarget, plusAsSpace: false) ?? String(rawTarget)
         try DocumentParser.validate(id: targetID)
         let (body, sourceAttachments) = try await copySource(context, database, id: id)
         if targetID.hasPrefix("_local/") {
@@ -104,7 +105,8 @@ enum DocumentHandlers {
             }
             return (local.body, [])
         }
-        let source = try await DocumentReader.read(database, id: id, rev: context.query["rev"])
+        // The source's rev: `?rev=` or `If-Match`, as chttpd_db reads it for COPY.
+        let source = try await DocumentReader.read(database, id: id, rev: try context.requestedRev)
         guard let body = source.body else { throw CouchError.notFound("missing") }
         return (body, source.revision.attachments)
     }

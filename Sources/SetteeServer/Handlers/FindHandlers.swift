@@ -87,7 +87,7 @@ enum FindHandlers {
             throw CouchError(403, "forbidden", "You are not allowed to access this db.")
         }
         var body = try await context.jsonBody().value
-        if UsersDatabaseReadRule.isUsersDatabase(database), try await !UsersDatabaseReadRule.isAdmin(context, database),
+        if UsersDatabaseReadRule.isUsersDatabase(database, context), try await !UsersDatabaseReadRule.isAdmin(context, database),
            case .object(var object) = body, let selector = object["selector"], selector.objectValue != nil {
             let own: JSONValue = context.user.name.map { .string("org.couchdb.user:" + $0) } ?? ["$in": []]
             object["selector"] = ["$and": [selector, ["_id": own]]]

@@ -54,7 +54,7 @@ enum FormUploadHandler {
     /// A `Referer` is required and its host (with port) must be this request's.
     static func checkReferer(_ context: RequestContext) throws {
         guard let referer = context.headers["Referer"] else { throw CouchError.badRequest("Referer header required.") }
-        let host = context.headers[context.node.configuration.forwardedHostHeader] ?? context.headers["Host"] ?? ""
+        let host = context.headers[context.node.live.forwardedHostHeader.value] ?? context.headers["Host"] ?? ""
         let refererHost = URLComponents(string: referer).map { components in
             (components.host ?? "") + (components.port.map { ":\($0)" } ?? "")
         }

@@ -14,7 +14,8 @@ enum LocalDocHandlers {
             let n = local.rev.split(separator: "-").last.map(String.init) ?? "0"
             writer.append("_revisions", ["start": 0, "ids": [.string(n)]])
         }
-        return JSONResponse.make(status: 200, bytes: writer.responseBody())
+        // CouchDB tags a local document by its rev and body (couch_httpd:doc_etag/3).
+        return EntityTag.respond(context, bytes: writer.responseBody())
     }
 
     static func put(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
@@ -29,6 +30,9 @@ enum LocalDocHandlers {
                       object: JSONObject) async throws -> HTTPResponse {
         var object = object
         // Local revs are `0-N`, not revision ids: take `_rev` out before the document rules apply.
+        if let given = object["_rev"], !given.isNull, given.stringValue == nil {
+            throw CouchError.badRequest("Invalid rev format")
+        }
         let rev = object["_rev"]?.stringValue
         object["_rev"] = nil
         let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
@@ -40,7 +44,7 @@ enum LocalDocHandlers {
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = localID(context)
-        let rev = context.requestedRev
+        let rev = try context.requestedRev
         let newRev = try await database.putLocal(id: id, body: Array("{}".utf8), rev: rev, isDeleted: true)
         return JSONResponse.ok(["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
     }
@@ -50,8 +54,8 @@ enum LocalDocHandlers {
     /// `not_found` row for a missing one; keys without the prefix are left out,
     /// as CouchDB 3.4 does.
     static func list(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        var query = try AllDocsHandlers.parseQuery(context.query)
-        if context.request.method == "POST", let keys = try await AllDocsHandlers.postedKeys(context) { query.keys = keys }
+        if context.request.method != "POST" { try context.query.checkViewParameters() }
+        let query = try await AllDocsHandlers.requestQuery(context)
         var rows: [(key: String, document: LocalDocument?)] = []
         if let keys = query.keys {
             let local = keys.filter { $0.hasPrefix("_local/") }

@@ -1,5 +1,6 @@
 import SetteeHTTP
 import SetteeJSON
+import SetteeStore
 
 /// `/_membership`, `/_node/{node}` and `/_node/{node}/_config...` as CouchDB's
 /// `chttpd_node` answers them (server admins only). Settee is a single node, named
@@ -62,14 +63,27 @@ enum NodeHandlers {
             where error.status == 400 { throw CouchError.badRequest("invalid UTF-8 JSON") }
         guard let text = body.stringValue else { throw CouchError.badRequest("a JSON string expected") }
         let old = try context.node.config.set(key, in: section, to: text, persist: persists(context))
+        try await ensureAuthDesignDocument(context, changed: key)
         return JSONResponse.ok(.string(old))
+    }
+
+    /// A switched `authentication_db` gets CouchDB's `_design/_auth` if it exists, as
+    /// CouchDB's auth cache writes it when it starts watching a database (at its next
+    /// start there); a database made later gets it when created (`DatabaseHandlers`).
+    private static func ensureAuthDesignDocument(_ context: RequestContext, changed key: String) async throws {
+        guard key == "authentication_db",
+              let database = try context.node.directory.database(named: context.node.live.authentication.name)
+        else { return }
+        try await AuthDesignDocument.ensure(in: database)
     }
 
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
         try checkedNode(context)
         let (section, key) = (context.parameters[.section] ?? "", context.parameters[.key] ?? "")
         try ConfigEffects.checkWritable(section: section, key: key)
-        return JSONResponse.ok(.string(try context.node.config.delete(key, in: section, persist: persists(context))))
+        let old = try context.node.config.delete(key, in: section, persist: persists(context))
+        try await ensureAuthDesignDocument(context, changed: key)
+        return JSONResponse.ok(.string(old))
     }
 
     static func reload(_ context: RequestContext) async throws -> HTTPResponse {

@@ -33,7 +33,13 @@ enum ServerHandlers {
 
     /// `GET /_uuids?count=N`: CouchDB caps `count` at `[uuids] max_count` (1000 by default).
     static func uuids(_ context: RequestContext) async throws -> HTTPResponse {
-        let count = try context.query.nonNegativeInt("count") ?? 1
+        // chttpd_misc:handle_uuids_req/1's list_to_integer, and its words for anything else.
+        let count = try context.query["count"].map { text in
+            guard let count = QueryOptions.erlangInteger(text), count >= 0 else {
+                throw CouchError.badRequest("count must be a positive integer")
+            }
+            return count
+        } ?? 1
         guard count <= context.node.live.uuidsMaxCount.value else {
             throw CouchError(400, "bad_request", "count parameter too large")
         }
@@ -47,7 +53,8 @@ enum ServerHandlers {
     /// `GET /_all_dbs` with `startkey`, `endkey`, `limit`, `skip`, `descending`.
     static func allDatabases(_ context: RequestContext) async throws -> HTTPResponse {
         try requireAdminForListing(context)
-        return JSONResponse.ok(.array(try listedNames(context).map { .string($0) }))
+        // Tagged as CouchDB tags it (the answer changes only when databases come and go).
+        return EntityTag.respond(context, .array(try listedNames(context).map { .string($0) }))
     }
 
     /// `GET /_dbs_info`: `_all_dbs`' names and parameters, each with its info.
@@ -58,7 +65,7 @@ enum ServerHandlers {
             guard let database = try context.node.directory.database(named: name) else { continue }
             rows.append(["key": .string(name), "info": try await DatabaseHandlers.infoJSON(database, context: context)])
         }
-        return JSONResponse.ok(.array(rows))
+        return EntityTag.respond(context, .array(rows))
     }
 
     /// `[chttpd] admin_only_all_dbs` (chttpd_auth_request `maybe_admin_only_dbs`).
@@ -69,6 +76,7 @@ enum ServerHandlers {
     /// The database names `startkey`, `endkey`, `limit`, `skip` and `descending` select.
     private static func listedNames(_ context: RequestContext) throws -> [String] {
         let query = context.query
+        try query.checkViewParameters()
         var names = try context.node.directory.names()
         let descending = try query.bool("descending")
         if descending { names.reverse() }

@@ -63,26 +63,37 @@ enum SessionHandlers {
         return "/" + location.drop { $0 == "/" || $0 == "\\" }
     }
 
-    /// `name` and `password` from a form-encoded or JSON body.
+    /// `name` (or `username`) and `password` from a form-encoded or JSON body.
     private static func credentials(_ context: RequestContext) async throws -> (String, String) {
         let type = (context.headers["Content-Type"] ?? "").lowercased()
         let limit = context.node.configuration.http.limits.maxBodyBytes
         if type.hasPrefix("application/x-www-form-urlencoded") {
             let bytes = try await context.request.body.collect(upTo: limit)
             let form = HTTPRequest(method: "POST", target: "/?" + String(decoding: bytes, as: UTF8.self))
-            guard let items = form.queryItems,
-                  let name = items.first(where: { $0.name == "name" })?.value,
-                  let password = items.first(where: { $0.name == "password" })?.value
-            else { throw CouchError.unauthorized("Name or password is incorrect.") }
-            return (name, password)
+            guard let items = form.queryItems else { throw CouchError.unauthorized("Name or password is incorrect.") }
+            let field = { (key: String) in items.first(where: { $0.name == key }).map { JSONValue.string($0.value) } }
+            return try credentials(name: field("name"), username: field("username"), password: field("password"))
         }
         guard type.hasPrefix("application/json") else {
             throw CouchError(415, "bad_content_type", "Content-Type must be application/x-www-form-urlencoded or application/json")
         }
         let body = try await context.jsonBody().object()
-        guard let name = body["name"]?.stringValue, let password = body["password"]?.stringValue else {
-            throw CouchError.unauthorized("Name or password is incorrect.")
+        return try credentials(name: body["name"], username: body["username"], password: body["password"])
+    }
+
+    /// CouchDB's `couch_httpd_auth:extract_username/1`: `username` may stand for `name`,
+    /// one of them is required (400) and they must agree (400); a missing password is "".
+    /// A name or password that is not a string is 400 here (CouchDB 3.4.3: 500 `badarg`).
+    static func credentials(name: JSONValue?, username: JSONValue?, password: JSONValue?) throws -> (String, String) {
+        guard let given = username ?? name else {
+            throw CouchError.badRequest("request body must contain a username")
         }
-        return (name, password)
+        if let name, let username, name != username {
+            throw CouchError.badRequest("request body contains different usernames")
+        }
+        guard let text = given.stringValue, let secret = password.map({ $0.stringValue }) ?? "" else {
+            throw CouchError.badRequest("name and password must be strings")
+        }
+        return (text, secret)
     }
 }

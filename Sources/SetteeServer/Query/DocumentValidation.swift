@@ -16,14 +16,19 @@ internal import Synchronization
 /// A database's list of functions is read once and kept until one of its design
 /// documents is written (`designDocumentsChanged`), keyed by the `Database` object, so
 /// a deleted and recreated database starts afresh.
+///
+/// CouchDB's own `_design/_auth` function (`AuthDesignDocument`) is not run in a users
+/// database: `UsersDatabasePolicy` applies the same rules natively on every write there,
+/// so `_users` needs no JavaScript engine. Anywhere else, or changed by a byte, it runs.
 final class DocumentValidation: UpdateValidator {
     /// A database's functions. The weak reference is what is checked: an `ObjectIdentifier`
     /// alone could be reused by a database object made at a freed one's address.
     private final class Kept: Sendable {
         weak let database: Database?
-        let functions: [DesignFunction]
+        /// Each with whether it is CouchDB's built-in `_design/_auth` function.
+        let functions: [(function: DesignFunction, isAuthBuiltIn: Bool)]
 
-        init(_ database: Database, _ functions: [DesignFunction]) {
+        init(_ database: Database, _ functions: [(function: DesignFunction, isAuthBuiltIn: Bool)]) {
             self.database = database
             self.functions = functions
         }
@@ -31,12 +36,21 @@ final class DocumentValidation: UpdateValidator {
 
     private let cache = Mutex<[ObjectIdentifier: Kept]>([:])
     let service: JavaScriptService
+    /// Which databases are users databases, where the built-in function is not run.
+    let authentication: AuthenticationDatabase
 
-    init(service: JavaScriptService) { self.service = service }
+    init(service: JavaScriptService, authentication: AuthenticationDatabase = AuthenticationDatabase()) {
+        self.service = service
+        self.authentication = authentication
+    }
 
     func validate(_ updates: [DocumentUpdate], newEdits: Bool, in database: Database) async -> [Int: WriteRejection] {
         var refusals = await DesignDocumentCheck.refusals(updates, database, service)
-        guard let functions = try? await functions(of: database), !functions.isEmpty else { return refusals }
+        // Asked at each write: the authentication database can change at run time.
+        let isUsersDatabase = authentication.isUsersDatabase(database.name)
+        guard let kept = try? await functions(of: database) else { return refusals }
+        let functions = kept.filter { !($0.isAuthBuiltIn && isUsersDatabase) }.map(\.function)
+        guard !functions.isEmpty else { return refusals }
         let security = (try? await database.security()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // The declared writer: the node's own jobs (its replicator into a local database)
         // declare `.system`, an admin; a write that declares none is anonymous.
@@ -91,19 +105,20 @@ final class DocumentValidation: UpdateValidator {
     }
 
     /// The database's functions, read from its design documents when not kept.
-    private func functions(of database: Database) async throws -> [DesignFunction] {
+    private func functions(of database: Database) async throws -> [(function: DesignFunction, isAuthBuiltIn: Bool)] {
         if let kept = cache.withLock({ $0[ObjectIdentifier(database)] }), kept.database === database {
             return kept.functions
         }
-        var functions: [DesignFunction] = []
+        var functions: [(function: DesignFunction, isAuthBuiltIn: Bool)] = []
         for (id, body) in try await DesignDocuments.all(database) {
             // Another language's function is kept: running it answers 500 `unknown_query_language`
             // to every write, as CouchDB 3.4.3 does (Mango's "query" documents have none to run).
             guard body["language"]?.stringValue != "query",
                   let source = body["validate_doc_update"]?.stringValue else { continue }
             let design = try await DesignDocuments.revision(id, in: database)
-            functions.append(DesignFunction(code: design.code(database), name: "validate_doc_update", source: source,
-                                            scope: .plain, failure: "Compilation of validate_doc_update failed: "))
+            let function = DesignFunction(code: design.code(database), name: "validate_doc_update", source: source,
+                                          scope: .plain, failure: "Compilation of validate_doc_update failed: ")
+            functions.append((function, id == AuthDesignDocument.id && source == AuthDesignDocument.validateFunction))
         }
         cache.withLock { cache in
             cache = cache.filter { $0.value.database != nil }  // databases deleted since

@@ -7,7 +7,7 @@ extension RequestContext {
     /// `X-Forwarded-Proto: https`, else the connection's. Without any host
     /// (an HTTP/1.0 request may send none) the path alone.
     func absoluteURL(_ path: String) -> String {
-        let host = request.headers[node.configuration.forwardedHostHeader] ?? request.headers["Host"]
+        let host = request.headers[node.live.forwardedHostHeader.value] ?? request.headers["Host"]
         guard let host, !host.isEmpty else { return path }
         return scheme + "://" + host + path
     }

@@ -47,9 +47,15 @@ struct RequestContext: Sendable {
 
     /// The revision a request names outside its body: `?rev=`, else `If-Match`
     /// (its quotes removed), as CouchDB reads them for PUT, DELETE and attachments.
+    /// - Throws: 400 when both are given and differ (chttpd_db:extract_header_rev/2).
     var requestedRev: String? {
-        if let rev = query["rev"] { return rev }
-        return request.headers["If-Match"].map(DocumentHandlers.unquote)
+        get throws {
+            let etag = request.headers["If-Match"].map(DocumentHandlers.unquote)
+            if let rev = query["rev"], let etag, rev != etag {
+                throw CouchError.badRequest("Document rev and etag have different values")
+            }
+            return query["rev"] ?? etag
+        }
     }
 
     /// A body that must be a positive integer (`_revs_limit`, `_purged_infos_limit`):

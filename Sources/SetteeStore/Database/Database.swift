@@ -37,8 +37,11 @@ public final class Database: Sendable {
     public let changesNotifier: ChangesNotifier
     /// Where this database's `updated` events go (`_db_updates`); nil when opened alone.
     let events: DatabaseUpdates?
-    /// The rule every write to this database passes (`StoreConfiguration.writePolicies`).
-    let writePolicy: (any WritePolicy)?
+    /// The rule every write to this database passes (`StoreConfiguration.writePolicies`,
+    /// else its `writePolicyResolver`, asked at each write).
+    var writePolicy: (any WritePolicy)? { fixedWritePolicy ?? writePolicyResolver?(name) }
+    private let fixedWritePolicy: (any WritePolicy)?
+    private let writePolicyResolver: (@Sendable (String) -> (any WritePolicy)?)?
     /// The rule every design document write passes (`StoreConfiguration.designDocumentPolicy`).
     let designDocumentPolicy: (any WritePolicy)?
     /// The check before every write (`StoreConfiguration.updateValidator`).
@@ -58,7 +61,8 @@ public final class Database: Sendable {
         self.tasks = tasks
         self.path = path
         self.events = events
-        writePolicy = configuration.writePolicies[name]
+        fixedWritePolicy = configuration.writePolicies[name]
+        writePolicyResolver = configuration.writePolicyResolver
         designDocumentPolicy = configuration.designDocumentPolicy
         updateValidator = configuration.updateValidator
         let connection = try Connection(path: path)

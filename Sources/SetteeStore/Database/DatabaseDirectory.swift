@@ -170,6 +170,10 @@ public struct StoreConfiguration: Sendable {
     /// Rules for the databases that have them, by name (`_replicator`'s document
     /// checks; `_users`' later): every write to that database passes its rule.
     public var writePolicies: [String: any WritePolicy] = [:]
+    /// The rule of a database with none in `writePolicies`, asked at each write: for
+    /// rules that follow a setting changed at run time (which database is the
+    /// authentication database).
+    public var writePolicyResolver: (@Sendable (String) -> (any WritePolicy)?)?
     /// The check every design document write passes in every database, replicated
     /// ones too (CouchDB compiles a design document's functions when it is saved).
     public var designDocumentPolicy: (any WritePolicy)?

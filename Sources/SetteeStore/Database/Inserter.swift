@@ -7,7 +7,7 @@ enum Inserter {
         let stored = try DocumentRecords.documentAndTree(db, id: update.id)
         let record = stored?.record
         var tree = stored?.tree ?? RevisionTree()
-        guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision) else {
+        guard case .success(let parent) = parentNode(in: tree, base: update.baseRevision, isDeletion: update.isDeleted) else {
             return .failure(.conflict)
         }
         let attachments: [StoredAttachment]
@@ -36,12 +36,15 @@ enum Inserter {
     /// The node a new edit descends from, nil for a new document, or a conflict.
     ///
     /// No base: allowed on a missing document, and on a deleted one, where the
-    /// edit continues the deleted winner leaf (CouchDB recreates that way).
+    /// edit continues the deleted winner leaf (CouchDB recreates that way) — unless the
+    /// edit is itself a deletion: deleting a deleted document without its rev is 409 in
+    /// CouchDB 3.4.3 (checked on it, PUT and `_bulk_docs`).
     /// A base must be a leaf; a base on a missing document is a conflict (CouchDB: 409).
-    static func parentNode(in tree: RevisionTree, base: RevisionID?) -> Result<RevisionTree.Node?, StoreError> {
+    static func parentNode(in tree: RevisionTree, base: RevisionID?,
+                           isDeletion: Bool = false) -> Result<RevisionTree.Node?, StoreError> {
         guard let base else {
             guard let winner = tree.winner else { return .success(nil) }
-            return winner.isDeleted ? .success(winner) : .failure(.conflict)
+            return winner.isDeleted && !isDeletion ? .success(winner) : .failure(.conflict)
         }
         // A tombstone cannot be edited by naming it: CouchDB 3.4.3 answers 409 there
         // and creates a child of it only for a write with no `_rev` (spec/couchdb.md).
