@@ -121,6 +121,7 @@ public final class SetteeNode: Sendable {
                                        queueLimit: setting("javascript_queue") ?? configuration.javaScriptQueueLimit)
         store.designDocumentPolicy = DesignDocumentPolicy()
         store.updateValidator = DocumentValidation(service: javaScript)
+        store.conflictWatcher = ConflictResolver(service: javaScript, logger: logger)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         let router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript)
         replications = router.state.replications

@@ -11,8 +11,12 @@ struct DesignDocumentPolicy: WritePolicy {
                 current: () throws -> StoredRevision?) throws(WriteRejection) {}
 
     func prepare(_ update: DocumentUpdate, newEdits: Bool) throws(WriteRejection) -> DocumentUpdate {
-        guard !update.isDeleted, let body = try? JSONReader.parse(update.body),
-              (body["language"]?.stringValue ?? "javascript") == "javascript",
+        guard !update.isDeleted, let body = try? JSONReader.parse(update.body) else { return update }
+        // A conflicts policy is checked as views are (issue 42, item 3).
+        do { _ = try ConflictPolicy.declared(in: body) } catch {
+            throw .refused(status: 400, error: "invalid_design_doc", reason: error.reason)
+        }
+        guard (body["language"]?.stringValue ?? "javascript") == "javascript",
               let views = body["views"]?.objectValue, !views.isEmpty else { return update }
         for view in views {
             guard let definition = ViewDefinition.named(view.key, designDocumentID: update.id, body: body) else {
