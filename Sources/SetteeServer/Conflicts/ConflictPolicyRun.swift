@@ -91,7 +91,7 @@ enum ConflictPolicyRun {
         } catch let error as CouchError {
             throw ConflictPolicyFailure(reason: error.reason)
         } catch {
-            throw ConflictPolicyFailure(reason: "the policy threw: \(error)")
+            throw ConflictPolicyFailure(reason: "the policy failed: \(error)")
         }
         guard var object = result.objectValue else {
             throw ConflictPolicyFailure(reason: "the policy returned \(result.typeName), not an object")
