@@ -99,4 +99,28 @@ import Testing
         // The winner's scalar ("c…" is the highest rev of generation 2).
         #expect(merged?["by"]?.stringValue == "cleo")
     }
+
+    /// Without a policy conflicts stay, as in CouchDB; a policy saved later resolves the
+    /// conflicts already stored, and later replicated ones as they come.
+    @Test func aPolicySavedLaterResolvesTheConflictsAlreadyStored() throws {
+        let peers = try Peers(1, prefix: "laterpolicy")
+        defer { peers.stop() }
+        let peer = peers.peers[0]
+        #expect(try Peers.call(peer, "PUT", "/db").status == 201)
+        let leaves = (0..<3).map { n in ["a", "b"].map { side in
+            #"{"_id":"d\#(n)","_rev":"1-\#(String(repeating: side, count: 32))","entries":[{"id":"\#(side)","at":"\#(side)"}]}"#
+        }.joined(separator: ",") }.joined(separator: ",")
+        #expect(try Peers.call(peer, "POST", "/db/_bulk_docs", #"{"new_edits":false,"docs":[\#(leaves)]}"#).status == 201)
+        let asked = try Peers.call(peer, "POST", "/db/_resolve_conflicts")
+        #expect(asked.status == 400)
+        #expect(asked.json?["error"]?.stringValue == "bad_request")
+        #expect(try Peers.conflictCount(peer, "db") == 3)
+        #expect(try Peers.call(peer, "PUT", "/db/_design/p", Self.storyPolicy).status == 201)
+        #expect(try Peers.eventually { try Peers.conflictCount(peer, "db") == 0 })
+        let merged = try Peers.winner(peer, "db", "d1").body?["entries"]?.arrayValue
+        #expect(merged?.compactMap { $0["id"]?.stringValue } == ["a", "b"])
+        let late = ["c", "d"].map { #"{"_id":"late","_rev":"1-\#(String(repeating: $0, count: 32))","n":1}"# }
+        #expect(try Peers.call(peer, "POST", "/db/_bulk_docs", #"{"new_edits":false,"docs":[\#(late.joined(separator: ","))]}"#).status == 201)
+        #expect(try Peers.eventually { try Peers.conflictCount(peer, "db") == 0 })
+    }
 }

@@ -35,6 +35,12 @@ final class ConflictResolver: ConflictWatcher {
         var queued = Set<String>()
         var everything = false
         var isDraining = false
+        /// Whether the database declares a policy, as last read; nil until read and after
+        /// a design document write. Without one, replicated writes queue nothing.
+        var hasPolicy: Bool?
+        /// Design document writes so far: what a drain learnt of the policy before the
+        /// latest one is out of date.
+        var policyEpoch = 0
     }
 
     private let queues = Mutex<[ObjectIdentifier: Queue]>([:])
@@ -45,11 +51,18 @@ final class ConflictResolver: ConflictWatcher {
     }
 
     func written(ids: [String], newEdits: Bool, in database: Database) {
+        enqueue(ids, newEdits: newEdits, in: database, evenWithoutPolicy: false)
+    }
+
+    private func enqueue(_ ids: [String], newEdits: Bool, in database: Database, evenWithoutPolicy: Bool) {
         let key = ObjectIdentifier(database)
         let start = queues.withLock { queues -> Bool in
             var queue = queues[key].flatMap { $0.database === database ? $0 : nil } ?? Queue(database: database)
-            if ids.contains(where: { $0.hasPrefix("_design/") }) { queue.everything = true }
-            if !newEdits {
+            if ids.contains(where: { $0.hasPrefix("_design/") }) {
+                (queue.everything, queue.hasPolicy) = (true, nil)
+                queue.policyEpoch += 1
+            }
+            if !newEdits && (queue.hasPolicy != false || evenWithoutPolicy) {
                 for id in ids where !id.hasPrefix("_design/") && queue.queued.insert(id).inserted { queue.ids.append(id) }
             }
             let start = !queue.isDraining && (queue.everything || !queue.ids.isEmpty)
@@ -68,8 +81,8 @@ final class ConflictResolver: ConflictWatcher {
         var task: Int?
         var done = 0
         while true {
-            let (batch, everything, left) = queues.withLock { queues -> ([String], Bool, Int) in
-                guard var queue = queues[key] else { return ([], false, 0) }
+            let (batch, everything, left, epoch) = queues.withLock { queues -> ([String], Bool, Int, Int) in
+                guard var queue = queues[key] else { return ([], false, 0, 0) }
                 let batch = Array(queue.ids.prefix(Self.batchSize))
                 queue.ids.removeFirst(batch.count)
                 queue.queued.subtract(batch)
@@ -77,22 +90,37 @@ final class ConflictResolver: ConflictWatcher {
                 queue.everything = false
                 if batch.isEmpty && !everything { queue.isDraining = false }
                 queues[key] = queue
-                return (batch, everything, queue.ids.count)
+                return (batch, everything, queue.ids.count, queue.policyEpoch)
             }
             if everything {
                 let all = (try? await database.conflictedIDs(limit: Int.max)) ?? []
-                written(ids: all, newEdits: false, in: database)
+                enqueue(all, newEdits: false, in: database, evenWithoutPolicy: true)
                 continue
             }
             guard !batch.isEmpty else { break }
-            if task == nil { task = database.beginResolutionTask(total: batch.count + left) }
             let report = await resolve(batch, in: database, retryingFailures: false)
+            remember(hasPolicy: report.hasPolicy, of: database, epoch: epoch)
             if !report.stale.isEmpty { written(ids: report.stale, newEdits: false, in: database) }
             done += batch.count
+            // Listed in `_active_tasks` once there is work: most replicated writes bring no conflict.
+            if task == nil && !(report.resolved.isEmpty && report.failed.isEmpty) {
+                task = database.beginResolutionTask(total: done + left)
+            }
             if let task { database.resolutionTaskProgress(task, done: done, total: done + left) }
             await Task.yield()
         }
         if let task { database.endResolutionTask(task, error: failures.summary(of: database)) }
+    }
+
+    /// Keeps whether the database has a policy; without one its queue is dropped.
+    private func remember(hasPolicy: Bool, of database: Database, epoch: Int) {
+        queues.withLock { queues in
+            guard var queue = queues[ObjectIdentifier(database)], queue.database === database,
+                  queue.policyEpoch == epoch else { return }
+            queue.hasPolicy = hasPolicy
+            if !hasPolicy { (queue.ids, queue.queued) = ([], []) }
+            queues[ObjectIdentifier(database)] = queue
+        }
     }
 
     /// What one pass over some ids did.
@@ -110,12 +138,11 @@ final class ConflictResolver: ConflictWatcher {
     func resolve(_ ids: [String], in database: Database, retryingFailures: Bool) async -> Report {
         var report = Report()
         do {
-            let conflicted = try await database.conflictedIDs(among: ids)
-            guard !conflicted.isEmpty else { return report }
             guard let declared = try await DeclaredConflictPolicy.find(in: database) else {
                 report.hasPolicy = false
                 return report
             }
+            let conflicted = try await database.conflictedIDs(among: ids)
             var resolutions: [Database.ConflictResolution] = []
             for id in conflicted where !id.hasPrefix("_design/") {
                 guard let document = try await database.document(id: id, revisions: .allLeaves) else { continue }
