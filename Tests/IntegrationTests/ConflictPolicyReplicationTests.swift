@@ -111,6 +111,7 @@ import Testing
             #"{"_id":"d\#(n)","_rev":"1-\#(String(repeating: side, count: 32))","entries":[{"id":"\#(side)","at":"\#(side)"}]}"#
         }.joined(separator: ",") }.joined(separator: ",")
         #expect(try Peers.call(peer, "POST", "/db/_bulk_docs", #"{"new_edits":false,"docs":[\#(leaves)]}"#).status == 201)
+        #expect(try UsersSignupTests.call(peer, "POST", "/db/_resolve_conflicts").status == 401)
         let asked = try Peers.call(peer, "POST", "/db/_resolve_conflicts")
         #expect(asked.status == 400)
         #expect(asked.json?["error"]?.stringValue == "bad_request")

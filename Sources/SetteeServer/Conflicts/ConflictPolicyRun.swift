@@ -24,8 +24,11 @@ struct DeclaredConflictPolicy: Sendable {
 
     /// The policy of `database`: the first design document (in id order) declaring one.
     /// Nil when none does; a malformed declaration (replicated in before the check
-    /// existed) is skipped, as if absent.
+    /// existed) is skipped, as if absent. System databases (`_users`, `_replicator`) have
+    /// none: their documents pass rules of their own (`WritePolicy`) that a resolution,
+    /// the server's own write, does not go through.
     static func find(in database: Database) async throws -> DeclaredConflictPolicy? {
+        guard !database.name.hasPrefix("_") else { return nil }
         for (id, body) in try await DesignDocuments.all(database) where body["conflicts"] != nil {
             guard let policy = try? ConflictPolicy.declared(in: body) else { continue }
             let revision = try await DesignDocuments.revision(id, in: database)
