@@ -143,7 +143,7 @@ final class ConflictResolver: ConflictWatcher {
                 return report
             }
             let conflicted = try await database.conflictedIDs(among: ids)
-            var resolutions: [Database.ConflictResolution] = []
+            var resolutions: [(Database.ConflictResolution, ConflictFailures.Attempt)] = []
             for id in conflicted where !id.hasPrefix("_design/") {
                 guard let document = try await database.document(id: id, revisions: .allLeaves) else { continue }
                 let attempt = ConflictFailures.Attempt(document: document, policy: declared)
@@ -151,24 +151,46 @@ final class ConflictResolver: ConflictWatcher {
                 do {
                     guard let resolution = try await ConflictPolicyRun.resolution(
                         of: document, by: declared, in: database, service: service) else { continue }
-                    resolutions.append(resolution)
+                    resolutions.append((resolution, attempt))
                     failures.clear(id, in: database)
                 } catch {
-                    report.failed.append((id, error.reason))
-                    if failures.record(attempt, reason: error.reason, in: database) {
-                        logger.warning("conflicts policy of \(declared.designDocument.id) failed on a document",
-                                       metadata: ["db": "\(database.name)", "doc": "\(id)", "reason": "\(error.reason)"])
-                    }
+                    fail(attempt, error.reason, declared, in: database, &report)
                 }
             }
-            let outcomes = try await database.resolveConflicts(resolutions)
-            for (resolution, outcome) in zip(resolutions, outcomes) {
-                if outcome == .stale { report.stale.append(resolution.id) } else { report.resolved.append(resolution.id) }
-            }
+            await write(resolutions, declared, in: database, &report)
         } catch {
             logger.error("conflict resolution failed", metadata: ["db": "\(database.name)", "error": "\(error)"])
             report.failed += ids.map { ($0, "\(error)") }
         }
         return report
+    }
+
+    /// Writes a batch's resolutions in one transaction; when the store refuses the batch,
+    /// each alone, so that one refused document (recorded as failed) holds up no other.
+    private func write(_ resolutions: [(Database.ConflictResolution, ConflictFailures.Attempt)],
+                       _ declared: DeclaredConflictPolicy, in database: Database, _ report: inout Report) async {
+        guard !resolutions.isEmpty else { return }
+        do {
+            let outcomes = try await database.resolveConflicts(resolutions.map(\.0))
+            for ((resolution, _), outcome) in zip(resolutions, outcomes) {
+                if outcome == .stale { report.stale.append(resolution.id) } else { report.resolved.append(resolution.id) }
+            }
+        } catch {
+            guard resolutions.count == 1 else {
+                for single in resolutions { await write([single], declared, in: database, &report) }
+                return
+            }
+            fail(resolutions[0].1, "the store refused the resolution: \(error)", declared, in: database, &report)
+        }
+    }
+
+    /// Records that `attempt` failed, logging it the first time.
+    private func fail(_ attempt: ConflictFailures.Attempt, _ reason: String, _ declared: DeclaredConflictPolicy,
+                      in database: Database, _ report: inout Report) {
+        report.failed.append((attempt.id, reason))
+        if failures.record(attempt, reason: reason, in: database) {
+            logger.warning("conflicts policy of \(declared.designDocument.id) failed on a document",
+                           metadata: ["db": "\(database.name)", "doc": "\(attempt.id)", "reason": "\(reason)"])
+        }
     }
 }
