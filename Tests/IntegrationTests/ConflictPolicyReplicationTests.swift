@@ -49,7 +49,10 @@ import Testing
             try Peers.replicate("story", from: ben, to: ana)
             let (a, b) = (try Peers.winner(ana, "story", "tale"), try Peers.winner(ben, "story", "tale"))
             let counts = [try Peers.conflictCount(ana, "story"), try Peers.conflictCount(ben, "story")]
+            let trees = [try Peers.leaves(ana, "story", "tale"), try Peers.leaves(ben, "story", "tale")]
+            // Converged: the same tree (tombstones too), the same winner, nothing in conflict.
             return a.rev != nil && a.rev == b.rev && a.conflicts.isEmpty && b.conflicts.isEmpty && counts == [0, 0]
+                && trees[0] == trees[1]
         }
         #expect(converged)
         let expected = ["e0", "ana1", "ben1", "ana2", "ben2", "ana3", "ben3"]
@@ -58,9 +61,14 @@ import Testing
             #expect(entries.compactMap { $0["id"]?.stringValue } == expected)
         }
         #expect(try Peers.leaves(ana, "story", "tale") == (try Peers.leaves(ben, "story", "tale")))
-        // Converged: nothing left to send either way (no ping-pong of resolutions).
+        // Converged: nothing left to send either way, and no resolution after (no ping-pong).
+        let settled = try Peers.winner(ana, "story", "tale").rev
         #expect(Peers.docsWritten(try Peers.replicate("story", from: ana, to: ben)) ?? 0 == 0)
-        #expect(Peers.docsWritten(try Peers.replicate("story", from: ben, to: ana)) ?? 0 == 0)
+        let back = try Peers.replicate("story", from: ben, to: ana)
+        let after = [try Peers.leaves(ana, "story", "tale"), try Peers.leaves(ben, "story", "tale")]
+        #expect(Peers.docsWritten(back) ?? 0 == 0, "\(back.text) \(after)")
+        #expect(try Peers.winner(ana, "story", "tale").rev == settled)
+        #expect(try Peers.winner(ben, "story", "tale").rev == settled)
     }
 
     /// The same conflict arrives at three peers at once and each resolves it alone: they
