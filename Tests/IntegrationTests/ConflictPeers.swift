@@ -43,9 +43,11 @@ struct ConflictPeers {
         try replicate(on: to, from: url(from, db), to: url(to, db))
     }
 
-    /// Documents written by a finished one-shot replication.
+    /// Documents written by a finished one-shot replication: none when it answers
+    /// `no_changes` (its `history` then starts with an earlier session's figures).
     static func docsWritten(_ response: TestResponse) -> Int? {
-        response.json?["history"]?.arrayValue?.first?["docs_written"]?.intValue
+        if response.json?["no_changes"]?.boolValue == true { return 0 }
+        return response.json?["history"]?.arrayValue?.first?["docs_written"]?.intValue
     }
 
     /// Polls `condition` until it holds or `timeout` passes: whether it held.

@@ -63,7 +63,10 @@ import Testing
         #expect(try Peers.leaves(ana, "story", "tale") == (try Peers.leaves(ben, "story", "tale")))
         // Converged: nothing left to send either way, and no resolution after (no ping-pong).
         let settled = try Peers.winner(ana, "story", "tale").rev
-        #expect(Peers.docsWritten(try Peers.replicate("story", from: ana, to: ben)) ?? 0 == 0)
+        let before = [try Peers.leaves(ana, "story", "tale"), try Peers.leaves(ben, "story", "tale")]
+        let there = try Peers.replicate("story", from: ana, to: ben)
+        let between = [try Peers.leaves(ana, "story", "tale"), try Peers.leaves(ben, "story", "tale")]
+        #expect(Peers.docsWritten(there) ?? 0 == 0, "\(there.text) \(before) \(between)")
         let back = try Peers.replicate("story", from: ben, to: ana)
         let after = [try Peers.leaves(ana, "story", "tale"), try Peers.leaves(ben, "story", "tale")]
         #expect(Peers.docsWritten(back) ?? 0 == 0, "\(back.text) \(after)")
