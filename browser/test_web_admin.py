@@ -161,6 +161,24 @@ def test_4_conflicts(browser, admin, names):
     browser.wait_for(f"!!document.querySelector('#doc-editor') && document.querySelector('#doc-editor').value.includes({json.dumps(conflicts[0])})")
 
 
+def test_4b_conflict_pages(browser, admin, names):
+    """The database's conflict list (GET /{db}/_conflicts) links each document to its
+    winner and another leaf shown side by side (issue 42, item 1)."""
+    db = names["db"]
+    doc = admin.get(f"{BASE}/{db}/doc1", params={"conflicts": "true"}).json()
+    assert len(doc.get("_conflicts", [])) == 1
+    browser.goto(f"{BASE}/_utils/#/db/{quote(db)}")
+    click(browser, "#db-conflicts")
+    browser.wait_for("document.querySelectorAll('#conflicted-docs a.conflict-link').length === 1")
+    assert "1 documents" in browser.evaluate(text_of("#conflict-count"))
+    shot(browser, "4b-conflict-list")
+    click(browser, "#conflicted-docs a.conflict-link")
+    browser.wait_for("!!document.querySelector('#leaf-other')")
+    assert json.dumps(doc["_rev"]) in browser.evaluate(text_of("#leaf-winner"))
+    assert json.dumps(doc["_conflicts"][0]) in browser.evaluate(text_of("#leaf-other"))
+    shot(browser, "4b-leaves-side-by-side")
+
+
 def test_5_replication(browser, admin, names):
     """The replication page starts a replication (a _replicator document) that
     completes; its copy holds the documents."""

@@ -127,6 +127,7 @@ public final class SetteeNode: Sendable {
                                        queueLimit: setting("javascript_queue") ?? configuration.javaScriptQueueLimit)
         store.designDocumentPolicy = DesignDocumentPolicy()
         store.updateValidator = DocumentValidation(service: javaScript, authentication: authentication)
+        store.conflictWatcher = ConflictResolver(service: javaScript, logger: logger)
         directory = try DatabaseDirectory(configuration: store, logger: logger)
         router = CouchRouter(configuration: configuration, directory: directory, javaScript: javaScript,
                              authentication: authentication)

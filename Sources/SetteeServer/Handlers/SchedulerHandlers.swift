@@ -97,7 +97,8 @@ enum SchedulerHandlers {
         entry.append("progress", .int(task.progress))
         entry.append("started_on", .int(task.startedOn))
         entry.append("total_changes", .int(task.totalChanges))
-        entry.append("type", task.kind == .compaction ? "database_compaction" : "indexer")
+        entry.append("type", task.kind == .compaction ? "database_compaction"
+                     : task.kind == .conflictResolution ? "conflict_resolution" : "indexer")
         entry.append("updated_on", .int(task.updatedOn))
         // Settee's own: a task that failed stays listed with why, until the next one starts.
         if let error = task.error { entry.append("error", .string(error)) }

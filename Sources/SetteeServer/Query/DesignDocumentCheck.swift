@@ -16,11 +16,15 @@ enum DesignDocumentCheck {
         guard JavaScriptEngine.isAvailable else { return [:] }
         var refusals: [Int: WriteRejection] = [:]
         for (index, update) in updates.enumerated() where update.id.hasPrefix("_design/") && !update.isDeleted {
-            guard let body = try? JSONReader.parse(update.body),
-                  (body["language"]?.stringValue ?? "javascript") == "javascript",
-                  let views = body["views"]?.objectValue, !views.isEmpty else { continue }
+            guard let body = try? JSONReader.parse(update.body) else { continue }
             let rev = (update.history.first ?? update.baseRevision)?.description ?? ""
             let code = DesignCode(database: database, id: update.id, rev: rev, body: body)
+            if let refusal = await ConflictPolicyCheck.compileRefusal(body, code, service) {
+                refusals[index] = refusal
+                continue
+            }
+            guard (body["language"]?.stringValue ?? "javascript") == "javascript",
+                  let views = body["views"]?.objectValue, !views.isEmpty else { continue }
             for name in views.keys {
                 guard let view = ViewDefinition.named(name, designDocumentID: update.id, body: body),
                       view.validateReduce() == nil else { continue }

@@ -15,8 +15,12 @@ struct DesignDocumentPolicy: WritePolicy {
         if let body = try? JSONReader.parse(update.body), let reason = DesignDocumentFields.refusal(body) {
             throw .refused(status: 400, error: "invalid_design_doc", reason: reason)
         }
-        guard !update.isDeleted, let body = try? JSONReader.parse(update.body),
-              (body["language"]?.stringValue ?? "javascript") == "javascript",
+        guard !update.isDeleted, let body = try? JSONReader.parse(update.body) else { return update }
+        // A conflicts policy is checked as views are (issue 42, item 3).
+        do { _ = try ConflictPolicy.declared(in: body) } catch {
+            throw .refused(status: 400, error: "invalid_design_doc", reason: error.reason)
+        }
+        guard (body["language"]?.stringValue ?? "javascript") == "javascript",
               let views = body["views"]?.objectValue, !views.isEmpty else { return update }
         for view in views {
             guard let definition = ViewDefinition.named(view.key, designDocumentID: update.id, body: body) else {

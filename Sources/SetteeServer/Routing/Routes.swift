@@ -60,6 +60,7 @@ enum Routes {
         ("/{db}/_purge", [.POST: serverAdmin(db(PurgeHandlers.purge))]),
         ("/{db}/_purged_infos", [.GET: serverAdmin(db(PurgeHandlers.purgedInfos))]),
         ("/{db}/_conflicts", [.GET: db(ConflictsHandlers.list)]),
+        ("/{db}/_resolve_conflicts", [.POST: db(ConflictResolutionHandlers.resolve)]),
         ("/{db}/_purged_infos_limit", [.GET: serverAdmin(db(PurgeHandlers.getLimit)),
                                        .PUT: serverAdmin(db(PurgeHandlers.putLimit))]),
         ("/{db}/_ensure_full_commit", [.POST: db(MaintenanceHandlers.ensureFullCommit)]),

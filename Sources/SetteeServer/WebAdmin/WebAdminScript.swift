@@ -1,5 +1,6 @@
 /// `/_utils/app.js`: the web admin, one script, no framework. Routes by the URL's hash
-/// (`#/`, `#/db/NAME`, `#/db/NAME/doc/ID`, `#/db/NAME/new`, `#/replication`, `#/login`)
+/// (`#/`, `#/db/NAME`, `#/db/NAME/doc/ID`, `#/db/NAME/new`, `#/db/NAME/conflicts[/ID]`
+/// (`WebAdminConflicts`, appended), `#/replication`, `#/login`)
 /// and talks to the same CouchDB API every client uses, with the `_session` cookie.
 enum WebAdminScript {
     static let javascript = #"""
@@ -145,7 +146,8 @@ async function databasePage(db, skip) {
   const changes = el("ul", { id: "changes" });
   main.replaceChildren(
     el("h1", {}, db, " ", el("span", { class: "pill", id: "doc-count" }, info.doc_count + " documents")),
-    el("p", {}, el("a", { href: "#/db/" + encodeURIComponent(db) + "/new", id: "new-doc" }, "New document")),
+    el("p", {}, el("a", { href: "#/db/" + encodeURIComponent(db) + "/new", id: "new-doc" }, "New document"), " · ",
+      el("a", { href: "#/db/" + encodeURIComponent(db) + "/conflicts", id: "db-conflicts" }, "Conflicts")),
     el("div", { class: "row" },
       el("div", { class: "grow" }, el("table", { id: "documents" },
         el("thead", {}, el("tr", {}, el("th", {}, "ID"), el("th", {}, "Revision"))), list), pager),
@@ -285,6 +287,8 @@ async function route() {
     document.getElementById("nav-databases").classList.add("active");
     if (parts[0] === "db" && parts.length === 2) return await databasePage(parts[1], Number(params.get("skip") || 0));
     if (parts[0] === "db" && parts[2] === "new") return await newDocumentPage(parts[1]);
+    if (parts[0] === "db" && parts[2] === "conflicts" && parts.length === 3) return await conflictsPage(parts[1]);
+    if (parts[0] === "db" && parts[2] === "conflicts") return await leavesPage(parts[1], parts.slice(3).join("/"), params.get("rev"));
     if (parts[0] === "db" && parts[2] === "doc") return await documentPage(parts[1], parts.slice(3).join("/"), params.get("rev"));
     return await databasesPage();
   } catch (error) {

@@ -24,4 +24,16 @@ extension Database {
     public func conflictedDocumentCount() async throws -> Int {
         try await readers.read { db in try ConflictRecords.count(db) }
     }
+
+    /// Up to `limit` ids of documents in conflict, in id order, from `startKey` (inclusive):
+    /// the index alone, no tree read.
+    public func conflictedIDs(startKey: String? = nil, limit: Int) async throws -> [String] {
+        try await readers.read { db in try ConflictRecords.ids(db, from: startKey, limit: max(0, limit)) }
+    }
+
+    /// Those of `ids` whose documents are in conflict now (one read of the index).
+    public func conflictedIDs(among ids: [String]) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        return try await readers.read { db in try ConflictRecords.conflicted(db, among: ids) }
+    }
 }

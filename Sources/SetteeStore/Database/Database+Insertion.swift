@@ -84,6 +84,12 @@ extension Database {
         // After the commit: a woken feed must find the rows it is told about.
         changesNotifier.notify(sequence: sequence)
         if sequence > before { events?.record(.updated, databaseName: name) }
+        if let conflictWatcher, !newEdits || updates.contains(where: { $0.id.hasPrefix("_design/") }) {
+            let written = zip(updates, results).compactMap { update, result in
+                (try? result.get()).map { _ in update.id }
+            }
+            if !written.isEmpty { conflictWatcher.written(ids: written, newEdits: newEdits, in: self) }
+        }
         return results
     }
 

@@ -46,6 +46,8 @@ public final class Database: Sendable {
     let designDocumentPolicy: (any WritePolicy)?
     /// The check before every write (`StoreConfiguration.updateValidator`).
     let updateValidator: (any UpdateValidator)?
+    /// Told of the writes that may put documents in conflict (`StoreConfiguration.conflictWatcher`).
+    public let conflictWatcher: (any ConflictWatcher)?
 
     /// Where compactions and index builds show themselves (`_active_tasks`).
     let tasks: StoreTasks
@@ -65,6 +67,7 @@ public final class Database: Sendable {
         writePolicyResolver = configuration.writePolicyResolver
         designDocumentPolicy = configuration.designDocumentPolicy
         updateValidator = configuration.updateValidator
+        conflictWatcher = configuration.conflictWatcher
         let connection = try Connection(path: path)
         try Schema.migrate(connection, path: path, revsLimit: configuration.defaultRevsLimit)
         blobs = try BlobStore(directory: BlobStore.directory(forDatabaseFile: path))

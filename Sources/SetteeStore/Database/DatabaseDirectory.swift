@@ -179,6 +179,8 @@ public struct StoreConfiguration: Sendable {
     public var designDocumentPolicy: (any WritePolicy)?
     /// Runs before every document write in every database (`validate_doc_update`).
     public var updateValidator: (any UpdateValidator)?
+    /// Told of replicated and design document writes after they commit (conflict policies).
+    public var conflictWatcher: (any ConflictWatcher)?
 
     public init(path: String) { self.path = path }
 }

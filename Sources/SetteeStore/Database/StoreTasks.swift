@@ -12,6 +12,8 @@ public final class StoreTasks: Sendable {
             /// Building or catching up a key index; `label` names what it indexes
             /// (Mango: the design document).
             case indexing(label: String)
+            /// Resolving conflicts by the database's policy (`Database.resolveConflicts`).
+            case conflictResolution
         }
         public let kind: Kind
         public let database: String
@@ -45,9 +47,10 @@ public final class StoreTasks: Sendable {
         }
     }
 
-    func progress(_ id: Int, changesDone: Int) {
+    func progress(_ id: Int, changesDone: Int, totalChanges: Int? = nil) {
         let now = Self.now()
         running.withLock { state in
+            if let totalChanges { state.tasks[id]?.totalChanges = totalChanges }
             state.tasks[id]?.changesDone = changesDone
             state.tasks[id]?.updatedOn = now
         }

@@ -43,6 +43,23 @@ enum ConflictRecords {
         return ids
     }
 
+    /// Those of `ids` in the table, in the order given; SQLite's host parameters are
+    /// bounded (999 in older builds), so the ids go in chunks.
+    static func conflicted(_ db: Connection, among ids: [String]) throws -> [String] {
+        var found = Set<String>()
+        var start = ids.startIndex
+        while start < ids.endIndex {
+            let chunk = ids[start..<min(start + 500, ids.endIndex)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let sql = "SELECT d.docid FROM conflicts c JOIN docs d ON d.doc_id = c.doc_id WHERE d.docid IN (\(marks))"
+            try db.query(sql, chunk.map { .text($0) }) { row in
+                if let id = row.text(0) { found.insert(id) }
+            }
+            start = chunk.endIndex
+        }
+        return ids.filter { found.contains($0) }
+    }
+
     static func count(_ db: Connection) throws -> Int {
         Int(try db.integer("SELECT count(*) FROM conflicts") ?? 0)
     }
