@@ -34,6 +34,9 @@ public enum StoreError: Error, Sendable, Equatable {
     /// A database file written by a newer Settee: its schema `version` is past the
     /// `supported` one, and writing it with the older code would corrupt it.
     case newerSchema(path: String, version: Int, supported: Int)
+    /// Opening one more database would pass `[couchdb] max_dbs_open` (`limit`) and every
+    /// open one is busy, so none can be closed (CouchDB's `all_dbs_active`).
+    case allDatabasesActive(limit: Int)
 }
 
 extension StoreError {

@@ -46,6 +46,8 @@ import Testing
         Row(error: StoreError.rejected(.unauthorized("who")), status: 401, word: "unauthorized", reason: "who"),
         Row(error: StoreError.sqlite(code: 1, message: "m", sql: "s"), status: 500, word: "internal_server_error", reason: nil),
         Row(error: StoreError.io(operation: "o", path: "p", errno: 5), status: 500, word: "internal_server_error", reason: nil),
+        Row(error: StoreError.allDatabasesActive(limit: 20), status: 503, word: "all_dbs_active",
+            reason: "All 20 open databases ([couchdb] max_dbs_open) are busy; retry shortly."),
         Row(error: StoreError.newerSchema(path: "p", version: 9, supported: 6), status: 500, word: "internal_server_error",
             reason: nil),
     ]

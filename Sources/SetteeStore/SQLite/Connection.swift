@@ -31,11 +31,13 @@ final class Connection {
     /// Opens (creating) the file at `path` and applies the durability pragmas.
     /// - Parameter newFileSettings: pragmas for a file not written yet (`page_size`,
     ///   `auto_vacuum`): they must come before WAL mode, after which a page size is fixed.
-    init(path: String, newFileSettings: String? = nil) throws {
+    /// - Parameter create: false for a file that must exist already (a database's
+    ///   connections opened again after an idle close: a deleted file is not made anew).
+    init(path: String, newFileSettings: String? = nil, create: Bool = true) throws {
         _ = Connection.configured
         self.path = path
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError.error(code, db, sql: "open \(path)")
