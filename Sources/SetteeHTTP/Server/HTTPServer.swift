@@ -122,13 +122,18 @@ public final class HTTPServer: Sendable {
     }
 
     private func acceptLoop(_ listener: AsyncSocket, tls: TLSListener?, loop: EventLoop) async {
+        var lastDescriptorError: ContinuousClock.Instant?
         while !stopping.load(ordering: .acquiring) {
             do {
                 let (socket, peer) = try await listener.accept()
                 admit(socket, peer: peer, tls: tls, loop: loop)
             } catch HTTPError.socket(let call, let code) where code == EMFILE || code == ENFILE {
                 // Out of descriptors: back off instead of spinning; existing connections free some.
-                logger.error("\(call) failed: errno \(code)")
+                // Logged once a minute at most: the retries come ten a second.
+                if lastDescriptorError.map({ .now - $0 >= .seconds(60) }) ?? true {
+                    lastDescriptorError = .now
+                    logger.error("\(call) failed: errno \(code) (out of file descriptors); new clients wait")
+                }
                 try? await Task.sleep(for: .milliseconds(100))
             } catch {
                 if !stopping.load(ordering: .acquiring) { logger.error("accept stopped: \(error)") }
