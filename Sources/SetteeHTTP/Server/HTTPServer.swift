@@ -26,6 +26,8 @@ public final class HTTPServer: Sendable {
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
         var runWaiters: [CheckedContinuation<Void, Never>] = []
         var isFinished = false
+        /// When a client was last turned away for `maxConnections` (logged once a minute).
+        var lastRefusalLog: ContinuousClock.Instant?
     }
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
@@ -142,12 +144,33 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Tells a client turned away for `maxConnections` why, with a 503 (RFC 9110 §15.6.4)
+    /// sent without waiting (a plain-HTTP client only: a TLS one would need a handshake
+    /// first), and logs it once a minute at most.
+    private func refuse(_ socket: Socket, isTLS: Bool) {
+        if !isTLS {
+            let body = #"{"error":"service_unavailable","reason":"Too many connections (\#(configuration.maxConnections) open); retry later."}"#
+            let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + body
+            Array(answer.utf8).withUnsafeBytes { _ = try? socket.send($0) }
+        }
+        let mustLog = state.withLock { s in
+            guard s.lastRefusalLog.map({ .now - $0 >= .seconds(60) }) ?? true else { return false }
+            s.lastRefusalLog = .now
+            return true
+        }
+        if mustLog {
+            logger.warning("turning clients away: \(configuration.maxConnections) connections open, the cap (logged once a minute)")
+        }
+    }
+
     /// Starts a connection task, or closes the socket at once when stopping or full.
     /// On an HTTPS listener the task first completes the TLS handshake, bounded by
     /// `handshakeTimeout`; a client that fails it is dropped without a word.
     private func admit(_ socket: Socket, peer: String, tls: TLSListener?, loop: EventLoop) {
         let full = state.withLock { $0.connections.count >= configuration.maxConnections }
         guard !full, !stopping.load(ordering: .acquiring) else {
+            if full { refuse(socket, isTLS: tls != nil) }
             socket.close()
             return
         }
