@@ -23,7 +23,10 @@ extension Database {
         opener.markIdleClosed()
         // The small blobs' connections close on the writer's queue: SQLite's close may
         // checkpoint, which is I/O the caller's thread (perhaps Swift's pool) must not do.
-        writer.closeWhenIdle { [blobs] in blobs.closeWhenIdle() }
+        writer.closeWhenIdle { [blobs, committedSequence] in
+            blobs.closeWhenIdle()
+            committedSequence.closeDescriptor()
+        }
         readers.closeWhenIdle()
     }
 }

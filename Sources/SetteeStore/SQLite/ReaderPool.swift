@@ -88,7 +88,9 @@ final class ReaderPool: @unchecked Sendable {
     /// wakes less often than two taking them alternately (bench/RESULTS.md, "Point
     /// reads on one reader"). Past that, a point read goes to the least busy reader
     /// without a scan, so it never queues behind one while such a reader exists.
-    /// Scans go to the least busy reader, the last of equals, away from the first.
+    /// Scans go to the least busy reader, the last of equals, away from the first; but
+    /// while the first is idle, a scan that would open a closed reader takes the first:
+    /// a database read now and then keeps one reader's descriptors and caches, not two.
     private func place(_ kind: ReadKind) -> Reader {
         let first = readers[0]
         if kind == .point, first.scans.load(ordering: .relaxed) == 0,
@@ -102,7 +104,10 @@ final class ReaderPool: @unchecked Sendable {
         }
         switch kind {
         case .point: return readers.min { load($0) < load($1) } ?? first
-        case .scan: return readers.reversed().min { load($0) < load($1) } ?? first
+        case .scan:
+            let chosen = readers.reversed().min { load($0) < load($1) } ?? first
+            let isFirstIdle = first.queued.load(ordering: .relaxed) == 0
+            return !chosen.isOpened.load(ordering: .relaxed) && isFirstIdle ? first : chosen
         }
     }
 
@@ -156,6 +161,8 @@ private final class Reader: @unchecked Sendable {
     var hasSnapshot: Bool { snapshot != nil }
     /// Whether the connection is open; only on `queue`.
     var isOpen: Bool { connection != nil }
+    /// The same, for `ReaderPool.place` on any thread.
+    let isOpened = Atomic<Bool>(false)
 
     init(queue: DispatchQueue, opener: ConnectionOpener) {
         self.queue = queue
@@ -167,6 +174,7 @@ private final class Reader: @unchecked Sendable {
         if let connection { return connection }
         let opened = try opener.openReader()
         connection = opened
+        isOpened.store(true, ordering: .relaxed)
         return opened
     }
 
@@ -221,6 +229,7 @@ private final class Reader: @unchecked Sendable {
         endSnapshot()
         connection?.close()
         connection = nil
+        isOpened.store(false, ordering: .relaxed)
     }
 
     private func endSnapshot() {
