@@ -31,7 +31,7 @@ public struct LocalPeer: Peer {
     /// `q` is kept as the server keeps it at creation; `n` and `partitioned` mean nothing on one node.
     public func create(parameters: [String: String]) async throws {
         do {
-            let database = try directory.create(name)
+            let database = try await directory.create(named: name)
             if let q = parameters["q"].flatMap(Int.init), q > 0 { try await database.setShardCount(q) }
         } catch StoreError.databaseExists {
             return

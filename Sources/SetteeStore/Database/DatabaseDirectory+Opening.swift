@@ -1,5 +1,6 @@
 internal import Logging
 internal import Synchronization
+internal import Dispatch
 internal import FoundationEssentials
 
 /// Opening a database's file: the fast path under the directory's short lock, the
@@ -11,6 +12,25 @@ extension DatabaseDirectory {
         let (database, victims) = registry.lookup(name)
         close(victims)
         return database
+    }
+
+    /// `create(_:)` for async callers, run on a thread of its own (SQLite's file creation,
+    /// migration and fsyncs block; STYLE 17).
+    public func create(named name: String) async throws -> Database {
+        try await offThread { try self.create(name) }
+    }
+
+    /// `delete(_:)` for async callers, run on a thread of its own (closing, `unlink` and the
+    /// blob directory's removal block).
+    public func delete(named name: String) async throws {
+        try await offThread { try self.delete(name) }
+    }
+
+    /// `work` on a dispatch thread, its result (or error) handed back to the caller.
+    func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// Opens the file of `name` if it exists (nil if not), under its name's lock.

@@ -1,5 +1,4 @@
 public import Logging
-internal import Dispatch
 internal import Glibc
 internal import FoundationEssentials
 internal import Synchronization
@@ -66,9 +65,7 @@ public final class DatabaseDirectory: Sendable {
     /// opened on a thread of its own (SQLite's open and checks block; STYLE 17).
     public func open(_ name: String) async throws -> Database? {
         if let database = lookUp(name) { return database }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try self.openFile(name) }) }
-        }
+        return try await offThread { try self.openFile(name) }
     }
 
     /// Creates database `name`.
