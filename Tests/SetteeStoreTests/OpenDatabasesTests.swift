@@ -58,6 +58,23 @@ import Testing
         #expect(store.directory.openCount == 1)
     }
 
+    /// A `_changes` feed parked on a database the cap closed still hears the next write:
+    /// the write goes through a lookup to the same object, whose notifier the feed waits on.
+    @Test func aFeedOnAClosedDatabaseHearsTheNextWrite() async throws {
+        let store = try TestStore(maxOpenDatabases: 1)
+        defer { store.remove() }
+        let watched = try store.directory.create("watched")
+        let sequence = try await watched.updateSequence()
+        _ = try store.directory.create("other")
+        #expect(Self.isClosed(watched))
+        async let heard = watched.changesNotifier.wait(after: sequence, timeout: .seconds(30))
+        let again = try #require(try await store.directory.open("watched"))
+        #expect(again === watched)
+        _ = try await again.put("new").get()
+        #expect(await heard == sequence + 1)
+        #expect(try await watched.changes(since: sequence, limit: 10, descending: false).map(\.id) == ["new"])
+    }
+
     /// With every open database busy (here: an index refresh holds it), another is
     /// not opened: `all_dbs_active`, until one is idle again.
     @Test func whenEveryOpenDatabaseIsBusyOpeningAnotherFails() async throws {
