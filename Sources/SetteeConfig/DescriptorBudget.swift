@@ -25,9 +25,10 @@ public enum DescriptorBudget {
     /// sockets of replications, DNS-SD, attachment files being read or written.
     static let reserve = 256
 
-    /// Descriptors of one open database without attachments: a file and its WAL per
-    /// connection (the writer and `readerCount` readers), and the shared-memory file.
-    static func descriptorsPerDatabase(readers: Int) -> Int { 2 * (1 + readers) + 1 }
+    /// Descriptors of one open database without attachments at most: a file and its WAL
+    /// per connection (the writer and `readerCount` readers), the shared-memory file and
+    /// the committed-sequence file (`CommittedSequenceFile`).
+    static func descriptorsPerDatabase(readers: Int) -> Int { 2 * (1 + readers) + 2 }
 
     /// Raises the soft RLIMIT_NOFILE to the hard limit and returns the soft limit in force.
     public static func raiseLimit(logger: Logger) -> Int {

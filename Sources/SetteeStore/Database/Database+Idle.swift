@@ -4,7 +4,7 @@
 /// A `Database` stays usable after `closeWhenIdle`: whoever holds it (a request that
 /// looked it up a moment before, a continuous `_changes` feed, a replication, an
 /// index build) goes on using it, and the connection its next read or write needs
-/// opens again on the queue that runs it, about a tenth of a millisecond. The close
+/// opens again on the queue that runs it (two `sqlite3_open`s at most). The close
 /// itself is queued behind the work already given to each connection, so it never
 /// lands inside a transaction (none spans two blocks of a queue) nor under a read.
 /// The directory still picks only idle databases to close, so that a busy one is not

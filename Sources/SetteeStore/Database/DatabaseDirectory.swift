@@ -145,9 +145,9 @@ public struct StoreConfiguration: Sendable {
     /// (`readerMmapSize`), which RSS counts per mapping.
     public var readerCount: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// User databases open at once (`[couchdb] max_dbs_open`); past it the least recently
-    /// used idle one is closed. Each open database holds 3 to 7 descriptors (more with
-    /// attachments) and its SQLite caches; a closed one costs nothing until asked for,
-    /// then about a millisecond to open again. 500 is CouchDB's default.
+    /// used idle one is closed. Each open database holds 5 or 6 descriptors (8 with every
+    /// reader used, more with attachments) and its SQLite caches; a closed one costs nothing until asked for,
+    /// then about 1.5 ms of CPU to open again (bench/manydbs). 500 is CouchDB's default.
     public var maxOpenDatabases: Int = 500
     /// Bytes of a database file each reader maps (`[settee] reader_mmap_size`); 0 turns
     /// mapping off. Virtual address space only: the pages are the OS page cache's.
