@@ -8,7 +8,7 @@
    [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size,
              x_forwarded_host, admin_only_all_dbs
    [couchdb] database_dir, max_document_size, uuid, default_security, single_node,
-             users_db_security_editable
+             users_db_security_editable, max_dbs_open
    [admins]  name = password-or-hash
    [chttpd_auth_lockout] mode (off, warn, enforce), threshold, max_lifetime (ms)
    [log]     level
@@ -57,7 +57,7 @@ public struct SetteeConfiguration: Sendable {
         "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
         "prometheus": ["additional_port", "bind_address", "port"],
         "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
-                    "users_db_security_editable", "os_process_timeout"],
+                    "users_db_security_editable", "os_process_timeout", "max_dbs_open"],
         "quickjs": ["memory_limit_bytes"],
         "query_server_config": ["reduce_limit"],
         "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations", "authentication_db",
@@ -108,6 +108,8 @@ public struct SetteeConfiguration: Sendable {
     public var inlineAttachmentLimit: Int?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
     public var readerMmapSize: Int?
+    /// `[couchdb] max_dbs_open`, when set: user databases open at once.
+    public var maxOpenDatabases: Int?
     /// `[ssl]`: HTTPS beside (or, with `[settee] plain_http = false`, instead of) HTTP.
     public var tls = TLSSettings()
     /// `[discovery]`: DNS-SD publishing, browsing and sync with peers.
@@ -167,6 +169,11 @@ public struct SetteeConfiguration: Sendable {
                 usersDatabaseSecurityEditable = try Self.boolean(entry.value, origin: origin)
             case ("couchdb", "database_dir"): dataDirectory = entry.value
             case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
+            case ("couchdb", "max_dbs_open"):
+                guard let count = Int(entry.value), count >= 1 else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of databases, at least 1")
+                }
+                maxOpenDatabases = count
             case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value
             case ("couchdb", "default_security"):
                 guard ["admin_only", "everyone"].contains(entry.value) else {

@@ -42,6 +42,9 @@ public enum StoreError: Error, Sendable, Equatable {
     /// Another process (or another open in this one) holds the data directory
     /// (`DataDirectoryLock`): `settee serve` or a program embedding Settee.
     case directoryLocked(path: String)
+    /// Opening one more database would pass `[couchdb] max_dbs_open` (`limit`) and every
+    /// open one is busy, so none can be closed (CouchDB's `all_dbs_active`).
+    case allDatabasesActive(limit: Int)
 }
 
 extension StoreError {

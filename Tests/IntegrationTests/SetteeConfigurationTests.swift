@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    @Test func maxDatabasesOpenTakesAPositiveCount() throws {
+        var config = SetteeConfiguration()
+        try config.apply(INIFile(text: "[couchdb]\nmax_dbs_open = 20\n", source: "f"))
+        #expect(config.maxOpenDatabases == 20)
+        #expect(config.warnings.isEmpty)
+        #expect(throws: ConfigError.invalidValue(origin: "f:2", value: "0", expected: "a number of databases, at least 1")) {
+            var config = SetteeConfiguration()
+            try config.apply(INIFile(text: "[couchdb]\nmax_dbs_open = 0\n", source: "f"))
+        }
+    }
+
     @Test func rejectsBadValuesWithTheirOrigin() {
         #expect(throws: ConfigError.invalidValue(origin: "f:2", value: "http", expected: "a port 0-65535")) {
             var config = SetteeConfiguration()

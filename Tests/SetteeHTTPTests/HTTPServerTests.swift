@@ -40,6 +40,23 @@ private func withServer(
         }
     }
 
+    /// A client past `maxConnections` is told why (503 with a JSON reason) rather than
+    /// dropped without a word, and the connection already open keeps being served.
+    @Test func aClientPastTheConnectionCapGetsA503() async throws {
+        try await withServer(configure: { $0.maxConnections = 1 }) { _, ports, _ in
+            let first = try RawClient(port: ports[0])
+            await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await first.response().status == 200)
+            let second = try RawClient(port: ports[0])
+            let refused = try await second.response()
+            #expect(refused.status == 503)
+            #expect(refused.body.contains(#""error":"service_unavailable""#))
+            #expect(refused.headers["Connection"] == "close")
+            await first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await first.response().body == "hello")
+        }
+    }
+
     @Test func pipelinedRequestsAnsweredInOrder() async throws {
         try await withServer { _, ports, _ in
             let client = try RawClient(port: ports[0])

@@ -55,6 +55,8 @@ import Testing
             reason: "database_dir is too full"),
         Row(error: StoreError.notEnoughSpaceToCompact(path: "p", needed: 20, available: 10), status: 507,
             word: "insufficent_storage", reason: "Compaction needs 20 bytes free (twice the data) and 10 are; nothing was started."),
+        Row(error: StoreError.allDatabasesActive(limit: 20), status: 503, word: "all_dbs_active",
+            reason: "All 20 open databases ([couchdb] max_dbs_open) are busy; retry shortly."),
         Row(error: StoreError.newerSchema(path: "p", version: 9, supported: 6), status: 500, word: "internal_server_error",
             reason: nil),
     ]

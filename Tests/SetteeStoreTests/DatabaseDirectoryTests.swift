@@ -21,6 +21,18 @@ import Testing
         #expect(throws: StoreError.databaseNotFound("b/c")) { try directory.delete("b/c") }
     }
 
+    /// The async forms run the same rules off the caller's thread.
+    @Test func createOpenAndDeleteFromAsyncCode() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let created = try await store.directory.create(named: "a")
+        #expect(try await store.directory.open("a") === created)
+        await #expect(throws: StoreError.databaseExists("a")) { _ = try await store.directory.create(named: "a") }
+        try await store.directory.delete(named: "a")
+        #expect(try await store.directory.open("a") == nil)
+        await #expect(throws: StoreError.databaseNotFound("a")) { try await store.directory.delete(named: "a") }
+    }
+
     /// CouchDB's rule (couch_db `validate_dbname`): the pattern, or a system database.
     @Test func namesAreCouchDBs() {
         for name in ["_users", "_replicator", "_global_changes", "_metadata", "_nodes", "_dbs", "app/_users",

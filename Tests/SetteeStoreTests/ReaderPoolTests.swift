@@ -87,7 +87,8 @@ import Testing
         let db = try store.directory.create("db")
         _ = try await db.put("a")
         let commits = CommitCounter()
-        let pool = try ReaderPool(path: db.path, count: 1, label: "test", commits: commits)
+        let pool = ReaderPool(opener: ConnectionOpener(path: db.path, name: "db", readerMmapSize: 0), count: 1,
+                              label: "test", commits: commits)
         defer { pool.close() }
         _ = try await pool.read { try $0.integer("SELECT count(*) FROM docs") }
         #expect(pool.openSnapshots() == 1)

@@ -8,12 +8,14 @@ struct TestStore {
     let directory: DatabaseDirectory
 
     /// - Parameter inlineAttachmentLimit: nil for the store's default; 0 keeps every attachment a file.
-    init(revsLimit: Int = 1000, inlineAttachmentLimit: Int? = nil) throws {
+    /// - Parameter maxOpenDatabases: the cap on open user databases (`[couchdb] max_dbs_open`).
+    init(revsLimit: Int = 1000, inlineAttachmentLimit: Int? = nil, maxOpenDatabases: Int = 500) throws {
         path = NSTemporaryDirectory() + "settee-store-tests-" + UUID().uuidString
         var configuration = StoreConfiguration(path: path)
         configuration.defaultRevsLimit = revsLimit
         if let inlineAttachmentLimit { configuration.inlineAttachmentLimit = inlineAttachmentLimit }
         configuration.readerCount = 2
+        configuration.maxOpenDatabases = maxOpenDatabases
         directory = try DatabaseDirectory(configuration: configuration, logger: Logger(label: "test"))
     }
 

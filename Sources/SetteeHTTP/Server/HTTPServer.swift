@@ -26,6 +26,8 @@ public final class HTTPServer: Sendable {
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
         var runWaiters: [CheckedContinuation<Void, Never>] = []
         var isFinished = false
+        /// When a client was last turned away for `maxConnections` (logged once a minute).
+        var lastRefusalLog: ContinuousClock.Instant?
     }
 
     public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
@@ -122,18 +124,43 @@ public final class HTTPServer: Sendable {
     }
 
     private func acceptLoop(_ listener: AsyncSocket, tls: TLSListener?, loop: EventLoop) async {
+        var lastDescriptorError: ContinuousClock.Instant?
         while !stopping.load(ordering: .acquiring) {
             do {
                 let (socket, peer) = try await listener.accept()
                 admit(socket, peer: peer, tls: tls, loop: loop)
             } catch HTTPError.socket(let call, let code) where code == EMFILE || code == ENFILE {
                 // Out of descriptors: back off instead of spinning; existing connections free some.
-                logger.error("\(call) failed: errno \(code)")
+                // Logged once a minute at most: the retries come ten a second.
+                if lastDescriptorError.map({ .now - $0 >= .seconds(60) }) ?? true {
+                    lastDescriptorError = .now
+                    logger.error("\(call) failed: errno \(code) (out of file descriptors); new clients wait")
+                }
                 try? await Task.sleep(for: .milliseconds(100))
             } catch {
                 if !stopping.load(ordering: .acquiring) { logger.error("accept stopped: \(error)") }
                 return
             }
+        }
+    }
+
+    /// Tells a client turned away for `maxConnections` why, with a 503 (RFC 9110 §15.6.4)
+    /// sent without waiting (a plain-HTTP client only: a TLS one would need a handshake
+    /// first), and logs it once a minute at most.
+    private func refuse(_ socket: Socket, isTLS: Bool) {
+        if !isTLS {
+            let body = #"{"error":"service_unavailable","reason":"Too many connections (\#(configuration.maxConnections) open); retry later."}"#
+            let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + body
+            Array(answer.utf8).withUnsafeBytes { _ = try? socket.send($0) }
+        }
+        let mustLog = state.withLock { s in
+            guard s.lastRefusalLog.map({ .now - $0 >= .seconds(60) }) ?? true else { return false }
+            s.lastRefusalLog = .now
+            return true
+        }
+        if mustLog {
+            logger.warning("turning clients away: \(configuration.maxConnections) connections open, the cap (logged once a minute)")
         }
     }
 
@@ -143,6 +170,7 @@ public final class HTTPServer: Sendable {
     private func admit(_ socket: Socket, peer: String, tls: TLSListener?, loop: EventLoop) {
         let full = state.withLock { $0.connections.count >= configuration.maxConnections }
         guard !full, !stopping.load(ordering: .acquiring) else {
+            if full { refuse(socket, isTLS: tls != nil) }
             socket.close()
             return
         }

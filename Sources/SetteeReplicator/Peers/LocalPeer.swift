@@ -26,20 +26,20 @@ public struct LocalPeer: Peer {
 
     public func identity() async throws -> PeerIdentity { PeerIdentity(serverUUID: serverUUID, database: name) }
 
-    public func exists() async throws -> Bool { try directory.database(named: name) != nil }
+    public func exists() async throws -> Bool { try await directory.open(name) != nil }
 
     /// `q` is kept as the server keeps it at creation; `n` and `partitioned` mean nothing on one node.
     public func create(parameters: [String: String]) async throws {
         do {
-            let database = try directory.create(name)
+            let database = try await directory.create(named: name)
             if let q = parameters["q"].flatMap(Int.init), q > 0 { try await database.setShardCount(q) }
         } catch StoreError.databaseExists {
             return
         }
     }
 
-    private func database() throws -> Database {
-        guard let database = try directory.database(named: name) else { throw ReplicationError.databaseNotFound(name) }
+    private func database() async throws -> Database {
+        guard let database = try await directory.open(name) else { throw ReplicationError.databaseNotFound(name) }
         return database
     }
 
@@ -57,7 +57,7 @@ public struct LocalPeer: Peer {
     }
 
     public func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
-        let database = try database()
+        let database = try await database()
         let start = Self.sequence(since)
         let test = try await self.test(filter, database)
         var page = try await read(database, since: start, limit: limit, filter: filter, test: test)
@@ -126,7 +126,7 @@ public struct LocalPeer: Peer {
     }
 
     public func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
-        let database = try database()
+        let database = try await database()
         var options = DocumentOptions()
         options.revs = true
         var out: [TransferRevision] = []
@@ -169,7 +169,7 @@ public struct LocalPeer: Peer {
     }
 
     public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
-        let database = try database()
+        let database = try await database()
         let parser = DocumentParser(maxDocumentSize: maxDocumentSize)
         var failures: [WriteFailure] = []
         var parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)] = []

@@ -32,7 +32,8 @@ struct ConfigEffects: Sendable {
     /// the data directory, identity and TLS cannot change under running connections.
     static let startOnly: [String: Set<String>?] = [
         "chttpd": ["port", "bind_address"], "httpd": ["port", "bind_address"],
-        "couchdb": ["database_dir", "uuid", "single_node"], "chttpd_auth": ["secret"],
+        // max_dbs_open too: the cap is fitted to the descriptor limit at start-up (DescriptorBudget).
+        "couchdb": ["database_dir", "uuid", "single_node", "max_dbs_open"], "chttpd_auth": ["secret"],
         "ssl": nil, "discovery": nil, "settee": nil, "prometheus": nil,
     ]
 

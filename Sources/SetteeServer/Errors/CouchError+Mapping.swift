@@ -66,6 +66,11 @@ extension CouchError {
         case .sqlite, .io, .directoryLocked: self = CouchError(500, "internal_server_error", "The database could not be accessed.")
         case .newerSchema:
             self = CouchError(500, "internal_server_error", "The database file was written by a newer version of Settee.")
+        // CouchDB's couch_server answers `all_dbs_active` when max_dbs_open is reached and
+        // no open database is idle; 503 because a retry shortly after may well succeed.
+        case .allDatabasesActive(let limit):
+            self = CouchError(503, "all_dbs_active",
+                              "All \(limit) open databases ([couchdb] max_dbs_open) are busy; retry shortly.")
         }
     }
 
@@ -127,6 +132,7 @@ extension CouchError {
     }
 
     /// Whether this error deserves a log line of its own (server faults). A 501 is a
-    /// deliberate answer (views, shows and the like), not a fault.
-    var isServerFault: Bool { status >= 500 && status != 501 }
+    /// deliberate answer (views, shows and the like), not a fault; nor is `all_dbs_active`,
+    /// which the store logs once a minute at most, however many requests meet it.
+    var isServerFault: Bool { status >= 500 && status != 501 && error != "all_dbs_active" }
 }

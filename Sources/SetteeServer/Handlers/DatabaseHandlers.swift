@@ -70,7 +70,7 @@ enum DatabaseHandlers {
     /// A new database with CouchDB's default `_security` (`[couchdb] default_security`).
     static func create(_ name: String, directory: DatabaseDirectory,
                        configuration: NodeConfiguration) async throws -> Database {
-        let database = try directory.create(name)
+        let database = try await directory.create(named: name)
         if configuration.defaultSecurityIsAdminOnly {
             try await database.setSecurity(JSONWriter.serialize(SecurityObject.adminOnly))
         }
@@ -85,7 +85,7 @@ enum DatabaseHandlers {
             throw CouchError.badRequest(
                 "You tried to DELETE a database with a ?=rev parameter. Did you mean to DELETE a document instead?")
         }
-        try context.node.directory.delete(name)
+        try await context.node.directory.delete(named: name)
         return JSONResponse.ok()
     }
 }

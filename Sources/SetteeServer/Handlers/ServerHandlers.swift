@@ -62,7 +62,7 @@ enum ServerHandlers {
         try requireAdminForListing(context)
         var rows: [JSONValue] = []
         for name in try listedNames(context) {
-            guard let database = try context.node.directory.database(named: name) else { continue }
+            guard let database = try await context.node.directory.open(name) else { continue }
             rows.append(["key": .string(name), "info": try await DatabaseHandlers.infoJSON(database, context: context)])
         }
         return EntityTag.respond(context, .array(rows))
@@ -101,7 +101,7 @@ enum ServerHandlers {
         }
         var rows: [JSONValue] = []
         for key in keys {
-            guard let name = key.stringValue, let database = try context.node.directory.database(named: name) else {
+            guard let name = key.stringValue, let database = try await context.node.directory.open(name) else {
                 rows.append(["key": key, "error": "not_found"])
                 continue
             }

@@ -25,6 +25,10 @@ enum StatsHandlers {
             "memory": ["rss": .int(processStatus("VmRSS") * 1024), "virtual": .int(processStatus("VmSize") * 1024)],
             "threads": .int(processStatus("Threads")),
             "open_databases": .int(context.node.directory.openCount),
+            // Settee's own, beside CouchDB's fields: the descriptors open and the cap on
+            // open databases, so a deployment of many databases can watch both.
+            "open_os_files": .int(openDescriptors()),
+            "max_dbs_open": .int(context.node.directory.maxOpenDatabases),
         ])
     }
 
@@ -52,6 +56,7 @@ enum StatsHandlers {
         metric("document_writes_total", "counter", "number of document write operations", [("", Double(c.documentWrites))])
         metric("document_inserts_total", "counter", "number of documents inserted", [("", Double(c.documentInserts))])
         metric("open_databases", "gauge", "number of open databases", [("", Double(node.directory.openCount))])
+        metric("open_os_files", "gauge", "number of file descriptors Settee has open", [("", Double(openDescriptors()))])
         let times = c.times.sorted()
         metric("request_time_seconds", "summary", "length of a request inside Settee",
                [0.5, 0.75, 0.9, 0.95, 0.99, 0.999].map { ("{quantile=\"\(number($0))\"}", percentile(times, $0) / 1000) }
@@ -102,6 +107,9 @@ enum StatsHandlers {
                 "document_writes": counter(c.documentWrites, "number of document write operations"),
                 "document_inserts": counter(c.documentInserts, "number of documents inserted"),
                 "open_databases": gauge(context.node.directory.openCount, "number of open databases"),
+                // CouchDB's stats_descriptions.cfg calls this one a counter.
+                "open_os_files": ["value": .int(openDescriptors()), "type": "counter",
+                                  "desc": "number of file descriptors CouchDB has open"],
             ],
             "couch_replicator": [
                 "jobs": .object(JSONObject(members: jobs.map {
@@ -128,6 +136,18 @@ enum StatsHandlers {
 
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// How many file descriptors the process has open (entries of `/proc/self/fd`, less
+    /// the one reading it); 0 if unreadable.
+    static func openDescriptors() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            if entry.pointee.d_name.0 != 0x2E { count += 1 }  // not "." nor ".."
+        }
+        return max(0, count - 1)
     }
 
     /// A `/proc/self/status` field (kB for memory, a count for `Threads`); 0 if unreadable.

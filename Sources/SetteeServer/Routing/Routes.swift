@@ -128,7 +128,7 @@ enum Routes {
     /// 404 `not_found` "Database does not exist." before the handler runs.
     static func db(_ handler: @escaping @Sendable (RequestContext, Database) async throws -> HTTPResponse) -> Handler {
         { context in
-            guard let name = context.parameters.db, let database = try context.node.directory.database(named: name) else {
+            guard let name = context.parameters.db, let database = try await context.node.directory.open(name) else {
                 throw CouchError.databaseNotFound
             }
             let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)

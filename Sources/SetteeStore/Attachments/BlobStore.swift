@@ -56,6 +56,9 @@ final class BlobStore: Sendable {
     /// Closes the small blobs' file (the database is being closed or deleted).
     func close() { small.close() }
 
+    /// Closes the small blobs' file for an idle database; the next blob read or write opens it again.
+    func closeWhenIdle() { small.close() }
+
     /// Starts a new blob. Write bytes to it, then `finish()` or `abort()`.
     /// - Throws: `StoreError.io` when the temp file cannot be created.
     func makeWriter() throws -> BlobWriter {

@@ -206,10 +206,16 @@ final class SmallBlobFile: Sendable {
         return deleted
     }
 
+    /// Closes the connections and the pack file; the next use opens what it needs again.
     func close() {
         writer.close()
         pack.close()
-        for reader in readers { reader.lock.withLock { reader.connection?.close() } }
+        for reader in readers {
+            reader.lock.withLock {
+                reader.connection?.close()
+                reader.connection = nil
+            }
+        }
     }
 
     static let packedTable =
@@ -263,6 +269,7 @@ final class SmallBlobFile: Sendable {
             opened.withLock { opened in
                 opened?.connection.close()
                 opened?.pack.close()
+                opened = nil
             }
         }
     }

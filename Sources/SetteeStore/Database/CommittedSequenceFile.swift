@@ -51,6 +51,13 @@ final class CommittedSequenceFile: @unchecked Sendable {
         return record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == record.count
     }
 
+    /// Closes the descriptor `record` keeps (an idle database's close, on the writer
+    /// queue); the next `record` opens it again.
+    func closeDescriptor() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
     /// Removes the file (the database is deleted, or a new one is made under its name).
     static func remove(databasePath: String) {
         _ = unlink(databasePath + suffix)

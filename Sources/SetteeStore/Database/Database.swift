@@ -55,10 +55,14 @@ public final class Database: Sendable {
     let damageState: DamageState
     /// The last committed update sequence, kept outside the WAL (`CommittedSequenceFile`).
     let committedSequence: CommittedSequenceFile
+    /// Opens the writer's and readers' connections again after an idle close (`Database+Idle`).
+    let opener: ConnectionOpener
 
     /// Opens (creating and migrating) the file at `path`.
+    /// - Parameter isChecked: the file passed `OpenCheck`'s `quick_check` earlier in this
+    ///   process and was closed by it since (an idle close): the check is not run again.
     init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil,
-         tasks: StoreTasks = StoreTasks(), logger: Logger = Logger(label: "settee.store")) throws {
+         tasks: StoreTasks = StoreTasks(), logger: Logger = Logger(label: "settee.store"), isChecked: Bool = false) throws {
         self.name = name
         self.tasks = tasks
         self.path = path
@@ -80,13 +84,15 @@ public final class Database: Sendable {
         let committed = CommittedSequenceFile(databasePath: path)
         committedSequence = committed
         let commits = CommitCounter()
-        let writer = Writer(connection: connection, label: name, commits: commits) { db in
+        let opener = ConnectionOpener(path: path, name: name, readerMmapSize: max(0, configuration.readerMmapSize))
+        self.opener = opener
+        let writer = Writer(connection: connection, label: name, commits: commits, opener: opener) { db in
             if let sequence = try? DocumentRecords.updateSequence(db) { committed.record(sequence) }
         }
         self.writer = writer
         let damageState = DamageState(database: name, databasePath: path, logger: logger)
-        readers = try ReaderPool(path: path, count: max(1, configuration.readerCount), label: name,
-                                 mmapSize: max(0, configuration.readerMmapSize), commits: commits) { error in
+        readers = ReaderPool(opener: opener, count: max(1, configuration.readerCount), label: name,
+                             commits: commits) { error in
             // A malformed page met by a read (`_all_docs`, `_changes` mid-stream): the
             // rest of the file cannot be trusted either, so no more writes go into it.
             _ = Database.markDamaged(DatabaseDamage(reason: "a read found the file malformed (\(error)); "
@@ -97,7 +103,8 @@ public final class Database: Sendable {
             guard let writer else { return }
             _ = Database.markDamaged(DatabaseDamage.ioFailure(error), damageState, writer, name: name)
         }
-        if let damage = OpenCheck.run(connection, path: path, sequence: sequence, record: committed) {
+        if let damage = OpenCheck.run(connection, path: path, sequence: sequence, record: committed,
+                                      quickCheck: !isChecked) {
             markDamaged(damage)
         }
     }
@@ -119,8 +126,11 @@ public final class Database: Sendable {
         return true
     }
 
-    /// Closes every connection after running work; used when the database is deleted.
+    /// Closes every connection after running work, for good: used when the database is
+    /// deleted or the directory closes everything (a handle kept elsewhere then throws
+    /// `.databaseNotFound` rather than make the file anew).
     func close() {
+        opener.retire()
         writer.close()
         readers.close()
         blobs.close()

@@ -17,13 +17,16 @@ enum OpenCheck {
     static let quickCheckLimit: Int64 = 16 << 20
 
     /// The damage found, or nil; a sound database's sequence record is brought up to date.
-    static func run(_ db: Connection, path: String, sequence: Int64, record: CommittedSequenceFile) -> DatabaseDamage? {
+    /// - Parameter quickCheck: false when this process checked the file already and
+    ///   closed it cleanly since (a database opened again after an idle close).
+    static func run(_ db: Connection, path: String, sequence: Int64, record: CommittedSequenceFile,
+                    quickCheck: Bool = true) -> DatabaseDamage? {
         if let marked = DamageMarker.read(databasePath: path) { return marked }
         let recorded = record.read()
         if let damage = DatabaseDamage.check(updateSequence: sequence, recorded: recorded, recordPath: record.path) {
             return damage
         }
-        if let damage = quickCheck(db, path: path) { return damage }
+        if quickCheck, let damage = Self.quickCheck(db, path: path) { return damage }
         if recorded != sequence { record.record(sequence) }
         return nil
     }

@@ -51,6 +51,9 @@ final class KeyIndexRefreshes: Sendable {
         }
     }
 
+    /// Whether a refresh holds any index (the directory leaves such a database open).
+    var isRefreshing: Bool { state.withLock { !$0.held.isEmpty } }
+
     func failure(_ signature: String) -> KeyIndexFailure? { state.withLock { $0.failures[signature] } }
 
     func record(_ failure: KeyIndexFailure?, for signatures: [String]) {

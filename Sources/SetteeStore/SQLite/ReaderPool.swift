@@ -16,6 +16,11 @@ internal import Synchronization
 /// A reader ends its snapshot at its next read after a commit, or, if no read
 /// comes, when the writer's commit asks it to, so an idle reader never holds
 /// the WAL from being checkpointed and reset.
+///
+/// Connections open on a reader's first read, not with the pool: most reads go to the
+/// first reader (`place`), so a database read now and then holds one reader's
+/// descriptors, not every reader's. The directory closes them all when it finds the
+/// database idle (`closeWhenIdle`); the next read opens its reader again.
 final class ReaderPool: @unchecked Sendable {
     // @unchecked: a reader's connection and snapshot are used only on its own queue.
     private let readers: [Reader]
@@ -30,13 +35,11 @@ final class ReaderPool: @unchecked Sendable {
     ///   signal instead of an error code; Settee owns its files, so it accepts that.
     /// - Parameter onCorruption: told of every read that failed because SQLite found the
     ///   file malformed (`SQLITE_CORRUPT`, `SQLITE_NOTADB`), so the database can be marked.
-    init(path: String, count: Int, label: String, mmapSize: Int = 0, commits: CommitCounter,
-         onCorruption: @escaping @Sendable (StoreError) -> Void = { _ in }) throws {
+    init(opener: ConnectionOpener, count: Int, label: String, commits: CommitCounter,
+         onCorruption: @escaping @Sendable (StoreError) -> Void = { _ in }) {
         precondition(count >= 1, "a database needs at least one reader")
-        readers = try (0..<count).map { index in
-            let connection = try Connection(path: path)
-            if mmapSize > 0 { try connection.execute("PRAGMA mmap_size = \(mmapSize)") }
-            return Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), connection: connection)
+        readers = (0..<count).map { index in
+            Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), opener: opener)
         }
         self.commits = commits
         self.onCorruption = onCorruption
@@ -85,7 +88,9 @@ final class ReaderPool: @unchecked Sendable {
     /// wakes less often than two taking them alternately (bench/RESULTS.md, "Point
     /// reads on one reader"). Past that, a point read goes to the least busy reader
     /// without a scan, so it never queues behind one while such a reader exists.
-    /// Scans go to the least busy reader, the last of equals, away from the first.
+    /// Scans go to the least busy reader, the last of equals, away from the first; but
+    /// while the first is idle, a scan that would open a closed reader takes the first:
+    /// a database read now and then keeps one reader's descriptors and caches, not two.
     private func place(_ kind: ReadKind) -> Reader {
         let first = readers[0]
         if kind == .point, first.scans.load(ordering: .relaxed) == 0,
@@ -99,7 +104,10 @@ final class ReaderPool: @unchecked Sendable {
         }
         switch kind {
         case .point: return readers.min { load($0) < load($1) } ?? first
-        case .scan: return readers.reversed().min { load($0) < load($1) } ?? first
+        case .scan:
+            let chosen = readers.reversed().min { load($0) < load($1) } ?? first
+            let isFirstIdle = first.queued.load(ordering: .relaxed) == 0
+            return !chosen.isOpened.load(ordering: .relaxed) && isFirstIdle ? first : chosen
         }
     }
 
@@ -115,13 +123,28 @@ final class ReaderPool: @unchecked Sendable {
     func close() {
         for reader in readers { reader.queue.sync { reader.close() } }
     }
+
+    /// Whether no read is queued or running.
+    var isIdle: Bool { readers.allSatisfy { $0.queued.load(ordering: .relaxed) == 0 } }
+
+    /// Closes every connection after the reads queued so far; later reads open theirs again.
+    func closeWhenIdle() {
+        for reader in readers { reader.queue.async { reader.close() } }
+    }
+
+    /// How many readers have their connection open, once the work queued so far has run.
+    func openConnections() -> Int {
+        readers.reduce(0) { count, reader in count + (reader.queue.sync { reader.isOpen } ? 1 : 0) }
+    }
 }
 
 /// One reader connection, the queue that alone uses it, and its open snapshot.
 private final class Reader: @unchecked Sendable {
     // @unchecked: `connection` and `snapshot` are used only on `queue`.
     let queue: DispatchQueue
-    private let connection: Connection
+    private let opener: ConnectionOpener
+    /// Opened by the first read, closed by `close`; only on `queue`.
+    private var connection: Connection?
     /// The commit count when the open read transaction began; nil when none is open.
     private var snapshot: UInt64?
     /// Set while a snapshot is open, so the writer schedules a release only then.
@@ -136,10 +159,23 @@ private final class Reader: @unchecked Sendable {
 
     /// Whether a read transaction is open; only on `queue`.
     var hasSnapshot: Bool { snapshot != nil }
+    /// Whether the connection is open; only on `queue`.
+    var isOpen: Bool { connection != nil }
+    /// The same, for `ReaderPool.place` on any thread.
+    let isOpened = Atomic<Bool>(false)
 
-    init(queue: DispatchQueue, connection: Connection) {
+    init(queue: DispatchQueue, opener: ConnectionOpener) {
         self.queue = queue
-        self.connection = connection
+        self.opener = opener
+    }
+
+    /// The connection, opened if it is not; only on `queue`.
+    private func openConnection() throws -> Connection {
+        if let connection { return connection }
+        let opened = try opener.openReader()
+        connection = opened
+        isOpened.store(true, ordering: .relaxed)
+        return opened
     }
 
     /// `work` in the open snapshot if it began at the current commit count, else in
@@ -156,6 +192,7 @@ private final class Reader: @unchecked Sendable {
     /// look at the mark: one of the two sides always sees the other.
     func read<T>(commits: CommitCounter, _ work: (Connection) throws -> T) throws -> T {
         let commitCount = commits.value
+        let connection = try openConnection()
         if snapshot != commitCount {
             endSnapshot()
             try connection.run("BEGIN")
@@ -190,12 +227,14 @@ private final class Reader: @unchecked Sendable {
 
     func close() {
         endSnapshot()
-        connection.close()
+        connection?.close()
+        connection = nil
+        isOpened.store(false, ordering: .relaxed)
     }
 
     private func endSnapshot() {
         guard snapshot != nil else { return }
-        try? connection.run("COMMIT")
+        try? connection?.run("COMMIT")
         snapshot = nil
         holdsSnapshot.store(false, ordering: .sequentiallyConsistent)
     }

@@ -14,11 +14,17 @@ internal import Synchronization
 /// Blocking sqlite calls run on `queue`, never on Swift's cooperative pool.
 /// `commits` is bumped after every commit, before any job of it is answered
 /// (readers rely on that to reuse their snapshots, see `ReaderPool`).
+/// The connection may be closed between jobs when the directory finds the database
+/// idle (`closeWhenIdle`); the next job opens it again through `opener`. A transaction
+/// never spans two blocks on `queue`, so no close can fall inside one.
 final class Writer: @unchecked Sendable {
     // @unchecked: `connection` is touched only on `queue`; `pending` and
     // `isDraining` only under `lock`.
     private let queue: DispatchQueue
-    private let connection: Connection
+    private var connection: Connection?
+    private let opener: ConnectionOpener?
+    /// Work handed to `queue` outside `pending` (`withoutTransaction`), not finished yet.
+    private let unqueuedJobs = Atomic<Int>(0)
     private let lock = Lock()
     private var pending: [WriteJob] = []
     private var isDraining = false
@@ -35,9 +41,11 @@ final class Writer: @unchecked Sendable {
     /// run as one (lets tests check batching).
     var commitCount: Int { Int(commits.value) }
 
-    init(connection: Connection, label: String, commits: CommitCounter,
+    /// - Parameter opener: opens the connection again after `closeWhenIdle`; nil: never closed so.
+    init(connection: Connection, label: String, commits: CommitCounter, opener: ConnectionOpener? = nil,
          afterCommit: @escaping (Connection) -> Void = { _ in }) {
         self.connection = connection
+        self.opener = opener
         self.commits = commits
         self.afterCommit = afterCommit
         self.queue = DispatchQueue(label: "settee.writer.\(label)")
@@ -64,11 +72,13 @@ final class Writer: @unchecked Sendable {
     /// It counts as a commit: readers drop their snapshots afterwards.
     func withoutTransaction<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let refused = refusal.withLock({ $0 }) { throw refused }
+        unqueuedJobs.add(1, ordering: .relaxed)
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                let result = Result { try work(self.connection) }
+                let result = Result { try work(try self.openConnection()) }
                 if case .failure(let error) = result { self.noteFailure(error) }
                 self.commits.bump()
+                self.unqueuedJobs.subtract(1, ordering: .relaxed)
                 continuation.resume(with: result)
             }
         }
@@ -102,9 +112,39 @@ final class Writer: @unchecked Sendable {
     /// Makes every later write fail with `error` (a damaged database is read-only).
     func refuseWrites(with error: StoreError) { refusal.withLock { $0 = error } }
 
-    /// Waits for queued work, then closes the connection.
+    /// Waits for queued work, then closes the connection for good (with `opener` retired).
     func close() {
-        queue.sync { connection.close() }
+        queue.sync {
+            connection?.close()
+            connection = nil
+        }
+    }
+
+    /// Whether no write is queued or running (the directory closes only idle databases).
+    var isIdle: Bool {
+        unqueuedJobs.load(ordering: .relaxed) == 0 && lock.withLock { pending.isEmpty && !isDraining }
+    }
+
+    /// Closes the connection after the work queued so far, then runs `alsoClose` on the
+    /// same queue; the next job opens the connection again.
+    func closeWhenIdle(alsoClose: @escaping @Sendable () -> Void = {}) {
+        queue.async {
+            self.connection?.close()
+            self.connection = nil
+            alsoClose()
+        }
+    }
+
+    /// Whether the connection is open once the work queued so far has run (for tests).
+    func hasConnection() -> Bool { queue.sync { connection != nil } }
+
+    /// The open connection, opened again if an idle close closed it; only on `queue`.
+    private func openConnection() throws -> Connection {
+        if let connection { return connection }
+        guard let opener else { throw StoreError.sqlite(code: 21, message: "connection closed", sql: "") }
+        let opened = try opener.open()
+        connection = opened
+        return opened
     }
 
     private func enqueue(_ job: WriteJob) {
@@ -132,10 +172,17 @@ final class Writer: @unchecked Sendable {
 
     private func commit(_ batch: [WriteJob]) {
         var failures: [(any Error)?] = Array(repeating: nil, count: batch.count)
+        let connection: Connection
+        do {
+            connection = try openConnection()
+        } catch {
+            for job in batch { job.complete(error) }
+            return
+        }
         do {
             try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
-                let failure = runInSavepoint(job)
+                let failure = runInSavepoint(job, on: connection)
                 // A full disk or an I/O error may have ended the whole transaction (the jobs
                 // before this one are gone with it, and a later job would run outside any):
                 // the batch fails as one, with that error, not with COMMIT's "no transaction".
@@ -158,7 +205,7 @@ final class Writer: @unchecked Sendable {
         for (index, job) in batch.enumerated() { job.complete(failures[index]) }
     }
 
-    private func runInSavepoint(_ job: WriteJob) -> (any Error)? {
+    private func runInSavepoint(_ job: WriteJob, on connection: Connection) -> (any Error)? {
         do {
             try connection.run("SAVEPOINT job")
             do {

@@ -62,6 +62,8 @@ struct Serve: AsyncParsableCommand {
         let directoryLock = try Self.lockDataDirectory(settings.dataDirectory)
         defer { withExtendedLifetime(directoryLock) {} }
         nodeConfiguration.setLogLevel = { LineLogHandler.setLevel(couchName: $0) }
+        // Before any database or socket opens: the caps must fit the descriptors there are.
+        DescriptorBudget.fit(&nodeConfiguration, limit: DescriptorBudget.raiseLimit(logger: logger), logger: logger)
         if nodeConfiguration.admins.isEmpty {
             // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
             // creating a database needs an admin, so say how to add one.
