@@ -66,7 +66,9 @@ import Testing
     }
 
     /// A settee on `netns` with `[discovery]` syncing `shared`, listening on `address:port`.
-    static func settee(_ netns: String, host: String, data: String, ini: String, port: Int) throws -> SetteeProcess {
+    /// `around`: a command (and its arguments) that runs first and ends by exec'ing "$@", the settee.
+    static func settee(_ netns: String, host: String, data: String, ini: String, port: Int,
+                       around: [String] = []) throws -> SetteeProcess {
         let admin = SetteeProcess.defaultAdmin
         try """
             [discovery]
@@ -77,7 +79,7 @@ import Testing
         let process = try SetteeProcess(
             arguments: ["--bind", "0.0.0.0", "--port", String(port), "--data-dir", data, "--config", ini],
             environment: ["SETTEE_ADMIN": "\(admin.name):\(admin.password)", "SETTEE_LOG_LEVEL": "info"],
-            launcher: [mdnsHost, netns, host])
+            launcher: [mdnsHost, netns, host] + around)
         _ = try process.waitUntilListening()
         return process
     }
@@ -158,6 +160,14 @@ import Testing
         #expect(try Self.waitForDocument(hosts.b, baseB, "from-a", seconds: 20))
         #expect(try Self.waitForDocument(hosts.a, baseA, "from-b", seconds: 20))
 
+        // B's /_peers: A by name and address, last seen, syncing both ways.
+        let aOnB = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")["peers"]?.arrayValue?
+            .first { $0["uuid"]?.stringValue == uuidA }
+        #expect(aOnB?["state"] == "syncing", "\(String(describing: aOnB))")
+        #expect(aOnB?["addresses"] == [.string(hosts.addressA)])
+        #expect(aOnB?["last_seen"]?.stringValue != nil)
+        #expect(Set(aOnB?["replications"]?.arrayValue?.compactMap { $0["direction"]?.stringValue } ?? []) == ["pull", "push"])
+
         // A's pull from B has checkpointed (so that a restart can resume from it).
         let pullJob = { (base: String) throws -> JSONValue? in
             let jobs = try Self.call(hosts.a, "GET", base + "/_scheduler/jobs")["jobs"]?.arrayValue ?? []
@@ -170,17 +180,20 @@ import Testing
         }
         #expect(try pullJob(baseA)?["info"]?["checkpointed_source_seq"] == seqB)
 
-        // A leaves: B notices within 5 s (the goodbye, or the record's expiry).
+        // A leaves: B notices within 5 s (the goodbye, or the record's expiry) and lists it as
+        // gone, with no replications (not as failing).
         a.kill(SIGTERM)
         #expect(try a.waitForExit() == 0)
         let left = Date()
-        var gone = false
+        var listed: JSONValue?
         while Date().timeIntervalSince(left) < 5 {
-            let now = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")
-            if now["peers"]?.arrayValue?.isEmpty == true { gone = true; break }
+            listed = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")["peers"]?.arrayValue?
+                .first { $0["uuid"]?.stringValue == uuidA }
+            if listed?["state"] == "gone" { break }
             usleep(100_000)
         }
-        #expect(gone, "B still lists A 5 s after it left")
+        #expect(listed?["state"] == "gone", "B lists A as \(String(describing: listed)) 5 s after it left")
+        #expect(listed?["replications"] == [])
 
         // B writes while A is away; A comes back on another port and gets it, resuming.
         #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/while-away", #"{"side":"b"}"#)["ok"] == true)
