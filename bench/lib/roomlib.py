@@ -219,7 +219,9 @@ class Room:
             ini = os.path.join(d.dir, "settee.ini")
             name = f"\nname = Settee d{d.index}" if self.settings.distinct else ""
             with open(ini, "w") as f:
-                f.write(f"[discovery]\nenabled = true\nsync = room\ncredentials = {USER}:{PASS}{name}\n")
+                topology = os.environ.get("ROOM_TOPOLOGY", "mesh")
+                f.write(f"[discovery]\nenabled = true\nsync = room\ncredentials = {USER}:{PASS}{name}\n"
+                        f"topology = {topology}\n")
             host = f"device{d.index}" if self.settings.distinct else "raspberrypi"
             env = dict(os.environ, SETTEE_ADMIN=f"{USER}:{PASS}",
                        SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"))

@@ -34,6 +34,7 @@ extension NodeDiscovery {
         while !Task.isCancelled {
             do { try await Task.sleep(for: Self.tick) } catch { return }
             await checkPeers()
+            rebalance()
         }
     }
 

@@ -64,7 +64,7 @@ final class NodeDiscovery: @unchecked Sendable {
     static let departedKept = 64
 
     let configuration: DiscoveryConfiguration
-    private let uuid: String
+    let uuid: String
     private let directory: DatabaseDirectory
     let replications: ReplicationManager
     let logger: Logger
@@ -167,7 +167,10 @@ final class NodeDiscovery: @unchecked Sendable {
             // The same peer reported again (another address, a record refreshed): its
             // replications go on; only a new URL or other databases restart them.
             if changed { Task { await self.meet(peer, uuid: peerUUID) } }
+            rebalance()  // a newcomer may be the hub now
         case .disappeared(let instance):
+            // Our own service gone while we publish: the daemon dropped it; register again.
+            for publisher in state.withLock({ $0.publishers }) where publisher.name == instance { publisher.refresh() }
             let stopped = state.withLock { s -> [String] in
                 guard let gone = s.seen.removeValue(forKey: instance), let peerUUID = gone.peer.profile?.uuid,
                       !s.seen.values.contains(where: { $0.peer.profile?.uuid == peerUUID }) else { return [] }
@@ -176,6 +179,7 @@ final class NodeDiscovery: @unchecked Sendable {
             }
             logger.info("discovery: peer left", metadata: ["instance": "\(instance)"])
             for id in stopped { _ = replications.cancel(id: id) }
+            rebalance()  // the hub may have left
         }
     }
 
@@ -193,7 +197,7 @@ final class NodeDiscovery: @unchecked Sendable {
     /// Syncs with a peer that answers; one that does not (an address out of reach, nothing
     /// listening, a refusal) is noted once and left to `PeerWatch`, which syncs when it answers:
     /// a flood of dead advertisements costs a probe each, not two replications each.
-    private func meet(_ peer: DiscoveredPeer, uuid peerUUID: String) async {
+    func meet(_ peer: DiscoveredPeer, uuid peerUUID: String) async {
         guard let profile = peer.profile, !syncedDatabases(profile).isEmpty,
               !profile.usesTLS || configuration.trusts(advertised: profile.tlsFingerprint) else { return }
         guard let refusal = await refusal(peer.baseURL) else { return sync(with: peer, uuid: peerUUID) }
@@ -232,8 +236,10 @@ final class NodeDiscovery: @unchecked Sendable {
         if profile.usesTLS && !configuration.trusts(advertised: profile.tlsFingerprint) { return }
         let databases = syncedDatabases(profile)
         // It may have left while it was being asked whether it answers.
-        let present = state.withLock { s in s.seen.values.contains { $0.peer.profile?.uuid == peerUUID } }
-        guard !databases.isEmpty, present else { return }
+        let (present, wanted) = state.withLock { s in
+            (s.seen.values.contains { $0.peer.profile?.uuid == peerUUID }, syncsWith(peerUUID, s))
+        }
+        guard !databases.isEmpty, present, wanted else { return }
         let base = peerURL(peer)
         var started: [String] = []
         for db in databases {
