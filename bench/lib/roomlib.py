@@ -27,7 +27,7 @@ class Settings:
     burst: int
     away: float
     idle: float
-    distinct: bool
+    names: str
     quick: bool
 
 
@@ -217,12 +217,14 @@ class Room:
         for d in self.devices:
             os.makedirs(d.dir, exist_ok=True)
             ini = os.path.join(d.dir, "settee.ini")
-            name = f"\nname = Settee d{d.index}" if self.settings.distinct else ""
+            name = f"\nname = Settee d{d.index}" if self.settings.names == "distinct" else ""
             with open(ini, "w") as f:
                 topology = os.environ.get("ROOM_TOPOLOGY", "mesh")
                 f.write(f"[discovery]\nenabled = true\nsync = room\ncredentials = {USER}:{PASS}{name}\n"
                         f"topology = {topology}\n")
-            host = f"device{d.index}" if self.settings.distinct else "raspberrypi"
+            # shared: one host name for all (every Raspberry Pi is raspberrypi); instance: each
+            # avahi its own host name, every settee the same instance name; distinct: neither shared.
+            host = "raspberrypi" if self.settings.names == "shared" else f"device{d.index}"
             env = dict(os.environ, SETTEE_ADMIN=f"{USER}:{PASS}",
                        SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"))
             env.pop("SETTEE_TLS_PORT", None)
