@@ -96,12 +96,16 @@ def formed(room):
         time.sleep(0.1)
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
         f"{[len(peers_running(d)) for d in room.devices]}, doc counts {doc_counts(room)}")
+    show_peers(room)
+    return False
+
+
+def show_peers(room):
     for d in room.devices:  # what each device makes of the room, to tell why
         peers = (d.request("GET", "/_peers?reachable=false")[1] or {}).get("peers", [])
         print(f"   d{d.index} sees " + "; ".join(
             f"{p.get('instance')} {p.get('url')} {p.get('state')} "
             f"{[r.get('state') for r in p.get('replications', [])]}" for p in peers), flush=True)
-    return False
 
 
 def spread(room, tracker, state):
@@ -190,6 +194,8 @@ def churn(room, state):
         + f"; jobs per device after {min(jobs)}..{max(jobs)} (mesh: {2 * (room.n - 1)}), "
         f"duplicated on {dupes or 'none'}; staying devices still holding jobs for departed peers "
         f"at the end of the absence: {held} of {len(staying) * len(away)} pairs")
+    if os.environ.get("ROOM_KEEP") == "1":
+        show_peers(room)
     return took is not None and not dupes
 
 
