@@ -18,21 +18,26 @@ import Synchronization
 extension NodeDiscovery {
     /// The elected hub's uuid in this server's view of the room.
     func hubUUID(_ s: State) -> String {
-        var candidates = [uuid]
-        for seen in s.seen.values {
-            guard let profile = seen.peer.profile, let peerUUID = profile.uuid, !s.away.contains(peerUUID),
-                  !syncedDatabases(profile).isEmpty else { continue }
-            candidates.append(peerUUID)
-        }
-        return candidates.min() ?? uuid
+        Self.electHub(own: uuid, peers: s.seen.values.compactMap { seen in
+            guard let profile = seen.peer.profile, let peerUUID = profile.uuid else { return nil }
+            return (peerUUID, !s.away.contains(peerUUID) && !syncedDatabases(profile).isEmpty)
+        })
+    }
+
+    /// The hub: the lowest uuid among this server's and its eligible peers' (present, answering,
+    /// sharing a `sync` database).
+    static func electHub(own: String, peers: [(uuid: String, eligible: Bool)]) -> String {
+        peers.filter(\.eligible).map(\.uuid).reduce(own) { min($0, $1) }
     }
 
     /// Whether this server syncs with `peerUUID` in its topology.
     func syncsWith(_ peerUUID: String, _ s: State) -> Bool {
         guard configuration.topology == .hub else { return true }
-        let hub = hubUUID(s)
-        return hub == uuid || peerUUID == hub
+        return Self.hubSyncs(own: uuid, peer: peerUUID, hub: hubUUID(s))
     }
+
+    /// In a hub room: the hub syncs with every device, every other device with the hub only.
+    static func hubSyncs(own: String, peer: String, hub: String) -> Bool { own == hub || peer == hub }
 
     /// Hub topology: starts what the election asks for and stops what it no longer does. A
     /// peer away stays listed (with no jobs) so that PeerWatch keeps asking whether it is back.
