@@ -42,11 +42,14 @@ import Testing
     struct Hosts {
         let a: String, b: String
         let addressA = "198.18.0.1", addressB = "198.18.0.2"
+        /// B's end of the veth pair (inside B).
+        let linkB: String
 
         init() throws {
             let tag = String(getpid() % 100_000)
             a = "settee-a\(tag)"
             b = "settee-b\(tag)"
+            linkB = "sv\(tag)b"
             for command in [["ip", "netns", "add", a], ["ip", "netns", "add", b],
                             ["ip", "link", "add", "sv\(tag)a", "type", "veth", "peer", "name", "sv\(tag)b"],
                             ["ip", "link", "set", "sv\(tag)a", "netns", a], ["ip", "link", "set", "sv\(tag)b", "netns", b],
@@ -206,5 +209,45 @@ import Testing
         // while it was away, not at B's three.
         let resumed = try pullJob(movedA)
         #expect(resumed?["info"]?["revisions_checked"]?.intValue == 1, "\(String(describing: resumed))")
+    }
+
+    /// A peer that goes silent (its link drops: no DNS-SD goodbye) is listed away or gone
+    /// within seconds, not failing, with no replication left running for it; when its link
+    /// comes back its replications start again at once and what it wrote meanwhile arrives.
+    @Test(.enabled(if: unavailable == nil, "\(unavailable ?? "")"))
+    func aPeerGoneSilentIsAwayNotFailingAndSyncsAgainWhenBack() throws {
+        let hosts = try Hosts()
+        defer { hosts.remove() }
+        let dirA = try TempDirectory(prefix: "silent-a"), dirB = try TempDirectory(prefix: "silent-b")
+        let a = try Self.settee(hosts.a, host: "silent-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"), port: 5984)
+        let b = try Self.settee(hosts.b, host: "silent-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"), port: 5984)
+        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
+        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
+        for (netns, base) in [(hosts.a, baseA), (hosts.b, baseB)] {
+            let created = try Self.call(netns, "PUT", base + "/shared")
+            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
+        }
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/before", #"{"side":"b"}"#)["ok"] == true)
+        #expect(try Self.waitForDocument(hosts.a, baseA, "before", seconds: 30))
+        let uuidB = try Self.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue ?? "?"
+
+        try Self.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "down"])
+        var listed: JSONValue?
+        let deadline = Date().addingTimeInterval(45)
+        while Date() < deadline {
+            listed = try Self.call(hosts.a, "GET", baseA + "/_peers?reachable=false")["peers"]?.arrayValue?
+                .first { $0["uuid"]?.stringValue == uuidB }
+            if ["away", "gone"].contains(listed?["state"]?.stringValue ?? "") { break }
+            usleep(500_000)
+        }
+        #expect(["away", "gone"].contains(listed?["state"]?.stringValue ?? ""), "\(String(describing: listed))")
+        let jobs = try Self.call(hosts.a, "GET", baseA + "/_scheduler/jobs")["jobs"]?.arrayValue ?? []
+        #expect(!jobs.contains { $0["id"]?.stringValue?.contains(uuidB) == true }, "\(jobs)")
+
+        // B writes while away; back on the link, A gets it without waiting out a back-off.
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/while-silent", #"{"side":"b"}"#)["ok"] == true)
+        try Self.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "up"])
+        #expect(try Self.waitForDocument(hosts.a, baseA, "while-silent", seconds: 20),
+                "\(a.output.split(separator: "\n").filter { $0.contains("iscovery") }.suffix(20).joined(separator: "\n"))")
     }
 }
