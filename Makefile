@@ -2,7 +2,7 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 
-DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev libicu-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 libqrencode-dev libpcre2-dev libjavascriptcoregtk-4.1-0 zbar-tools podman runc debootstrap binutils chromium
+DEB_PACKAGES := libsqlite3-dev libcurl4-openssl-dev libssl-dev libavahi-compat-libdnssd-dev libicu-dev python3-venv pkg-config zlib1g-dev curl openssl avahi-daemon avahi-utils dbus iproute2 iptables libqrencode-dev libpcre2-dev libjavascriptcoregtk-4.1-0 zbar-tools podman runc debootstrap binutils chromium
 CONFIG   ?= config/settee.ini
 # Empty: the data dir comes from $(CONFIG), else the built-in ./data.
 DATA_DIR ?=

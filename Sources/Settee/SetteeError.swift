@@ -48,6 +48,8 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
     case storage(code: Int32, message: String)
     /// The disk is full: nothing was written (writes succeed again once space is freed).
     case diskFull(String)
+    /// Too much is open at once (every database allowed open is busy): try again shortly.
+    case busy(String)
     /// A replication could not start or stopped: the replicator's reason.
     case replication(String)
     /// The listener could not start (a port in use, a bad address).
@@ -75,6 +77,7 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .newerFormat(let path): "\(path) was written by a newer Settee"
         case .storage(let code, let message): "SQLite error \(code): \(message)"
         case .diskFull(let detail): "the disk is full: \(detail)"
+        case .busy(let reason): "busy: \(reason)"
         case .replication(let reason): "replication failed: \(reason)"
         case .listener(let reason): "the listener could not start: \(reason)"
         case .closed: "the data directory is closed"
@@ -123,6 +126,7 @@ extension SetteeError {
         case .databaseDamaged(let name, let reason): .damaged(database: name, reason: reason)
         case .newerSchema(let path, _, _): .newerFormat(path: path)
         case .directoryLocked(let path): .directoryLocked(path: path)
+        case .allDatabasesActive(let limit): .busy("all \(limit) open databases ([couchdb] max_dbs_open) are busy")
         }
     }
 

@@ -16,7 +16,7 @@
              unset), handshake_timeout (seconds)
    [settee]  reader_mmap_size, plain_http (false: HTTPS only)
    [discovery] enabled, name, type, databases (list or *), sync (list), credentials
-             (name:password for peers), trust_advertised_fingerprint
+             (name:password for peers), trust_advertised_fingerprint, topology (mesh or hub)
 
  Anything else in the file is reported as one warning per setting and ignored, so a
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
@@ -68,7 +68,7 @@ public struct SetteeConfiguration: Sendable {
         "settee": ["reader_mmap_size", "plain_http", "javascript_threads", "javascript_queue"],
         "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
                 "fail_if_no_peer_cert"],
-        "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint"],
+        "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint", "topology"],
     ]
 
     /// The ini file in use, if any (kept for in-place rewrites).
@@ -222,6 +222,11 @@ public struct SetteeConfiguration: Sendable {
                 discovery.credentials = entry.value
             case ("discovery", "trust_advertised_fingerprint"):
                 discovery.trustAdvertisedFingerprint = try Self.boolean(entry.value, origin: origin)
+            case ("discovery", "topology"):
+                guard let topology = DiscoveryConfiguration.Topology(rawValue: entry.value.trimmingBlanks()) else {
+                    throw .invalidValue(origin: origin, value: entry.value, expected: "mesh or hub")
+                }
+                discovery.topology = topology
             case ("settee", "plain_http"): plainHTTP = try Self.boolean(entry.value, origin: origin)
             case ("ssl", "enable"): tls.enabled = try Self.boolean(entry.value, origin: origin)
             case ("ssl", "port"): tls.port = try Self.port(entry.value, origin: origin)

@@ -9,6 +9,14 @@ internal import Synchronization
 /// library has no `DNSServiceGetAddrInfo`), and reports arrivals, record changes and
 /// departures. Resolution stays open while the instance is there, so a changed TXT
 /// record is reported too. Restarts browsing with back-off if the daemon goes away.
+///
+/// avahi's compat library gives every DNSServiceRef its own D-Bus connection (and thread),
+/// and the system bus allows a user 256 connections: 200 services advertised at once,
+/// each held open, made every resolve fail with `Refused` (dns_sd -65553), the good peers'
+/// too. So at most `maxOpen` resolutions are open at a time; the others wait their turn,
+/// and while some wait, an instance is let go (its refs closed) once it has been reported:
+/// it stays known, its departure is still seen, and it is resolved again in turn every
+/// `refreshAfter` seconds (from avahi's cache) so that a changed TXT record is seen late, not never.
 public final class ServiceBrowser: @unchecked Sendable {
     // @unchecked: everything mutable is touched only on the loop thread.
     public let type: String
@@ -16,6 +24,10 @@ public final class ServiceBrowser: @unchecked Sendable {
     private let logger: Logger
     private let onEvent: @Sendable (PeerEvent) -> Void
     private var resolving: [String: Resolution] = [:]
+    /// Instances waiting for a resolution slot: key, name, domain, interface.
+    private var waiting: [(key: String, instance: String, domain: String, interface: UInt32)] = []
+    static let maxOpen = 48
+    static let refreshAfter = 15.0
     private var isStopped = false
     private var failures = 0
 
@@ -23,6 +35,8 @@ public final class ServiceBrowser: @unchecked Sendable {
     final class Resolution {
         let instance: String
         let interfaceIndex: UInt32
+        let key: String
+        let domain: String
         weak var browser: ServiceBrowser?
         var host = ""
         var port = 0
@@ -30,10 +44,14 @@ public final class ServiceBrowser: @unchecked Sendable {
         var addresses: [String] = []
         let addressToken = AddressQuery()
         var reported: DiscoveredPeer?
+        /// Its refs are open (not yet let go, or ended).
+        var isOpen = true
 
-        init(instance: String, interfaceIndex: UInt32, browser: ServiceBrowser) {
+        init(instance: String, interfaceIndex: UInt32, key: String, domain: String, browser: ServiceBrowser) {
             self.instance = instance
             self.interfaceIndex = interfaceIndex
+            self.key = key
+            self.domain = domain
             self.browser = browser
         }
     }
@@ -53,6 +71,7 @@ public final class ServiceBrowser: @unchecked Sendable {
         loop.perform { [self] in
             isStopped = true
             loop.remove(self)
+            waiting = []
             for resolution in resolving.values { end(resolution) }
             resolving = [:]
         }
@@ -79,6 +98,7 @@ public final class ServiceBrowser: @unchecked Sendable {
         if failures == 0 { logger.warning("mDNS: cannot browse \(type) (dns_sd error \(status)); retrying") }
         failures += 1
         // The daemon is gone: what it told us is stale.
+        waiting = []
         for resolution in resolving.values { end(resolution) }
         resolving = [:]
         let delay = min(30.0, Double(1 << min(failures - 1, 5)))
@@ -89,13 +109,24 @@ public final class ServiceBrowser: @unchecked Sendable {
         failures = 0
         let key = "\(instance)\u{0}\(interface)"
         guard added else {
+            waiting.removeAll { $0.key == key }
             if let resolution = resolving.removeValue(forKey: key) { end(resolution) }
             // Gone from every interface: the peer has left.
             if !resolving.values.contains(where: { $0.instance == instance }) { onEvent(.disappeared(instance: instance)) }
             return
         }
-        guard resolving[key] == nil else { return }
-        let resolution = Resolution(instance: instance, interfaceIndex: interface, browser: self)
+        guard resolving[key] == nil, !waiting.contains(where: { $0.key == key }) else { return }
+        guard resolving.values.count(where: \.isOpen) < Self.maxOpen else {
+            waiting.append((key, instance, domain, interface))
+            return
+        }
+        resolve(key, instance, domain: domain, interface: interface)
+    }
+
+    private func resolve(_ key: String, _ instance: String, domain: String, interface: UInt32) {
+        // A let-go instance is resolved again in place: its host (and addresses) are known.
+        let resolution = resolving[key] ?? Resolution(instance: instance, interfaceIndex: interface, key: key, domain: domain,
+                                                            browser: self)
         var ref: DNSServiceRef?
         let status = DNSServiceResolve(&ref, 0, interface, instance, type, domain, { _, _, _, error, _, host, port, length, txt, context in
             guard error == kDNSServiceErr_NoError, let context else { return }
@@ -105,11 +136,31 @@ public final class ServiceBrowser: @unchecked Sendable {
                                          port: Int(UInt16(bigEndian: port)), record: record)
         }, Unmanaged.passUnretained(resolution).toOpaque())
         guard status == kDNSServiceErr_NoError, let ref else {
-            logger.notice("mDNS: cannot resolve \(instance) (dns_sd error \(status))")
+            logger.notice("mDNS: cannot resolve \(instance): \(DNSSDStatus(code: status))")
             return
         }
         resolving[key] = resolution
-        loop.add(resolution, ref) { _ in }
+        resolution.isOpen = true
+        loop.add(resolution, ref) { [self] _ in end(resolution) }
+    }
+
+    /// A let-go instance is resolved again after `refreshAfter`, in turn, for a changed TXT record.
+    private func letGo(_ resolution: Resolution, key: String, domain: String) {
+        end(resolution)
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.refreshAfter) { [self] in loop.perform { [self] in
+            guard !isStopped, let parked = resolving[key], !parked.isOpen,
+                  !waiting.contains(where: { $0.key == key }) else { return }
+            waiting.append((key, parked.instance, domain, parked.interfaceIndex))
+            resolveWaiting()
+        } }
+    }
+
+    /// Starts waiting resolutions while slots are free.
+    private func resolveWaiting() {
+        while !isStopped, !waiting.isEmpty, resolving.values.count(where: \.isOpen) < Self.maxOpen {
+            let next = waiting.removeFirst()
+            resolve(next.key, next.instance, domain: next.domain, interface: next.interface)
+        }
     }
 
     private func resolved(_ resolution: Resolution, host: String, port: Int, record: TXTRecord) {
@@ -144,13 +195,20 @@ public final class ServiceBrowser: @unchecked Sendable {
         let peer = DiscoveredPeer(instance: resolution.instance, host: resolution.host, port: resolution.port,
                                   addresses: resolution.addresses, interfaceIndex: resolution.interfaceIndex,
                                   record: resolution.record)
-        guard peer != resolution.reported else { return }
-        resolution.reported = peer
-        onEvent(.appeared(peer))
+        if peer != resolution.reported {
+            resolution.reported = peer
+            onEvent(.appeared(peer))
+        }
+        if !waiting.isEmpty { letGo(resolution, key: resolution.key, domain: resolution.domain) }  // others wait for a slot
     }
 
+    /// Closes the resolution's refs (it stays in `resolving` unless the caller removes it).
     private func end(_ resolution: Resolution) {
+        guard resolution.isOpen else { return }
+        resolution.isOpen = false
         loop.remove(resolution)
         loop.remove(resolution.addressToken)
+        // Not from `stop`/`retry` (they empty `waiting` first): the freed slot goes to the next.
+        loop.perform { [self] in resolveWaiting() }
     }
 }

@@ -24,6 +24,12 @@ public final class ServicePublisher: @unchecked Sendable {
     private var isWithdrawn = false
     private var failures = 0
     private let warned = Atomic<Bool>(false)
+    /// Whether the daemon confirmed the current registration; which registration that is.
+    private var confirmed = false
+    private var generation = 0
+    private var toldUnconfirmed = false
+    /// How long a registration may wait for the daemon's confirmation before it is made again.
+    static let confirmWithin = 8.0
     /// The name the daemon settled on (another host may hold the one asked for).
     public var name: String { nameLock.withLock { $0 } }
     private let nameLock: Mutex<String>
@@ -50,6 +56,17 @@ public final class ServicePublisher: @unchecked Sendable {
                 DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
             }
             if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
+        }
+    }
+
+    /// Registers again: the service was seen to vanish while this side thought it published
+    /// (avahi's compat library resets its entry group when the host name collides and never
+    /// fills it again).
+    public func refresh() {
+        loop.perform { [self] in
+            guard !isWithdrawn, confirmed else { return }
+            logger.info("mDNS: \"\(requestedName)\" vanished from the network; registering it again")
+            reregister()
         }
     }
 
@@ -83,6 +100,18 @@ public final class ServicePublisher: @unchecked Sendable {
             registered = nil
             failed(status)
         }
+        confirmed = false
+        generation += 1
+        let current = generation
+        // Not confirmed in time (the compat library waits on a daemon state it missed): again.
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.confirmWithin) { [self] in loop.perform { [self] in
+            guard current == generation, !confirmed, !isWithdrawn, registered != nil else { return }
+            if !toldUnconfirmed {
+                toldUnconfirmed = true
+                logger.info("mDNS: the daemon has not confirmed \"\(requestedName)\" in \(Int(Self.confirmWithin)) s; registering again")
+            }
+            reregister()
+        } }
     }
 
     private func registered(error: DNSServiceErrorType, name: String?) {
@@ -96,6 +125,7 @@ public final class ServicePublisher: @unchecked Sendable {
             return failed(error)
         }
         failures = 0
+        confirmed = true
         // avahi renames by itself ("Name #2") when another host holds the name; say so once.
         if let name, name != requestedName {
             logger.info("mDNS: \"\(requestedName)\" is taken on the network; publishing as \"\(name)\"")

@@ -48,6 +48,9 @@ public final class Replication: Sendable {
         public let startedAt = Date()
         /// Caught up with the source at least once.
         public var caughtUp = false
+        /// When a step last succeeded (both peers answered): a continuous job's longpoll
+        /// returns every `pollTimeout` at least, so an older one means a peer went quiet.
+        public var lastAnswer: Date?
     }
 
     /// A finished one-shot replication, in `_replicate`'s terms.
@@ -264,12 +267,14 @@ public final class Replication: Sendable {
     private func retrying<T: Sendable>(_ step: () async throws -> T) async throws -> T {
         var backoff = Backoff()
         var attempt = 0
+        var previous: String?
         while true {
             do {
                 let value = try await step()
                 state.withLock {
                     $0.lastError = nil
                     $0.failures = 0
+                    $0.lastAnswer = Date()
                 }
                 return value
             } catch let error as ReplicationError where error.isTransient {
@@ -280,7 +285,11 @@ public final class Replication: Sendable {
                     $0.failures = attempt
                 }
                 if !options.continuous && attempt > options.retries { throw error }
-                logger.warning("replication step failed (\(error)); retrying")
+                // A peer that stays down (or answers 500) fails the same way each retry: one
+                // warning for a run of the same failure, the retries at debug.
+                let message: Logger.Message = "replication step failed (\(error)); retrying"
+                if attempt == 1 || error.description != previous { logger.warning(message) } else { logger.debug(message) }
+                previous = error.description
                 try await backoff.wait()
             }
         }

@@ -42,11 +42,14 @@ import Testing
     struct Hosts {
         let a: String, b: String
         let addressA = "198.18.0.1", addressB = "198.18.0.2"
+        /// B's end of the veth pair (inside B).
+        let linkB: String
 
         init() throws {
             let tag = String(getpid() % 100_000)
             a = "settee-a\(tag)"
             b = "settee-b\(tag)"
+            linkB = "sv\(tag)b"
             for command in [["ip", "netns", "add", a], ["ip", "netns", "add", b],
                             ["ip", "link", "add", "sv\(tag)a", "type", "veth", "peer", "name", "sv\(tag)b"],
                             ["ip", "link", "set", "sv\(tag)a", "netns", a], ["ip", "link", "set", "sv\(tag)b", "netns", b],
@@ -66,7 +69,9 @@ import Testing
     }
 
     /// A settee on `netns` with `[discovery]` syncing `shared`, listening on `address:port`.
-    static func settee(_ netns: String, host: String, data: String, ini: String, port: Int) throws -> SetteeProcess {
+    /// `around`: a command (and its arguments) that runs first and ends by exec'ing "$@", the settee.
+    static func settee(_ netns: String, host: String, data: String, ini: String, port: Int,
+                       around: [String] = []) throws -> SetteeProcess {
         let admin = SetteeProcess.defaultAdmin
         try """
             [discovery]
@@ -77,7 +82,7 @@ import Testing
         let process = try SetteeProcess(
             arguments: ["--bind", "0.0.0.0", "--port", String(port), "--data-dir", data, "--config", ini],
             environment: ["SETTEE_ADMIN": "\(admin.name):\(admin.password)", "SETTEE_LOG_LEVEL": "info"],
-            launcher: [mdnsHost, netns, host])
+            launcher: [mdnsHost, netns, host] + around)
         _ = try process.waitUntilListening()
         return process
     }
@@ -114,7 +119,9 @@ import Testing
         defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
         let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
         #expect(try Self.call(hosts.a, "PUT", baseA + "/shared")["ok"] == true)
-        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared")["ok"] == true)
+        // B may have it already: its pull from A (create_target) makes it once A advertises it.
+        let createdB = try Self.call(hosts.b, "PUT", baseB + "/shared")
+        #expect(createdB["ok"] == true || createdB["error"] == "file_exists", "\(createdB)")
 
         // B finds A with the TXT profile (the databases followed `shared`'s creation). One
         // 3 s browse can end before A's updated record reaches B on a loaded machine: browse
@@ -158,6 +165,14 @@ import Testing
         #expect(try Self.waitForDocument(hosts.b, baseB, "from-a", seconds: 20))
         #expect(try Self.waitForDocument(hosts.a, baseA, "from-b", seconds: 20))
 
+        // B's /_peers: A by name and address, last seen, syncing both ways.
+        let aOnB = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")["peers"]?.arrayValue?
+            .first { $0["uuid"]?.stringValue == uuidA }
+        #expect(aOnB?["state"] == "syncing", "\(String(describing: aOnB))")
+        #expect(aOnB?["addresses"] == [.string(hosts.addressA)])
+        #expect(aOnB?["last_seen"]?.stringValue != nil)
+        #expect(Set(aOnB?["replications"]?.arrayValue?.compactMap { $0["direction"]?.stringValue } ?? []) == ["pull", "push"])
+
         // A's pull from B has checkpointed (so that a restart can resume from it).
         let pullJob = { (base: String) throws -> JSONValue? in
             let jobs = try Self.call(hosts.a, "GET", base + "/_scheduler/jobs")["jobs"]?.arrayValue ?? []
@@ -170,17 +185,20 @@ import Testing
         }
         #expect(try pullJob(baseA)?["info"]?["checkpointed_source_seq"] == seqB)
 
-        // A leaves: B notices within 5 s (the goodbye, or the record's expiry).
+        // A leaves: B notices within 5 s (the goodbye, or the record's expiry) and lists it as
+        // gone, with no replications (not as failing).
         a.kill(SIGTERM)
         #expect(try a.waitForExit() == 0)
         let left = Date()
-        var gone = false
+        var listed: JSONValue?
         while Date().timeIntervalSince(left) < 5 {
-            let now = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")
-            if now["peers"]?.arrayValue?.isEmpty == true { gone = true; break }
+            listed = try Self.call(hosts.b, "GET", baseB + "/_peers?reachable=false")["peers"]?.arrayValue?
+                .first { $0["uuid"]?.stringValue == uuidA }
+            if listed?["state"] == "gone" { break }
             usleep(100_000)
         }
-        #expect(gone, "B still lists A 5 s after it left")
+        #expect(listed?["state"] == "gone", "B lists A as \(String(describing: listed)) 5 s after it left")
+        #expect(listed?["replications"] == [])
 
         // B writes while A is away; A comes back on another port and gets it, resuming.
         #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/while-away", #"{"side":"b"}"#)["ok"] == true)
@@ -191,5 +209,45 @@ import Testing
         // while it was away, not at B's three.
         let resumed = try pullJob(movedA)
         #expect(resumed?["info"]?["revisions_checked"]?.intValue == 1, "\(String(describing: resumed))")
+    }
+
+    /// A peer that goes silent (its link drops: no DNS-SD goodbye) is listed away or gone
+    /// within seconds, not failing, with no replication left running for it; when its link
+    /// comes back its replications start again at once and what it wrote meanwhile arrives.
+    @Test(.enabled(if: unavailable == nil, "\(unavailable ?? "")"))
+    func aPeerGoneSilentIsAwayNotFailingAndSyncsAgainWhenBack() throws {
+        let hosts = try Hosts()
+        defer { hosts.remove() }
+        let dirA = try TempDirectory(prefix: "silent-a"), dirB = try TempDirectory(prefix: "silent-b")
+        let a = try Self.settee(hosts.a, host: "silent-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"), port: 5984)
+        let b = try Self.settee(hosts.b, host: "silent-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"), port: 5984)
+        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
+        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
+        for (netns, base) in [(hosts.a, baseA), (hosts.b, baseB)] {
+            let created = try Self.call(netns, "PUT", base + "/shared")
+            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
+        }
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/before", #"{"side":"b"}"#)["ok"] == true)
+        #expect(try Self.waitForDocument(hosts.a, baseA, "before", seconds: 30))
+        let uuidB = try Self.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue ?? "?"
+
+        try Self.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "down"])
+        var listed: JSONValue?
+        let deadline = Date().addingTimeInterval(45)
+        while Date() < deadline {
+            listed = try Self.call(hosts.a, "GET", baseA + "/_peers?reachable=false")["peers"]?.arrayValue?
+                .first { $0["uuid"]?.stringValue == uuidB }
+            if ["away", "gone"].contains(listed?["state"]?.stringValue ?? "") { break }
+            usleep(500_000)
+        }
+        #expect(["away", "gone"].contains(listed?["state"]?.stringValue ?? ""), "\(String(describing: listed))")
+        let jobs = try Self.call(hosts.a, "GET", baseA + "/_scheduler/jobs")["jobs"]?.arrayValue ?? []
+        #expect(!jobs.contains { $0["id"]?.stringValue?.contains(uuidB) == true }, "\(jobs)")
+
+        // B writes while away; back on the link, A gets it without waiting out a back-off.
+        #expect(try Self.call(hosts.b, "PUT", baseB + "/shared/while-silent", #"{"side":"b"}"#)["ok"] == true)
+        try Self.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "up"])
+        #expect(try Self.waitForDocument(hosts.a, baseA, "while-silent", seconds: 20),
+                "\(a.output.split(separator: "\n").filter { $0.contains("iscovery") }.suffix(20).joined(separator: "\n"))")
     }
 }

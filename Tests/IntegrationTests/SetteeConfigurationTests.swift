@@ -128,4 +128,17 @@ import Testing
         #expect(try NodeSetup.resolveUUID(configured: nil, dataDirectory: data) == first)
         #expect(try NodeSetup.resolveUUID(configured: "fixed", dataDirectory: data) == "fixed")
     }
+
+    /// `[discovery] topology`: mesh by default, hub when asked, anything else refused with the line.
+    @Test func discoveryTopologyIsMeshOrHub() throws {
+        let dir = try TempDirectory(prefix: "config-topology")
+        let path = dir.appending("settee.ini")
+        #expect(try SetteeConfiguration.load(overrides: ConfigOverrides(), environment: [:]).discovery.topology == .mesh)
+        try "[discovery]\ntopology = hub\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: path), environment: [:]).discovery.topology == .hub)
+        try "[discovery]\ntopology = star\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) {
+            try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: path), environment: [:])
+        }
+    }
 }

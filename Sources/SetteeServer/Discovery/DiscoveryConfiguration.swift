@@ -24,6 +24,12 @@ public struct DiscoveryConfiguration: Sendable {
     /// the fingerprint its TXT record advertises as the pin (trust on first sight:
     /// opt-in, never silent). Off: peers are synced over their plain HTTP service.
     public var trustAdvertisedFingerprint = false
+    /// `topology`: `mesh` (every device syncs with every other: N(N-1) pairs of jobs) or
+    /// `hub` (every device syncs with one elected device only, the one with the lowest
+    /// server uuid among those present and answering; it syncs with all: 2(N-1) jobs in all).
+    public var topology = Topology.mesh
+
+    public enum Topology: String, Sendable { case mesh, hub }
 
     public init() {}
 

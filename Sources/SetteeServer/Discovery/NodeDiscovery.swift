@@ -24,25 +24,57 @@ final class NodeDiscovery: @unchecked Sendable {
     struct Seen: Sendable {
         var peer: DiscoveredPeer
         var since: Date
+        /// The last DNS-SD report of it, or answer from it.
+        var lastSeen: Date
+    }
+
+    /// The replications with one peer: where they go, and their job ids.
+    struct Sync: Sendable {
+        var peer: DiscoveredPeer
+        var url: String
+        var databases: [String]
+        var jobs: [String]
+    }
+
+    /// A peer DNS-SD said left (or whose address stopped answering), shown as gone, not failing.
+    struct Departed: Sendable {
+        var peer: DiscoveredPeer
+        var lastSeen: Date
+        var why: String
     }
 
     struct State {
         var seen: [String: Seen] = [:]
-        /// Replication job ids running with each peer uuid.
-        var syncing: [String: [String]] = [:]
+        /// By peer uuid.
+        var syncing: [String: Sync] = [:]
+        /// Peers still advertised whose address does not answer: since when.
+        var unanswered: [String: Date] = [:]
+        /// Those unanswered long enough that their replications were stopped (`PeerWatch`).
+        var away: Set<String> = []
+        /// By peer uuid; at most `departedKept`, the oldest dropped first.
+        var departed: [String: Departed] = [:]
         var publishers: [ServicePublisher] = []
         var advertised: [String] = []
+        /// Instances already logged as not Settee's profile (at most `departedKept`).
+        var ignored: Set<String> = []
+        /// `PeerWatch`'s ticks so far.
+        var ticks = 0
     }
 
+    static let departedKept = 64
+
     let configuration: DiscoveryConfiguration
-    private let uuid: String
+    let uuid: String
     private let directory: DatabaseDirectory
-    private let replications: ReplicationManager
-    private let logger: Logger
-    private let state = Mutex(State())
+    let replications: ReplicationManager
+    let logger: Logger
+    let state = Mutex(State())
+    /// Probes peers whose replications fail (`PeerWatch`): one session, not one per probe.
+    let probes = CurlSession(maxConnections: 32, verifyTLS: false)
     private var discovery: Discovery?
     private var browser: ServiceBrowser?
     private var watcher: Task<Void, Never>?
+    private var peerWatch: Task<Void, Never>?
     private var tlsFingerprint: String?
 
     init(configuration: DiscoveryConfiguration, uuid: String, directory: DatabaseDirectory,
@@ -79,13 +111,15 @@ final class NodeDiscovery: @unchecked Sendable {
             $0.advertised = advertised
         }
         watcher = Task { await self.followDatabases() }
+        peerWatch = Task { await self.watchPeers() }
         browser = discovery.browse(type: configuration.type) { [weak self] event in self?.handle(event) }
     }
 
     func stop() {
         watcher?.cancel()
+        peerWatch?.cancel()
         browser?.stop()
-        let (publishers, jobs) = state.withLock { s in (s.publishers, s.syncing.values.flatMap { $0 }) }
+        let (publishers, jobs) = state.withLock { s in (s.publishers, s.syncing.values.flatMap(\.jobs)) }
         publishers.forEach { $0.withdraw() }
         for id in jobs { _ = replications.cancel(id: id) }
         discovery?.stop()
@@ -118,32 +152,94 @@ final class NodeDiscovery: @unchecked Sendable {
     private func handle(_ event: PeerEvent) {
         switch event {
         case .appeared(let peer):
-            guard let profile = peer.profile, let peerUUID = profile.uuid, peerUUID != uuid else { return }
-            let isNew = state.withLock { s -> Bool in
-                let known = s.seen.values.contains { $0.peer.profile?.uuid == peerUUID }
-                s.seen[peer.instance] = Seen(peer: peer, since: s.seen[peer.instance]?.since ?? Date())
-                return !known || s.syncing[peerUUID] == nil
+            guard let profile = peer.profile, let peerUUID = profile.uuid else { return ignore(peer) }
+            guard peerUUID != uuid else { return }
+            let wanted = syncedDatabases(profile), url = peerURL(peer)
+            let changed = state.withLock { s -> Bool in
+                let now = Date()
+                s.seen[peer.instance] = Seen(peer: peer, since: s.seen[peer.instance]?.since ?? now, lastSeen: now)
+                s.departed[peerUUID] = nil
+                guard let current = s.syncing[peerUUID] else { return true }
+                return current.url != url || current.databases != wanted
             }
             logger.info("discovery: peer", metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)",
                                                       "databases": "\(profile.databases)"])
-            if isNew || peer.profile?.databases != nil { sync(with: peer, uuid: peerUUID) }
+            // The same peer reported again (another address, a record refreshed): its
+            // replications go on; only a new URL or other databases restart them.
+            if changed { Task { await self.meet(peer, uuid: peerUUID) } }
+            rebalance()  // a newcomer may be the hub now
         case .disappeared(let instance):
+            // Our own service gone while we publish: the daemon dropped it; register again.
+            for publisher in state.withLock({ $0.publishers }) where publisher.name == instance { publisher.refresh() }
             let stopped = state.withLock { s -> [String] in
                 guard let gone = s.seen.removeValue(forKey: instance), let peerUUID = gone.peer.profile?.uuid,
                       !s.seen.values.contains(where: { $0.peer.profile?.uuid == peerUUID }) else { return [] }
-                return s.syncing.removeValue(forKey: peerUUID) ?? []
+                Self.depart(&s, peerUUID, gone.peer, lastSeen: gone.lastSeen, why: "left (DNS-SD)")
+                return s.syncing.removeValue(forKey: peerUUID)?.jobs ?? []
             }
             logger.info("discovery: peer left", metadata: ["instance": "\(instance)"])
             for id in stopped { _ = replications.cancel(id: id) }
+            rebalance()  // the hub may have left
         }
     }
 
+    /// A service whose TXT record is not Settee's profile (another CouchDB, or garbage): said once.
+    private func ignore(_ peer: DiscoveredPeer) {
+        let first = state.withLock { s -> Bool in
+            guard s.ignored.count < Self.departedKept else { return false }
+            return s.ignored.insert(peer.instance).inserted
+        }
+        guard first else { return }
+        logger.info("discovery: not syncing with a service whose TXT record is not Settee's profile (txtvers=1 and a uuid)",
+                    metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)"])
+    }
+
+    /// Syncs with a peer that answers; one that does not (an address out of reach, nothing
+    /// listening, a refusal) is noted once and left to `PeerWatch`, which syncs when it answers:
+    /// a flood of dead advertisements costs a probe each, not two replications each.
+    func meet(_ peer: DiscoveredPeer, uuid peerUUID: String) async {
+        guard let profile = peer.profile, !syncedDatabases(profile).isEmpty,
+              !profile.usesTLS || configuration.trusts(advertised: profile.tlsFingerprint) else { return }
+        guard let refusal = await refusal(peer.baseURL) else { return sync(with: peer, uuid: peerUUID) }
+        var stale: [String] = []
+        let first = state.withLock { s -> Bool in
+            guard s.seen.values.contains(where: { $0.peer.profile?.uuid == peerUUID }) else { return false }
+            stale = s.syncing[peerUUID]?.jobs ?? []
+            s.syncing[peerUUID] = Sync(peer: peer, url: peerURL(peer), databases: syncedDatabases(profile), jobs: [])
+            s.unanswered[peerUUID] = s.unanswered[peerUUID] ?? Date()
+            return s.away.insert(peerUUID).inserted
+        }
+        for id in stale { _ = replications.cancel(id: id) }  // they went to its former address
+        guard first else { return }
+        logger.info("discovery: peer does not answer (\(refusal)); syncing when it does",
+                    metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)"])
+    }
+
+    /// Records a departed peer, forgetting the oldest past `departedKept`.
+    static func depart(_ s: inout State, _ peerUUID: String, _ peer: DiscoveredPeer, lastSeen: Date, why: String) {
+        s.unanswered[peerUUID] = nil
+        s.away.remove(peerUUID)
+        s.departed[peerUUID] = Departed(peer: peer, lastSeen: lastSeen, why: why)
+        if s.departed.count > departedKept, let oldest = s.departed.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
+            s.departed[oldest.key] = nil
+        }
+    }
+
+    /// The `sync` databases a peer advertises.
+    func syncedDatabases(_ profile: PeerProfile) -> [String] {
+        configuration.sync.filter { profile.databases.contains($0) }
+    }
+
     /// Starts (or restarts at once) the two-way replications of every `sync` database the peer advertises.
-    private func sync(with peer: DiscoveredPeer, uuid peerUUID: String) {
+    func sync(with peer: DiscoveredPeer, uuid peerUUID: String) {
         guard !configuration.sync.isEmpty, let profile = peer.profile else { return }
         if profile.usesTLS && !configuration.trusts(advertised: profile.tlsFingerprint) { return }
-        let databases = configuration.sync.filter { profile.databases.contains($0) }
-        guard !databases.isEmpty else { return }
+        let databases = syncedDatabases(profile)
+        // It may have left while it was being asked whether it answers.
+        let (present, wanted) = state.withLock { s in
+            (s.seen.values.contains { $0.peer.profile?.uuid == peerUUID }, syncsWith(peerUUID, s))
+        }
+        guard !databases.isEmpty, present, wanted else { return }
         let base = peerURL(peer)
         var started: [String] = []
         for db in databases {
@@ -151,7 +247,7 @@ final class NodeDiscovery: @unchecked Sendable {
             var pin: JSONValue = .null
             if profile.usesTLS, let fp = profile.tlsFingerprint { pin = .string(fp) }
             for (direction, source, target) in [("pull", remote, db), ("push", db, remote)] {
-                let id = "discovery+\(peerUUID)+\(db)+\(direction)"
+                let id = Self.jobID(peerUUID, db, direction)
                 let body: JSONObject = ["source": .string(source), "target": .string(target), "continuous": true,
                                         "create_target": true, "tls_fingerprint": pin]
                 do {
@@ -164,46 +260,23 @@ final class NodeDiscovery: @unchecked Sendable {
                 }
             }
         }
-        state.withLock { $0.syncing[peerUUID] = started }
+        let dropped = state.withLock { s -> [String] in
+            let previous = s.syncing[peerUUID]?.jobs ?? []
+            s.syncing[peerUUID] = Sync(peer: peer, url: base, databases: databases, jobs: started)
+            s.unanswered[peerUUID] = nil
+            s.away.remove(peerUUID)
+            return previous.filter { !started.contains($0) }
+        }
+        for id in dropped { _ = replications.cancel(id: id) }  // a database it no longer advertises
     }
 
-    private func peerURL(_ peer: DiscoveredPeer) -> String {
+    static func jobID(_ peerUUID: String, _ db: String, _ direction: String) -> String {
+        "discovery+\(peerUUID)+\(db)+\(direction)"
+    }
+
+    func peerURL(_ peer: DiscoveredPeer) -> String {
         guard let (name, password) = configuration.peerCredentials else { return peer.baseURL }
         let userinfo = URLText.percentEncoded(name) + ":" + URLText.percentEncoded(password) + "@"
         return peer.baseURL.replacing("://", with: "://" + userinfo)
-    }
-
-    /// `GET /_peers`: every peer seen, what it advertises, whether it answers, and its replications.
-    func peersJSON(checkReachability: Bool) async -> JSONValue {
-        let (seen, syncing) = state.withLock { ($0.seen.values.sorted { $0.peer.instance < $1.peer.instance }, $0.syncing) }
-        let jobs = Dictionary(replications.jobs.compactMap { job in job.status.id.map { ($0, job.status) } }) { a, _ in a }
-        var rows: [JSONValue] = []
-        for entry in seen {
-            let peer = entry.peer
-            let profile = peer.profile
-            var row: JSONObject = [
-                "instance": .string(peer.instance), "host": .string(peer.host), "port": .int(peer.port),
-                "addresses": .array(peer.addresses.map { .string($0) }), "url": .string(peer.baseURL),
-                "uuid": profile?.uuid.map { .string($0) } ?? .null,
-                "databases": .array((profile?.databases ?? []).map { .string($0) }),
-                "tls_fingerprint": profile?.tlsFingerprint.map { .string($0) } ?? .null,
-                "seen_since": .string(entry.since.formatted(.iso8601)),
-            ]
-            if checkReachability { row.append("reachable", .bool(await Self.answers(peer.baseURL))) }
-            let ids = profile?.uuid.flatMap { syncing[$0] } ?? []
-            row.append("replications", .array(ids.map { id in
-                ["id": .string(id), "state": jobs[id].map { .string($0.state.rawValue) } ?? .null]
-            }))
-            rows.append(.object(row))
-        }
-        return ["peers": .array(rows)]
-    }
-
-    /// Whether `GET base/` answers with CouchDB's welcome within a second.
-    static func answers(_ base: String) async -> Bool {
-        let session = CurlSession(maxConnections: 1, verifyTLS: false)
-        let response = try? await session.send(RemoteRequest(method: "GET", url: base + "/", timeout: .seconds(1)))
-        guard let response, response.status == 200 else { return false }
-        return (try? JSONReader.parse(response.body))?["couchdb"] != nil
     }
 }

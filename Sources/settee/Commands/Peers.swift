@@ -2,7 +2,8 @@
  `settee peers`: who is on the local network. Browses DNS-SD for `_couchdb._tcp`
  (Settees, and anything else that advertises CouchDB) for a few seconds and lists
  what answered, or with `--watch` prints arrivals (`+`) and departures (`-`) as
- they happen until interrupted.
+ they happen until interrupted. With `--server URL` it asks that running server instead
+ (ServerPeers): its peers with their state, last sighting and replications both ways.
 */
 internal import SetteeReplicator
 internal import ArgumentParser
@@ -28,7 +29,13 @@ struct Peers: AsyncParsableCommand {
     @Option(help: "The DNS-SD service type.")
     var type: String = Discovery.defaultType
 
+    @Option(help: "Ask this running server (http://NAME:PASSWORD@HOST:PORT) for the peers it syncs with (GET /_peers).")
+    var server: String?
+
     func run() async throws {
+        if let server {
+            return try await ServerPeers(client: try AdminClient(server: server, command: "peers"), json: json).run(watch: watch)
+        }
         var logger = Logger(label: "settee")
         logger.logLevel = .warning
         let discovery = Discovery(logger: logger)

@@ -1,0 +1,139 @@
+internal import FoundationEssentials
+import Logging
+import SetteeDiscovery
+import Synchronization
+import SetteeJSON
+import SetteeReplicator
+
+/*
+ Peers that stop answering while still advertised. A device that walks out of the room
+ (its radio drops, no DNS-SD goodbye) stays in every other daemon's cache until its
+ records expire — avahi keeps a service's PTR record for 75 minutes — and its
+ replications meanwhile retry with back-off growing to a minute: when it comes back it
+ would wait for the next retry, and while away it would look like a failure. So every
+ `tick`, each peer whose replications fail, or have heard nothing from it for longer than
+ a longpoll lasts (`quietAfter`: a request hangs on a peer gone silent), is asked for `GET /` (2.5 s at most: one lost SYN is
+ retransmitted after 1 s on a lossy radio):
+ - it answers after not answering: its replications restart now (from their checkpoints);
+ - it has not answered for `awayAfter`: its replications stop, it is listed as away (not
+   failing), and it is asked again every tick until it answers (after `longAway`, every
+   `slowEvery` ticks). A peer met while not answering is away from the start.
+ The probe carries our credentials: a peer that refuses them (401) or fails (500) counts
+ as not answering, so that it too costs one probe a tick rather than two failing jobs.
+ Each change is logged once.
+ */
+extension NodeDiscovery {
+    static let tick: Duration = .seconds(2)
+    static let awayAfter: TimeInterval = 15
+    /// A continuous pull's longpoll answers every 10 s (ReplicationOptions.pollTimeout) even when idle.
+    static let quietAfter: TimeInterval = 13
+    static let longAway: TimeInterval = 60
+    static let slowEvery = 5
+
+    func watchPeers() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: Self.tick) } catch { return }
+            await checkPeers()
+            rebalance()
+        }
+    }
+
+    /// A peer to ask, and since when it has been silent if it does not answer.
+    struct Probe {
+        let uuid: String
+        let sync: Sync
+        let silentSince: Date
+    }
+
+    /// Peers to ask: those with failing or quiet replications, and those away.
+    private func peersToProbe() -> [Probe] {
+        let (syncing, away, unanswered, tick) = state.withLock { s in
+            s.ticks += 1
+            return (s.syncing, s.away, s.unanswered, s.ticks)
+        }
+        let now = Date()
+        let jobs = Dictionary(replications.jobs.compactMap { job in job.status.id.map { ($0, job) } }) { a, _ in a }
+        var probe: [Probe] = []
+        for (peerUUID, sync) in syncing {
+            let mine = sync.jobs.compactMap { jobs[$0] }
+            let failing = mine.contains { job in
+                job.replication.progress.lastError != nil || [.crashing, .pending, .error].contains(job.status.state)
+            }
+            // Quiet: no answer within a longpoll's timeout and more (a request hangs on a peer gone silent).
+            let heard = mine.compactMap { $0.replication.progress.lastAnswer ?? $0.startTime }.max() ?? now
+            let quiet = now.timeIntervalSince(heard) > Self.quietAfter
+            if away.contains(peerUUID) {
+                // Away for long: asked every `slowEvery` ticks only (a flood of dead adverts stays cheap).
+                let long = now.timeIntervalSince(unanswered[peerUUID] ?? now) > Self.longAway
+                if !long || tick % Self.slowEvery == 0 { probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: now)) }
+            } else if failing || quiet {
+                probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: failing ? now : heard))
+            } else {
+                state.withLock { _ = $0.unanswered.removeValue(forKey: peerUUID) }
+            }
+        }
+        return probe
+    }
+
+    func checkPeers() async {
+        let probe = peersToProbe()
+        guard !probe.isEmpty else { return }
+        let answers = await withTaskGroup(of: (String, Bool).self) { group in
+            for peer in probe {
+                group.addTask { (peer.uuid, await self.answers(peer.sync.peer.baseURL)) }
+            }
+            var answers: [String: Bool] = [:]
+            for await (peerUUID, answered) in group { answers[peerUUID] = answered }
+            return answers
+        }
+        for peer in probe {
+            if answers[peer.uuid] == true { answered(peer.uuid, peer.sync) } else { unanswered(peer) }
+        }
+    }
+
+    private func answered(_ peerUUID: String, _ sync: Sync) {
+        let wasUnanswered = state.withLock { s -> Bool in
+            if let instance = s.seen.first(where: { $0.value.peer.profile?.uuid == peerUUID })?.key {
+                s.seen[instance]?.lastSeen = Date()
+            }
+            return s.unanswered.removeValue(forKey: peerUUID) != nil
+        }
+        guard wasUnanswered else { return }
+        logger.info("discovery: peer answers again; replications restarted", metadata: ["instance": "\(sync.peer.instance)"])
+        self.sync(with: sync.peer, uuid: peerUUID)
+    }
+
+    private func unanswered(_ peer: Probe) {
+        let now = Date(), peerUUID = peer.uuid, sync = peer.sync
+        let stop = state.withLock { s -> Bool in
+            let since = s.unanswered[peerUUID] ?? peer.silentSince
+            s.unanswered[peerUUID] = since
+            guard !s.away.contains(peerUUID), now.timeIntervalSince(since) >= Self.awayAfter else { return false }
+            s.away.insert(peerUUID)
+            return true
+        }
+        guard stop else { return }
+        logger.info("discovery: peer has not answered for \(Int(Self.awayAfter)) s; its replications stop until it does",
+                    metadata: ["instance": "\(sync.peer.instance)", "url": "\(sync.peer.baseURL)"])
+        for id in sync.jobs { _ = replications.cancel(id: id) }
+    }
+
+    /// Whether `GET base/` (with our credentials) answers with CouchDB's welcome within 2.5 s.
+    func answers(_ base: String) async -> Bool { await refusal(base) == nil }
+
+    /// Why `GET base/` (with our credentials) is not CouchDB's welcome within 2.5 s, or nil when it is.
+    func refusal(_ base: String) async -> String? {
+        var headers: [(String, String)] = []
+        if let (name, password) = configuration.peerCredentials {
+            headers.append(("Authorization", "Basic " + Data("\(name):\(password)".utf8).base64EncodedString()))
+        }
+        let response: RemoteResponse
+        do {
+            response = try await probes.send(RemoteRequest(method: "GET", url: base + "/", headers: headers, timeout: .milliseconds(2500)))
+        } catch {
+            return "no answer in 2.5 s"
+        }
+        guard response.status == 200 else { return "HTTP \(response.status)" }
+        return (try? JSONReader.parse(response.body))?["couchdb"] != nil ? nil : "not a CouchDB welcome"
+    }
+}

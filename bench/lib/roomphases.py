@@ -1,0 +1,284 @@
+"""bench/room's phases: formed, spread, burst, churn, partition, idle (see bench/room).
+Each prints one line with the machine's load average beside it; each is bounded in time."""
+import os
+import random
+import statistics
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from roomlib import loadavg
+
+
+class Tracker:
+    """Arrival times of documents on each device, from each device's continuous feed."""
+
+    def __init__(self, room):
+        self.room = room
+        self.seen = {}
+        self.cond = threading.Condition()
+        self.stop = threading.Event()
+        for d in room.devices:
+            d.feed(self.arrived, self.stop)
+
+    def arrived(self, index, doc_id):
+        with self.cond:
+            self.seen.setdefault(doc_id, {}).setdefault(index, time.monotonic())
+            self.cond.notify_all()
+
+    def wait_everywhere(self, doc_id, seconds):
+        deadline = time.monotonic() + seconds
+        with self.cond:
+            while len(self.seen.get(doc_id, {})) < self.room.n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+            return max(self.seen[doc_id].values())
+
+
+def say(label, text):
+    print(f"{label:<10} {text}   [load {loadavg()}]", flush=True)
+
+
+def pct(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def peers_running(d):
+    """Peer uuids with both `room` replications running, as the device's /_peers says."""
+    status, body = d.request("GET", "/_peers?reachable=false", timeout=10)
+    ready = set()
+    for peer in (body or {}).get("peers", []):
+        states = [r.get("state") for r in peer.get("replications", [])]
+        if len(states) >= 2 and all(s == "running" for s in states) and peer.get("uuid"):
+            ready.add(peer["uuid"])
+    return ready
+
+
+def doc_counts(room):
+    with ThreadPoolExecutor(len(room.devices)) as pool:
+        return list(pool.map(lambda d: (d.request("GET", "/room", timeout=10)[1] or {}).get("doc_count", -1),
+                             room.devices))
+
+
+def wait_counts(room, total, seconds):
+    """Seconds until every device holds `total` documents, or None; and the lowest count."""
+    start = time.monotonic()
+    while True:
+        counts = doc_counts(room)
+        if min(counts) == total and max(counts) == total:
+            return time.monotonic() - start, total
+        if time.monotonic() - start > seconds:
+            if seconds > 0:
+                print(f"   doc counts {counts}, expected {total}", flush=True)
+            return None, min(counts)
+        time.sleep(0.1)
+
+
+def formed(room):
+    t0 = room.start()
+    room.wait_listening()
+    for d in room.devices:
+        d.request("PUT", "/room")
+        d.request("PUT", f"/room/hello-{d.index}", {"device": d.index})
+    deadline = t0 + (60 + 3 * room.n)  # shared host names: avahi renames hosts one round at a time
+    hub = os.environ.get("ROOM_TOPOLOGY") == "hub"
+    while time.monotonic() < deadline:
+        # Mesh: each device with every other. Hub: one device with all, the others with it.
+        links = sorted(len(peers_running(d)) for d in room.devices)
+        ready = room.n if (links == [1] * (room.n - 1) + [room.n - 1] if hub else links == [room.n - 1] * room.n) else 0
+        if ready == room.n and min(doc_counts(room)) == room.n:
+            say("formed", f"{time.monotonic() - t0:.2f} s (every device replicating both ways with the "
+                + ("elected hub" if hub else f"{room.n - 1} others") + ", each one's first document on all)")
+            return True
+        time.sleep(0.1)
+    say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
+        f"{[len(peers_running(d)) for d in room.devices]}, doc counts {doc_counts(room)}")
+    show_peers(room)
+    return False
+
+
+def show_peers(room):
+    for d in room.devices:  # what each device makes of the room, to tell why
+        peers = (d.request("GET", "/_peers?reachable=false")[1] or {}).get("peers", [])
+        print(f"   d{d.index} sees " + "; ".join(
+            f"{p.get('instance')} {p.get('url')} {p.get('state')} "
+            f"{[r.get('state') for r in p.get('replications', [])]}" for p in peers), flush=True)
+
+
+def spread(room, tracker, state):
+    times, missing = [], 0
+    for k in range(room.settings.writes):
+        d = random.choice(room.devices)
+        doc = f"spread-{k}"
+        t0 = time.monotonic()
+        d.request("PUT", f"/room/{doc}", {"k": k, "from": d.index})
+        state["total"] += 1
+        done = tracker.wait_everywhere(doc, 30)
+        if done is None:
+            missing += 1
+        else:
+            times.append(done - t0)
+    if times:
+        say("spread", f"p50 {pct(times, 50) * 1000:.0f} ms, p90 {pct(times, 90) * 1000:.0f} ms, "
+            f"p99 {pct(times, 99) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms over {len(times)} writes"
+            + (f"; {missing} not everywhere within 30 s" if missing else ""))
+    return missing == 0
+
+
+def write_batch(d, prefix, count, start=0):
+    docs = [{"_id": f"{prefix}-{d.index}-{i}", "i": i} for i in range(start, start + count)]
+    status, body = d.request("POST", "/room/_bulk_docs", {"docs": docs}, timeout=120)
+    return sum(1 for row in body or [] if row.get("ok")) if status == 201 else 0
+
+
+def burst(room, state):
+    count = room.settings.burst
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(room.n) as pool:
+        written = sum(pool.map(lambda d: write_batch(d, "burst", count), room.devices))
+    writes = time.monotonic() - t0
+    state["total"] += written
+    took, low = wait_counts(room, state["total"], 60 + 2 * room.n)
+    converged = time.monotonic() - t0 if took is not None else None
+    lost = 0 if took is not None else state["total"] - low
+    say("burst", f"{room.n}×{count} written in {writes:.2f} s, "
+        + (f"on all devices {converged:.2f} s after the writes began" if converged else "NOT converged")
+        + f"; documents missing somewhere: {lost}")
+    return took is not None
+
+
+def discovery_jobs(d):
+    """Every peer uuid this device holds discovery replications with, and how many jobs."""
+    _, body = d.request("GET", "/_scheduler/jobs", timeout=10)
+    ids = [j.get("id") or "" for j in (body or {}).get("jobs", []) if (j.get("id") or "").startswith("discovery+")]
+    return {i.split("+")[1] for i in ids}, ids
+
+
+def churn(room, state):
+    away = room.devices[-min(5, room.n // 2):]
+    staying = [d for d in room.devices if d not in away]
+    uuids = {d.index: d.request("GET", "/")[1]["uuid"] for d in away}
+    stop = threading.Event()
+    counts = [0] * room.n  # one slot per writer thread: no shared read-modify-write
+
+    def writer(d):
+        i = 0
+        while not stop.is_set():
+            counts[d.index] += write_batch(d, "churn", 5, start=i)
+            i += 5
+            stop.wait(1.0)
+    for d in away:
+        room.set_link(d, False)
+    threads = [threading.Thread(target=writer, args=(d,)) for d in room.devices]
+    for t in threads:
+        t.start()
+    time.sleep(room.settings.away)
+    stop.set()
+    for t in threads:
+        t.join()
+    written = [sum(counts)]
+    # What the staying devices still hold for the departed ones at the end of their absence.
+    held = sum(len(discovery_jobs(d)[0] & set(uuids.values())) for d in staying)
+    state["total"] += written[0]
+    for d in away:
+        room.set_link(d, True)
+    took, low = wait_counts(room, state["total"], 60 + 2 * room.n)
+    dupes = [d.index for d in room.devices if len(set(discovery_jobs(d)[1])) != len(discovery_jobs(d)[1])]
+    jobs = [len(discovery_jobs(d)[1]) for d in room.devices]
+    say("churn", f"{len(away)} devices away {room.settings.away:.0f} s while all wrote ({written[0]} docs): "
+        + (f"converged {took:.2f} s after their links came back" if took is not None else
+           f"NOT converged, {state['total'] - low} missing")
+        + f"; jobs per device after {min(jobs)}..{max(jobs)} (mesh: {2 * (room.n - 1)}), "
+        f"duplicated on {dupes or 'none'}; staying devices still holding jobs for departed peers "
+        f"at the end of the absence: {held} of {len(staying) * len(away)} pairs")
+    if os.environ.get("ROOM_KEEP") == "1":
+        show_peers(room)
+    return took is not None and not dupes
+
+
+def partition(room, state):
+    half = room.n // 2
+    halves = (room.devices[:half], room.devices[half:])
+    edited = [f"spread-{k}" for k in range(min(10, room.settings.writes))]
+    room.partition(halves)
+    t_split = time.monotonic()
+    for side, d in (("a", halves[0][0]), ("b", halves[1][0])):
+        for doc in edited:
+            status, body = d.request("GET", f"/room/{doc}")
+            body["side"] = side
+            d.request("PUT", f"/room/{doc}", body)
+    with ThreadPoolExecutor(room.n) as pool:
+        state["total"] += sum(pool.map(lambda d: write_batch(d, "split", 10), room.devices))
+    time.sleep(max(0.0, room.settings.away - (time.monotonic() - t_split)))
+    room.heal()
+    t_heal = time.monotonic()
+    deadline = t_heal + 60 + 2 * room.n
+    while time.monotonic() < deadline:
+        if same_trees(room, edited) and wait_counts(room, state["total"], 0)[0] is not None:
+            say("partition", f"halves of {len(halves[0])} and {len(halves[1])} apart {room.settings.away:.0f} s, "
+                f"{len(edited)} documents edited on both sides: identical revision trees and winners "
+                f"on all {room.n} devices {time.monotonic() - t_heal:.2f} s after healing")
+            return True
+        time.sleep(0.2)
+    say("partition", "NOT converged within the deadline after healing")
+    return False
+
+
+def same_trees(room, docs):
+    seen = None
+    for d in room.devices:
+        view = []
+        for doc in docs:
+            _, leaves = d.request("GET", f"/room/{doc}?open_revs=all&revs=true")
+            view.append(sorted(str(leaf.get("ok", leaf)) for leaf in leaves or []))
+            _, winner = d.request("GET", f"/room/{doc}")
+            view.append((winner or {}).get("_rev"))
+        if any(len(v) < 2 for v in view[0::2]):
+            return False  # both edits not there yet
+        if seen is not None and view != seen:
+            return False
+        seen = view
+    return True
+
+
+def cpu_seconds(pids):
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
+
+
+def idle(room):
+    pids = [d.settee_pid() for d in room.devices]
+    before, t0 = cpu_seconds(pids), time.monotonic()
+    time.sleep(room.settings.idle)
+    used = (cpu_seconds(pids) - before) / (time.monotonic() - t0)
+    rss = []
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            rss += [int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:")]
+    say("idle", f"the room's {room.n} settees used {used * 100:.1f} % of one core over {room.settings.idle:.0f} s "
+        f"with no writes; RSS per device median {statistics.median(rss):.1f} MB, max {max(rss):.1f} MB")
+    return True
+
+
+def run_phases(room):
+    if not formed(room):
+        return False
+    tracker = Tracker(room)
+    state = {"total": room.n}
+    ok = spread(room, tracker, state)
+    ok &= burst(room, state)
+    ok &= churn(room, state)
+    ok &= partition(room, state)
+    ok &= idle(room)
+    tracker.stop.set()
+    return ok
