@@ -55,6 +55,31 @@ import Testing
         #expect(try await db.document(id: "q", revisions: .none)?.tree.conflicts.count == 2)
     }
 
+    /// A losing leaf's attachments stay with its tombstone, so compaction keeps their bytes
+    /// ("nothing a policy does may lose a leaf's data without a revision that records it").
+    @Test func aTombstoneKeepsItsLeafsAttachmentsThroughCompaction() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let photo = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let stored = try await db.storeAttachment(name: "photo.bin", contentType: "application/octet-stream", bytes: photo)
+        _ = try await WriteContext.$writer.withValue(.system) {
+            try await db.update([DocumentUpdate(id: "q", body: bytes(#"{"l":1}"#), history: [rev(loserRev)],
+                                                attachments: [.new(stored)])], newEdits: false)
+        }
+        _ = try await db.force("q", [winnerRev], #"{"w":1}"#)
+        #expect(try await db.resolveConflicts([resolution()]).count == 1)
+        try await db.compact()
+        let document = try #require(try await db.document(id: "q", revisions: .allLeaves))
+        let tombstone = try #require(document.revisions.first { $0.isDeleted })
+        let kept = try #require(tombstone.attachments.first)
+        #expect(kept.name == "photo.bin" && kept.digest == stored.digest)
+        var read: [UInt8] = []
+        let download = try await db.openAttachment(kept)
+        while let piece = try await download.next() { read += piece }
+        #expect(read == photo)
+    }
+
     @Test func noMergedBodyWritesOnlyTheTombstones() async throws {
         let store = try TestStore()
         defer { store.remove() }

@@ -11,8 +11,8 @@
 
  The new revision is a child of the winner, with the merged body and the winner's
  attachments (kept as stubs); each tombstone is a deleted child of its losing leaf
- whose body is that leaf's body, so the leaf's data stays recorded in a revision even
- after compaction drops non-leaf bodies. Revision ids are CouchDB's
+ whose body and attachments are that leaf's, so the leaf's data stays recorded in a
+ revision even after compaction drops non-leaf bodies and the blobs no leaf names. Revision ids are CouchDB's
  (`RevisionHasher`): peers that resolve the same leaves the same way write the same
  revisions, and replicating them to each other adds nothing.
 */
@@ -77,8 +77,14 @@ extension Database {
             let stubs = (kept.first?.attachments ?? []).map { AttachmentUpdate.stub(name: $0.name, digest: $0.digest) }
             updates.append(DocumentUpdate(id: resolution.id, body: merged, baseRevision: winner.rev, attachments: stubs))
         }
+        // Each tombstone keeps its leaf's attachments too (as stubs): compaction then keeps
+        // their bytes, as it keeps the body, and nothing of the leaf is lost.
+        let losers = try DocumentRecords.revisions(db, rowID: record.rowID, tree: tree, revs: Array(resolution.leaves.dropFirst()))
         for (loser, body) in zip(resolution.leaves.dropFirst(), resolution.tombstoneBodies) {
-            updates.append(DocumentUpdate(id: resolution.id, body: body, isDeleted: true, baseRevision: loser))
+            let attachments = losers.first { $0.rev == loser }?.attachments ?? []
+            let stubs = attachments.map { AttachmentUpdate.stub(name: $0.name, digest: $0.digest) }
+            updates.append(DocumentUpdate(id: resolution.id, body: body, isDeleted: true, baseRevision: loser,
+                                          attachments: stubs))
         }
         var newWinner = winner.rev
         for (index, update) in updates.enumerated() {
