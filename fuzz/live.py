@@ -1,8 +1,9 @@
-"""What fuzz/api.py and fuzz/wire.py share: their command line and the server's address."""
+"""What the live fuzzers share: their command line, the server's address, and whether it answers."""
 
 import argparse
 import base64
 import os
+import socket
 import urllib.parse
 
 
@@ -23,3 +24,13 @@ def address(base):
     url = urllib.parse.urlsplit(base)
     creds = f"{urllib.parse.unquote(url.username or '')}:{urllib.parse.unquote(url.password or '')}"
     return url.hostname, url.port or 80, "Basic " + base64.b64encode(creds.encode()).decode()
+
+
+def alive(host, port):
+    """Whether a fresh plain connection gets `GET /_up` answered 200 within 5 s."""
+    try:
+        with socket.create_connection((host, port), timeout=5) as s:
+            s.sendall(b"GET /_up HTTP/1.1\r\nConnection: close\r\n\r\n")
+            return s.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False

@@ -21,6 +21,7 @@ What must hold:
 The seed makes a run repeatable; a failure prints its case.
 """
 
+import os
 import random
 import socket
 import sys
@@ -30,8 +31,6 @@ from tlslite.api import HandshakeSettings, TLSConnection
 from tlslite.constants import AlertDescription, ContentType, KeyUpdateMessageType
 from tlslite.errors import TLSAbruptCloseError, TLSRemoteAlert
 from tlslite.messages import KeyUpdate, Message
-
-import os
 
 REQUEST = b"GET /_up HTTP/1.1\r\nHost: fuzz\r\n\r\n"
 
@@ -203,15 +202,6 @@ def case_damaged(rng, port):
 CASES = [case_request_in_pieces, case_fragmented_key_update, case_forbidden, case_damaged]
 
 
-def alive(host, port):
-    try:
-        with socket.create_connection((host, port), timeout=5) as sock:
-            sock.sendall(b"GET /_up HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n")
-            return sock.recv(12).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
-
-
 def main():
     args = live.arguments(__doc__, "cases", 400)
     host, port, _ = live.address(args.base)
@@ -224,12 +214,12 @@ def main():
         try:
             case(rng, tls_port)
         except (AssertionError, OSError, TLSAbruptCloseError, TLSRemoteAlert) as failure:
-            up = "alive" if alive(host, port) else "DOWN"
+            up = "alive" if live.alive(host, port) else "DOWN"
             raise AssertionError(f"case {n} {case.__name__} (server {up}, rng state hash {hash(state)}): {failure!r}")
         counts[case.__name__] += 1
-        if n % 25 == 24 and not alive(host, port):
+        if n % 25 == 24 and not live.alive(host, port):
             raise AssertionError(f"no answer on a fresh connection after case {n}")
-    if not alive(host, port):
+    if not live.alive(host, port):
         raise AssertionError("no answer on a fresh connection at the end")
     print(f"fuzz tls records: {args.count} connections (seed {args.seed}): "
           + ", ".join(f"{name.removeprefix('case_')} {count}" for name, count in counts.items()))

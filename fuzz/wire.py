@@ -120,15 +120,6 @@ def check(received):
             raise AssertionError(f"answered {status.decode()}: {received[:400]!r}")
 
 
-def alive(host, port):
-    try:
-        with socket.create_connection((host, port), timeout=5) as s:
-            s.sendall(b"GET /_up HTTP/1.1\r\nConnection: close\r\n\r\n")
-            return s.recv(64).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
-
-
 def admin_request(host, port, auth, method, path):
     with socket.create_connection((host, port), timeout=10) as s:
         s.sendall(f"{method} {path} HTTP/1.1\r\nAuthorization: {auth}\r\nConnection: close\r\n\r\n".encode())
@@ -155,13 +146,13 @@ def main():
                 received = run_case(host, port, data, rng)
                 check(received)
             except (AssertionError, OSError) as failure:
-                state = "alive" if alive(host, port) else "DOWN"
+                state = "alive" if live.alive(host, port) else "DOWN"
                 raise AssertionError(f"case {n} (server {state}): {failure}\n  sent {data!r}")
             for status in ANY_STATUS.findall(received):
                 statuses[status.decode()] = statuses.get(status.decode(), 0) + 1
-            if n % 50 == 49 and not alive(host, port):
+            if n % 50 == 49 and not live.alive(host, port):
                 raise AssertionError(f"no answer on a fresh connection after case {n}: {data!r}")
-        if not alive(host, port):
+        if not live.alive(host, port):
             raise AssertionError("no answer on a fresh connection at the end")
     finally:
         try:

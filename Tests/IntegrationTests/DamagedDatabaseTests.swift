@@ -92,14 +92,6 @@ import Testing
 
     /// Runs `settee check ARGUMENTS`: its exit status and its standard output.
     func check(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try SetteeProcess.binaryURL()
-        process.arguments = ["check"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try SetteeCommand.run(["check"] + arguments)
     }
 }

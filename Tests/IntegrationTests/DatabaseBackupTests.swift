@@ -11,16 +11,7 @@ import Testing
 /// another data directory, where a server serves it.
 @Suite(.serialized) struct DatabaseBackupTests {
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try SetteeProcess.binaryURL()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SETTEE_") }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try SetteeCommand.run(arguments)
     }
 
     func putAttachment(_ settee: SetteeProcess, _ path: String, _ bytes: [UInt8]) throws -> Int {
