@@ -20,7 +20,7 @@ enum AuthDesignDocument {
 
     /// Writes `_design/_auth` into `database` when it is missing, or puts CouchDB's
     /// function back when its `validate_doc_update` differs, as `ensure_auth_ddoc_exists`
-    /// does; the server's own write (no writer), so no user's rights are asked.
+    /// does; the server's own write (`.system`), so no user's rights are asked.
     /// - Throws: `StoreError` when the write fails for the whole batch.
     static func ensure(in database: Database) async throws {
         let current = try await database.winner(id: id)
@@ -35,7 +35,7 @@ enum AuthDesignDocument {
         }
         let update = DocumentUpdate(id: id, body: JSONWriter.serialize(.object(body)), baseRevision: base)
         // A concurrent writer's version is as good: a conflict is left alone (CouchDB ignores it too).
-        _ = try await WriteContext.$writer.withValue(nil) { try await database.update([update], newEdits: true) }
+        _ = try await WriteContext.$writer.withValue(.system) { try await database.update([update], newEdits: true) }
     }
 
     /// CouchDB 3.4.3's `AUTH_DB_DOC_VALIDATE_FUNCTION`, exactly.
