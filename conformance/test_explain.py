@@ -162,3 +162,23 @@ def test_use_index_that_cannot_sort(indexed):
     r = indexed.client.post(indexed.url("_find"), json={"selector": {"name": "x"}, "sort": ["name"],
                                                         "use_index": "ia"})
     assert_error(r, 400, "no_usable_index")
+
+
+def candidates(out):
+    return [(c["index"]["name"], c["analysis"]["usable"], [r["name"] for r in c["analysis"]["reasons"]],
+             c["analysis"]["ranking"]) for c in out["index_candidates"]]
+
+
+def test_index_candidates(indexed):
+    """index_candidates: the indexes not chosen, newest-considered first, usable ones ranked by
+    preference and unusable ones after them, one reason each (mango_cursor:explain/1)."""
+    out = explain(indexed, {"selector": {"a": 1, "name": "x"}})
+    assert out["index"]["name"] == "ian"
+    assert candidates(out) == [("ibc", False, ["field_mismatch"], 3), ("ia", True, ["less_overlap"], 1),
+                               ("_all_docs", True, ["unfavored_type"], 2)]
+    out = explain(indexed, {"selector": {"a": 1}, "use_index": "ia"})
+    assert candidates(out) == [("ibc", False, ["field_mismatch"], 2), ("ian", False, ["field_mismatch"], 2),
+                               ("_all_docs", True, ["excluded_by_user"], 1)]
+    out = explain(indexed, {"selector": {"a": {"$gt": 0}}, "sort": ["a", "name"]})
+    assert candidates(out) == [("ibc", False, ["field_mismatch"], 1), ("ia", False, ["sort_order_mismatch"], 1),
+                               ("_all_docs", False, ["field_mismatch"], 1)]

@@ -76,6 +76,12 @@ public enum QueryPlanner {
         }
     }
 
+    /// Usable indexes in the order of preference (step 4): `_explain`'s `ranking`.
+    public static func preferred(_ usable: [MangoIndex], _ selector: Selector) -> [MangoIndex] {
+        let fieldRanges = selector.indexableFields()
+        return usable.filter { !$0.isSpecial }.sorted { better($0, than: $1, fieldRanges) } + usable.filter(\.isSpecial)
+    }
+
     private static func plan(_ index: MangoIndex, _ selector: Selector, _ request: FindRequest,
                              warnings: [String], candidates: [QueryPlan.Candidate]) -> QueryPlan {
         let descending = request.sort.isDescending

@@ -32,13 +32,14 @@ enum FindHandlers {
         } catch {
             guard error == .noUsableIndex else { throw error }
             let candidates = QueryPlanner.candidates(request, indexes: indexes)
-            explanation["index_candidates"] = .array(candidates.map { candidateJSON($0, request) })
+            explanation["index_candidates"] = candidatesJSON(candidates, request, excludedByUser: false)
             explanation["selector_hints"] = hints(request)
             return JSONResponse.ok(.object(explanation))
         }
         explanation["index"] = plan.index.json
-        explanation["index_candidates"] = .array(plan.candidates.filter { $0.index.name != plan.index.name
-            || $0.index.ddoc != plan.index.ddoc }.map { candidateJSON($0, request) })
+        explanation["index_candidates"] = candidatesJSON(plan.candidates.filter { $0.index.name != plan.index.name
+            || $0.index.ddoc != plan.index.ddoc }, request, excludedByUser: !request.useIndex.isEmpty
+            && !plan.warnings.contains { $0.contains("was not used because") })
         explanation["selector_hints"] = hints(request)
         let covers = covering(plan.index, request) == true
         explanation["mrargs"] = mrargs(plan, request, includeDocs: !covers)
@@ -46,13 +47,22 @@ enum FindHandlers {
         return JSONResponse.ok(.object(explanation))
     }
 
-    private static func candidateJSON(_ candidate: QueryPlan.Candidate, _ request: FindRequest) -> JSONValue {
-        let reasons: [JSONValue] = candidate.isUsable
-            ? (candidate.index.isSpecial ? [["name": "unfavored_type"]] : [["name": "less_overlap"]])
-            : candidate.reasons.map { ["name": .string($0)] }
-        return ["index": candidate.index.json,
-                "analysis": ["usable": .bool(candidate.isUsable), "reasons": .array(reasons),
-                             "ranking": .int(candidate.isUsable ? 1 : 2), "covering": covering(candidate.index, request)]]
+    /// The indexes not chosen, as CouchDB 3.4.3 lists them: in the reverse of the order they
+    /// were considered, usable ones ranked 1, 2... by preference, unusable ones one after those,
+    /// each with its first reason only; usable ones passed over for `use_index`'s `excluded_by_user`.
+    private static func candidatesJSON(_ candidates: [QueryPlan.Candidate], _ request: FindRequest,
+                                       excludedByUser: Bool) -> JSONValue {
+        let preferred = QueryPlanner.preferred(candidates.filter(\.isUsable).map(\.index), request.selector)
+        return .array(candidates.reversed().map { candidate in
+            let rank = preferred.firstIndex { $0.ddoc == candidate.index.ddoc && $0.name == candidate.index.name }
+            let reason = !candidate.isUsable ? candidate.reasons.first ?? "field_mismatch"
+                : excludedByUser ? "excluded_by_user" : candidate.index.isSpecial ? "unfavored_type" : "less_overlap"
+            let reasons: [JSONValue] = [["name": .string(reason)]]
+            return ["index": candidate.index.json,
+                    "analysis": ["usable": .bool(candidate.isUsable), "reasons": .array(reasons),
+                                 "ranking": .int(candidate.isUsable ? (rank ?? 0) + 1 : preferred.count + 1),
+                                 "covering": covering(candidate.index, request)]]
+        })
     }
 
     private static func hints(_ request: FindRequest) -> JSONValue {
