@@ -84,7 +84,7 @@ public struct FindRequest: Sendable {
             "use_index": .array(useIndex.map { .string($0) }), "bookmark": .string(bookmark ?? "nil"),
             "limit": .int(limit), "skip": .int(skip),
             "sort": .object(JSONObject(sort.fields.map { ($0, .string(sort.isDescending ? "desc" : "asc")) })),
-            "fields": fields.map { .array($0.map { .string($0) }) } ?? "all_fields", "partition": "", "r": .int(r),
+            "fields": .array((fields ?? []).map { .string($0) }), "partition": "", "r": .int(r),
             "conflicts": .bool(conflicts), "stale": .bool(stale), "update": .bool(update), "stable": .bool(stable),
             "execution_stats": .bool(executionStats), "allow_fallback": .bool(allowFallback),
         ]
@@ -107,13 +107,22 @@ public struct FindRequest: Sendable {
 
     private static func indexName(_ value: JSONValue) throws(MangoError) -> [String] {
         switch value {
-        case .string(let name): return [name]
+        case .string(let name):
+            // mango_opts:validate_use_index/1 splits a string at every `/` and drops a
+            // leading `_design`: "_design/d/i" is ["d", "i"], "d/i" too, "_design/d" ["d"].
+            let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            switch parts.count {
+            case 1: return parts
+            case 2: return parts[0] == "_design" ? [parts[1]] : parts
+            case 3 where parts[0] == "_design": return [parts[1], parts[2]]
+            default: break
+            }
         case .array(let names) where names.count <= 2:
             let strings = names.compactMap(\.stringValue)
             if strings.count == names.count { return strings }
         default: break
         }
-        throw MangoError(400, "invalid_index_name", "Invalid index name: \(ErlangTerm.format(value))")
+        throw MangoError(400, "invalid_index_name", "Invalid index name: \(ErlangTerm.format(value, bytes: true))")
     }
 
     private static func fieldList(_ value: JSONValue) throws(MangoError) -> [String] {

@@ -37,7 +37,7 @@ public struct MangoError: Error, Sendable, Hashable, CustomStringConvertible {
     static let mixedSort = MangoError(
         400, "unsupported_mixed_sort", "Sorts currently only support a single direction for all fields.")
 
-    static let noUsableIndex = MangoError(
+    public static let noUsableIndex = MangoError(
         400, "no_usable_index", "No index exists for this sort, try indexing by the sort fields.")
 
     public static func invalidBookmark(_ value: String) -> MangoError {
@@ -48,16 +48,22 @@ public struct MangoError: Error, Sendable, Hashable, CustomStringConvertible {
 /// JSON values printed as Erlang terms, the way CouchDB's error reasons show
 /// them (`~p` of the decoded EJSON): `<<"text">>`, `{[{<<"key">>,1}]}`, `[1,2]`.
 enum ErlangTerm {
-    static func format(_ value: JSONValue) -> String {
+    /// `bytes`: as `~w` writes them, binaries as their bytes (`<<97,47>>`), which
+    /// mango_opts's `invalid_index_name` reason shows.
+    static func format(_ value: JSONValue, bytes: Bool = false) -> String {
         switch value {
         case .null: "null"
         case .bool(let b): b ? "true" : "false"
         case .number(let n): n.text
-        case .string(let s): "<<\(JSONWriter.string(.string(s)))>>"
-        case .array(let elements): "[" + elements.map(format).joined(separator: ",") + "]"
+        case .string(let s): binary(s, bytes: bytes)
+        case .array(let elements): "[" + elements.map { format($0, bytes: bytes) }.joined(separator: ",") + "]"
         case .object(let object):
-            "{[" + object.map { "{<<\(JSONWriter.string(.string($0.key)))>>,\(format($0.value))}" }
+            "{[" + object.map { "{\(binary($0.key, bytes: bytes)),\(format($0.value, bytes: bytes))}" }
                 .joined(separator: ",") + "]}"
         }
+    }
+
+    private static func binary(_ text: String, bytes: Bool) -> String {
+        bytes ? "<<" + text.utf8.map(String.init).joined(separator: ",") + ">>" : "<<\(JSONWriter.string(.string(text)))>>"
     }
 }

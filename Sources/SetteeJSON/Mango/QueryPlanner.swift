@@ -44,16 +44,7 @@ public enum QueryPlanner {
     ///   when `use_index` names none usable and fallback is not allowed.
     public static func plan(_ request: FindRequest, indexes: [MangoIndex]) throws(MangoError) -> QueryPlan {
         let selector = request.selector
-        let sortFields = request.sort.fields
-        let named = request.useIndex.isEmpty ? [] : indexes.filter { matches($0, request.useIndex) }
-        var candidates = [MangoIndex.allDocs] + indexes.filter { $0.partialFilter == nil }
-        for index in named where !candidates.contains(where: { same($0, index) }) { candidates.append(index) }
-
-        var analysed: [QueryPlan.Candidate] = []
-        for index in candidates {
-            let reasons = unusableReasons(index, selector, sortFields)
-            analysed.append(.init(index: index, isUsable: reasons.isEmpty, reasons: reasons))
-        }
+        let analysed = candidates(request, indexes: indexes)
         let usable = analysed.filter(\.isUsable).map(\.index)
         guard !usable.isEmpty else { throw .noUsableIndex }
 
@@ -71,6 +62,24 @@ public enum QueryPlanner {
         let chosen = json.min { better($0, than: $1, fieldRanges) } ?? MangoIndex.allDocs
         if chosen.isSpecial { warnings.append("No matching index found, create an index to optimize query time.") }
         return plan(chosen, selector, request, warnings: warnings, candidates: analysed)
+    }
+
+    /// Every index considered (steps 1 and 2), usable or not with the reasons: `_explain`
+    /// lists them even when none is usable.
+    public static func candidates(_ request: FindRequest, indexes: [MangoIndex]) -> [QueryPlan.Candidate] {
+        let named = request.useIndex.isEmpty ? [] : indexes.filter { matches($0, request.useIndex) }
+        var candidates = [MangoIndex.allDocs] + indexes.filter { $0.partialFilter == nil }
+        for index in named where !candidates.contains(where: { same($0, index) }) { candidates.append(index) }
+        return candidates.map { index in
+            let reasons = unusableReasons(index, request.selector, request.sort.fields)
+            return .init(index: index, isUsable: reasons.isEmpty, reasons: reasons)
+        }
+    }
+
+    /// Usable indexes in the order of preference (step 4): `_explain`'s `ranking`.
+    public static func preferred(_ usable: [MangoIndex], _ selector: Selector) -> [MangoIndex] {
+        let fieldRanges = selector.indexableFields()
+        return usable.filter { !$0.isSpecial }.sorted { better($0, than: $1, fieldRanges) } + usable.filter(\.isSpecial)
     }
 
     private static func plan(_ index: MangoIndex, _ selector: Selector, _ request: FindRequest,

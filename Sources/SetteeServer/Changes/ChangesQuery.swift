@@ -52,9 +52,10 @@ struct ChangesQuery: Sendable {
     }
 
     init(_ context: RequestContext) async throws {
-        let q = context.query
+        // chttpd_db:parse_changes_query/1 lowercases every parameter name (`?LIMIT=1` is a limit).
+        let q = QueryOptions(items: context.query.items.map { (name: $0.name.lowercased(), value: $0.value) })
         feed = try ChangesFeedKind(parameter: q["feed"])
-        since = try Self.parseSince(q["since"] ?? context.headers["Last-Event-ID"])
+        since = try Self.parseSince(Self.sinceText(q, feed: feed, header: context.headers["Last-Event-ID"]))
         // 0 means no rows, as CouchDB 3's clustered feed answers: its collector drops
         // every row once its limit is 0 and counts it as pending (fabric_view_changes.erl,
         // `handle_message({change, _}, _, #collector{limit = 0})`). CouchDB 1.x and
@@ -150,7 +151,17 @@ struct ChangesQuery: Sendable {
         return max(0, value)
     }
 
-    /// `since` (or `Last-Event-ID`): `now` (nil), a sequence token or a plain integer.
+    /// Where the feed starts, as chttpd_db:parse_changes_query/1 reads it: the query's
+    /// `since` or `last-event-id` (the same thing to CouchDB; it folds the parameters in
+    /// order, so the later one wins; aiocouch's `changes(last_event_id=...)` sends the
+    /// latter), and for `eventsource` only, a `Last-Event-ID` header over both (a browser
+    /// reconnecting). Other feeds ignore the header.
+    static func sinceText(_ q: QueryOptions, feed: ChangesFeedKind, header: String?) -> String? {
+        if feed == .eventsource, let header { return header }
+        return q.items.last { $0.name == "since" || $0.name == "last-event-id" }?.value
+    }
+
+    /// `since`: `now` (nil), a sequence token or a plain integer.
     static func parseSince(_ text: String?) throws -> Int64? {
         guard let text else { return 0 }
         if text == "now" { return nil }

@@ -12,37 +12,81 @@ enum FindHandlers {
         return JSONResponse.make(status: 200, bytes: body(result, request))
     }
 
+    /// CouchDB 3.4.3's `_explain` (mango_cursor:explain/1, mango_cursor_view:explain/1),
+    /// member for member: the normalized selector, `fields` `[]` when absent, `mrargs` with
+    /// `include_docs` unless the index covers the query, `end_key` closed by `"<MAX>"` and the
+    /// two keys swapped when descending. A sort no index can give is 200 with `index: null`
+    /// there (no `mrargs`, no `covering`), where `_find` answers 400 `no_usable_index`.
     static func explain(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let request = try await parse(context, database)
-        let plan = try QueryPlanner.plan(request, indexes: try await MangoIndexes.all(database))
-        let candidates: [JSONValue] = plan.candidates.filter { $0.index.name != plan.index.name
-            || $0.index.ddoc != plan.index.ddoc }.map { candidate in
-            let reasons: [JSONValue] = candidate.isUsable
-                ? (candidate.index.isSpecial ? [["name": "unfavored_type"]] : [["name": "less_overlap"]])
-                : candidate.reasons.map { ["name": .string($0)] }
+        let indexes = try await MangoIndexes.all(database)
+        var explanation: JSONObject = [
+            "dbname": .string(database.name), "index": .null, "partitioned": false,
+            "selector": SelectorNormalizer.normalize(request.selectorJSON), "opts": request.optionsJSON,
+            "limit": .int(request.limit), "skip": .int(request.skip),
+            "fields": .array((request.fields ?? []).map { .string($0) }),
+        ]
+        let plan: QueryPlan
+        do {
+            plan = try QueryPlanner.plan(request, indexes: indexes)
+        } catch {
+            guard error == .noUsableIndex else { throw error }
+            let candidates = QueryPlanner.candidates(request, indexes: indexes)
+            explanation["index_candidates"] = candidatesJSON(candidates, request, excludedByUser: false)
+            explanation["selector_hints"] = hints(request)
+            return JSONResponse.ok(.object(explanation))
+        }
+        explanation["index"] = plan.index.json
+        explanation["index_candidates"] = candidatesJSON(plan.candidates.filter { $0.index.name != plan.index.name
+            || $0.index.ddoc != plan.index.ddoc }, request, excludedByUser: !request.useIndex.isEmpty
+            && !plan.warnings.contains { $0.contains("was not used because") })
+        explanation["selector_hints"] = hints(request)
+        let covers = covering(plan.index, request) == true
+        explanation["mrargs"] = mrargs(plan, request, includeDocs: !covers)
+        explanation["covering"] = .bool(covers)
+        return JSONResponse.ok(.object(explanation))
+    }
+
+    /// The indexes not chosen, as CouchDB 3.4.3 lists them: in the reverse of the order they
+    /// were considered, usable ones ranked 1, 2... by preference, unusable ones one after those,
+    /// each with its first reason only; usable ones passed over for `use_index`'s `excluded_by_user`.
+    private static func candidatesJSON(_ candidates: [QueryPlan.Candidate], _ request: FindRequest,
+                                       excludedByUser: Bool) -> JSONValue {
+        let preferred = QueryPlanner.preferred(candidates.filter(\.isUsable).map(\.index), request.selector)
+        return .array(candidates.reversed().map { candidate in
+            let rank = preferred.firstIndex { $0.ddoc == candidate.index.ddoc && $0.name == candidate.index.name }
+            let reason = !candidate.isUsable ? candidate.reasons.first ?? "field_mismatch"
+                : excludedByUser ? "excluded_by_user" : candidate.index.isSpecial ? "unfavored_type" : "less_overlap"
+            let reasons: [JSONValue] = [["name": .string(reason)]]
             return ["index": candidate.index.json,
                     "analysis": ["usable": .bool(candidate.isUsable), "reasons": .array(reasons),
-                                 "ranking": .int(candidate.isUsable ? 1 : 2), "covering": covering(candidate.index, request)]]
-        }
+                                 "ranking": .int(candidate.isUsable ? (rank ?? 0) + 1 : preferred.count + 1),
+                                 "covering": covering(candidate.index, request)]]
+        })
+    }
+
+    private static func hints(_ request: FindRequest) -> JSONValue {
         let indexable = request.selector.indexableFieldNames
-        let mrargs: JSONValue = [
-            "include_docs": .bool(plan.index.isSpecial), "view_type": "map", "reduce": false, "partition": .null,
-            "start_key": plan.index.isSpecial ? (plan.startKey.first ?? .null) : .array(plan.startKey),
-            "end_key": plan.index.isSpecial ? (plan.endKey.first ?? "<MAX>") : .array(plan.endKey),
+        return [["type": "json", "indexable_fields": .array(indexable.map { .string($0) }), "unindexable_fields": []]]
+    }
+
+    /// The view arguments CouchDB would read the index with (couch_mrview's #mrargs).
+    private static func mrargs(_ plan: QueryPlan, _ request: FindRequest, includeDocs: Bool) -> JSONValue {
+        var start: JSONValue, end: JSONValue
+        if plan.index.isSpecial {
+            (start, end) = (plan.startKey.first ?? .null, plan.endKey.first ?? "<MAX>")
+        } else {
+            // mango_idx_view:end_key/1 closes every end with "<MAX>" (an open end is one already).
+            let closed = plan.endKey.last == "<MAX>" ? plan.endKey : plan.endKey + ["<MAX>"]
+            (start, end) = (.array(plan.startKey), .array(closed))
+            if plan.isDescending { swap(&start, &end) }
+        }
+        return [
+            "include_docs": .bool(includeDocs), "view_type": "map", "reduce": false, "partition": .null,
+            "start_key": start, "end_key": end,
             "direction": .string(plan.isDescending ? "rev" : "fwd"), "stable": .bool(request.stable),
             "update": .bool(request.update), "conflicts": request.conflicts ? true : "undefined",
         ]
-        let explanation: JSONValue = [
-            "dbname": .string(database.name), "index": plan.index.json, "partitioned": false,
-            "selector": request.selectorJSON, "opts": request.optionsJSON,
-            "limit": .int(request.limit), "skip": .int(request.skip),
-            "fields": request.fields.map { .array($0.map { .string($0) }) } ?? "all_fields",
-            "index_candidates": .array(candidates),
-            "selector_hints": [["type": "json", "indexable_fields": .array(indexable.map { .string($0) }),
-                                "unindexable_fields": []]],
-            "mrargs": mrargs, "covering": covering(plan.index, request),
-        ]
-        return JSONResponse.ok(explanation)
     }
 
     /// `_find`'s body, laid out as CouchDB's mango_httpd writes it (one document per line).
