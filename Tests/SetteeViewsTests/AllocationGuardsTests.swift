@@ -5,8 +5,10 @@ import Testing
 /// The allocation guards (`JavaScriptEngine.allocationGuards`, issue #46 item 5): what one
 /// native call would allocate past the call's memory limit is refused before it is
 /// allocated, by every path design document code could take to the allocator, and
-/// ordinary use of the same functions is unchanged.
-@Suite struct AllocationGuardsTests {
+/// ordinary use of the same functions is unchanged. Serialized: each case measures the
+/// process's RSS, and 33 engines at once would hold both cooperative threads for seconds,
+/// starving the in-process servers of the suites that run beside this one.
+@Suite(.serialized) struct AllocationGuardsTests {
     static let limit = 64 << 20
 
     /// Runs `body` as a map function's body over one document: its emitted value.
