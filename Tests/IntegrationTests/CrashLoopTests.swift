@@ -86,6 +86,17 @@ import Testing
         let peers = try CrashLoopPeers()
         defer { peers.stop() }
         peers.setUp()
+        // Conflicts from the start: each peer gets its own first revision of s0...s3 (as a
+        // replicator would write it), so every shared id has three branches to carry.
+        var wanted: [String: [String]] = [:]
+        for (index, letter) in ["a", "b", "c"].enumerated() {
+            let docs: [JSONValue] = (0..<4).map { n in
+                ["_id": .string("s\(n)"), "_rev": .string("1-" + String(repeating: letter, count: 32)), "side": .int(index)]
+            }
+            let body: JSONValue = ["new_edits": false, "docs": .array(docs)]
+            #expect(peers.call(index, "POST", "/\(CrashLoopPeers.db)/_bulk_docs", JSONWriter.string(body))?.status == 201)
+            for n in 0..<4 { wanted["s\(n)", default: []].append("1-" + String(repeating: letter, count: 32)) }
+        }
         let writer = Writer(peers)
         writer.start()
         // Every job has checkpointed before the first kill: from then on, a start from 0 is a resync.
@@ -112,7 +123,6 @@ import Testing
         }
         writer.stop()
         let acked = writer.acked
-        var wanted: [String: [String]] = [:]
         for write in acked { wanted[write.id, default: []].append(write.rev) }
         var leaves: [String: [String]] = [:]
         let converged = ConflictPeers.eventually(90) {
