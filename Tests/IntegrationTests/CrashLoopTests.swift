@@ -86,17 +86,7 @@ import Testing
         let peers = try CrashLoopPeers()
         defer { peers.stop() }
         peers.setUp()
-        // Conflicts from the start: each peer gets its own first revision of s0...s3 (as a
-        // replicator would write it), so every shared id has three branches to carry.
-        var wanted: [String: [String]] = [:]
-        for (index, letter) in ["a", "b", "c"].enumerated() {
-            let docs: [JSONValue] = (0..<4).map { n in
-                ["_id": .string("s\(n)"), "_rev": .string("1-" + String(repeating: letter, count: 32)), "side": .int(index)]
-            }
-            let body: JSONValue = ["new_edits": false, "docs": .array(docs)]
-            #expect(peers.call(index, "POST", "/\(CrashLoopPeers.db)/_bulk_docs", JSONWriter.string(body))?.status == 201)
-            for n in 0..<4 { wanted["s\(n)", default: []].append("1-" + String(repeating: letter, count: 32)) }
-        }
+        var wanted = Self.seedConflicts(peers)
         let writer = Writer(peers)
         writer.start()
         // Every job has checkpointed before the first kill: from then on, a start from 0 is a resync.
@@ -106,21 +96,7 @@ import Testing
             return ids.count == peers.jobs.count
         }
         try #require(armed, "every job's first checkpoint")
-        var random = SplitMix(state: 44)
-        let moments = (0..<6).map { _ in Double(random.next() % 30_000) / 1000 }.sorted()
-        let begin = Date()
-        var checks = 0
-        for moment in moments {
-            let wait = begin.addingTimeInterval(moment).timeIntervalSinceNow
-            if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }  // the kill schedule, not a synchronisation
-            let victim = Int(random.next() % 3)
-            try peers.crash(victim)
-            for (job, id) in zip(peers.jobs, ids) where job.target == victim {
-                guard let violations = peers.checkpointViolations(job, id: id) else { continue }
-                checks += 1
-                #expect(violations == 0, "checkpoint \(id) into peer \(victim) passed \(violations) missing revisions")
-            }
-        }
+        let checks = try Self.killSixTimes(peers, ids: ids)
         writer.stop()
         let acked = writer.acked
         for write in acked { wanted[write.id, default: []].append(write.rev) }
@@ -142,16 +118,53 @@ import Testing
         for (job, id) in zip(peers.jobs, ids) {
             #expect(peers.checkpointViolations(job, id: id) == 0, "checkpoint \(id) at the end")
         }
-        // Every start of a job after a restart resumed from a checkpoint, never from 0.
-        var resumed = 0
-        for index in 0..<3 {
-            for output in peers.outputs(index).dropFirst() {
-                for line in output.split(separator: "\n") where line.contains("[SetteeReplicator] replicating ") {
-                    resumed += 1
-                    #expect(!line.hasSuffix(" from 0"), "a resync from 0: \(line)")
-                }
+        let starts = Self.startsAfterRestarts(peers)
+        #expect(!starts.isEmpty)
+        for line in starts { #expect(!line.hasSuffix(" from 0"), "a resync from 0: \(line)") }
+    }
+
+    /// Conflicts from the start: each peer gets its own first revision of s0...s3 (as a
+    /// replicator would write it), so every shared id has three branches to carry.
+    /// - Returns: the revisions written, by id.
+    static func seedConflicts(_ peers: CrashLoopPeers) -> [String: [String]] {
+        var written: [String: [String]] = [:]
+        for (index, letter) in ["a", "b", "c"].enumerated() {
+            let rev = "1-" + String(repeating: letter, count: 32)
+            let docs: [JSONValue] = (0..<4).map { n in ["_id": .string("s\(n)"), "_rev": .string(rev), "side": .int(index)] }
+            let body: JSONValue = ["new_edits": false, "docs": .array(docs)]
+            #expect(peers.call(index, "POST", "/\(CrashLoopPeers.db)/_bulk_docs", JSONWriter.string(body))?.status == 201)
+            for n in 0..<4 { written["s\(n)", default: []].append(rev) }
+        }
+        return written
+    }
+
+    /// Six SIGKILLs at seeded moments over 30 s; after each restart, every checkpoint into
+    /// the restarted peer is checked against its source. - Returns: the checks made.
+    static func killSixTimes(_ peers: CrashLoopPeers, ids: [String]) throws -> Int {
+        var random = SplitMix(state: 44)
+        let moments = (0..<6).map { _ in Double(random.next() % 30_000) / 1000 }.sorted()
+        let begin = Date()
+        var checks = 0
+        for moment in moments {
+            let wait = begin.addingTimeInterval(moment).timeIntervalSinceNow
+            if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }  // the kill schedule, not a synchronisation
+            let victim = Int(random.next() % 3)
+            try peers.crash(victim)
+            for (job, id) in zip(peers.jobs, ids) where job.target == victim {
+                guard let violations = peers.checkpointViolations(job, id: id) else { continue }
+                checks += 1
+                #expect(violations == 0, "checkpoint \(id) into peer \(victim) passed \(violations) missing revisions")
             }
         }
-        #expect(resumed > 0)
+        return checks
+    }
+
+    /// The `replicating SRC → TGT from SEQ` lines of every incarnation after a restart.
+    static func startsAfterRestarts(_ peers: CrashLoopPeers) -> [Substring] {
+        (0..<3).flatMap { index in
+            peers.outputs(index).dropFirst().flatMap { output in
+                output.split(separator: "\n").filter { $0.contains("[SetteeReplicator] replicating ") }
+            }
+        }
     }
 }
