@@ -28,20 +28,13 @@ struct ConfigEffects: Sendable {
         "native_query_servers", "os_daemons", "query_servers", "feature_flags",
     ]
 
-    /// Settings Settee reads once, when it starts (nil: the whole section): listeners,
-    /// the data directory, identity and TLS cannot change under running connections.
-    static let startOnly: [String: Set<String>?] = [
-        "chttpd": ["port", "bind_address"], "httpd": ["port", "bind_address"],
-        // max_dbs_open too: the cap is fitted to the descriptor limit at start-up (DescriptorBudget).
-        "couchdb": ["database_dir", "uuid", "single_node", "max_dbs_open"], "chttpd_auth": ["secret"],
-        "ssl": nil, "discovery": nil, "settee": nil, "prometheus": nil,
-    ]
-
     static func checkWritable(section: String, key: String) throws {
         if blacklistedSections.contains(section) {
             throw CouchError(403, "forbidden", "Config section blacklisted for modification over HTTP API.")
         }
-        if let keys = startOnly[section], keys?.contains(key) ?? true {
+        // Settings Settee reads once, when it starts (`ConfigKeys`): listeners, the data
+        // directory, identity and TLS cannot change under running connections.
+        if ConfigKeys.isStartOnly(section: section, key: key) {
             throw CouchError(403, "forbidden",
                              "[\(section)] \(key) is read when Settee starts: change it in the ini file and restart.")
         }
@@ -62,40 +55,11 @@ struct ConfigEffects: Sendable {
         }
     }
 
-    /// What a setting the server applies must be, when `value` is not that; nil when it
-    /// is fine (or the key is none of those). The one rule for the config API and the ini.
+    /// What a setting must be, when `value` is not that; nil when it is fine (or the key
+    /// is unknown). The one rule for the config API and the ini (`ConfigKeys`).
     static func expectation(section: String, key: String, value: String) -> String? {
-        switch (section, key) {
-        case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
-             ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"), ("couchdb", "os_process_timeout"),
-             ("quickjs", "memory_limit_bytes"):
-            guard let number = Int(value), number > 0 else { return "a positive integer" }
-        case ("chttpd_auth_lockout", "max_lifetime"):
-            guard let number = Int(value), number >= 0 else { return "a number of milliseconds" }
-        case ("chttpd_auth_lockout", "mode"):
-            guard LoginLockout.Mode(rawValue: value) != nil else { return "off, warn or enforce" }
-        case ("cors", "max_age"):
-            guard let number = Int(value), number >= 0 else { return "a number of seconds" }
-        case ("chttpd", "enable_cors"), ("cors", "credentials"),
-             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"), ("chttpd", "allow_jsonp"),
-             ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
-            guard Self.boolean(value) != nil else { return "true or false" }
-        case ("query_server_config", "reduce_limit"):
-            guard JavaScriptLimits.ReduceLimit(rawValue: value.lowercased()) != nil else { return "true, false or log" }
-        case ("uuids", "algorithm"):
-            guard UUIDGenerator.Algorithm(rawValue: value) != nil else {
-                return "one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", ")
-            }
-        case ("log", "level"):
-            guard Self.logLevels.contains(value.lowercased()) else { return "a log level such as debug, info or warning" }
-        default: break
-        }
-        return nil
+        ConfigKeys.expectation(section: section, key: key, value: value)
     }
-
-    /// CouchDB's level names (`couch_log_util:level_to_atom`); the executable maps them.
-    static let logLevels: Set<String> = ["debug", "info", "notice", "warning", "warn", "error", "err", "critical", "crit",
-                                          "alert", "emergency", "none"]
 
     static func boolean(_ value: String) -> Bool? {
         switch value.lowercased() {
