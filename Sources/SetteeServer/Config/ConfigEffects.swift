@@ -9,18 +9,9 @@ struct ConfigEffects: Sendable {
     let sessions: CookieSession
     /// Sets the process's log level (the executable owns logging); false for a name it does not know.
     let setLogLevel: @Sendable (String) -> Bool
-    /// What each live setting returns to when its key is deleted.
-    let defaults: Defaults
     let passwordIterations: Int
     /// The node's limits for design document functions (`JavaScriptService`).
     let javaScriptLimits: JavaScriptLimitsSetting
-
-    struct Defaults: Sendable {
-        var maxDocumentSize = 8_000_000
-        var sessionTimeout = 600
-        var logLevel = "info"
-        var lockout = LoginLockoutConfiguration()
-    }
 
     /// CouchDB's `couch_util:check_config_blacklist`.
     static let blacklistedSections: Set<String> = [
@@ -69,13 +60,16 @@ struct ConfigEffects: Sendable {
         }
     }
 
-    /// Makes a validated `value` (nil: deleted, back to the default) take effect.
-    func apply(section: String, key: String, value: String?) {
+    /// Makes a validated `value` (nil: deleted) take effect. A deleted key goes back to its
+    /// default in the one table (`ConfigKeys`, CouchDB's), as CouchDB's code defaults do;
+    /// the fallbacks below serve keys the table gives none (lists, computed limits).
+    func apply(section: String, key: String, value given: String?) {
+        let value = given ?? ConfigKeys.entry(section, key)?.defaultValue
         switch (section, key) {
         case ("admins", let name):
             live.admins.set(name, hash: value)
         case ("couchdb", "max_document_size"):
-            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? defaults.maxDocumentSize)
+            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? 8_000_000)
         // Design document functions' limits: CouchDB's query server timeout (ms) and its
         // JavaScript engine's memory limit, read by each call as it starts (this node's only).
         case ("couchdb", "os_process_timeout"):
@@ -105,17 +99,17 @@ struct ConfigEffects: Sendable {
         case ("chttpd_auth", "password_regexp"), ("couch_httpd_auth", "password_regexp"):
             live.authentication.passwordRequirements.set(value)
         case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
-            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? defaults.sessionTimeout)
+            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? 600)
         case ("chttpd_auth", "allow_persistent_cookies"):
             sessions.persistentSetting.set(value.flatMap(Self.boolean) ?? true)
         case ("chttpd_auth_lockout", "mode"):
-            lockout.update(mode: LoginLockout.Mode(rawValue: value ?? defaults.lockout.mode) ?? .enforce)
+            lockout.update(mode: value.flatMap(LoginLockout.Mode.init(rawValue:)) ?? .enforce)
         case ("chttpd_auth_lockout", "threshold"):
-            lockout.update(threshold: value.flatMap { Int($0) } ?? defaults.lockout.threshold)
+            lockout.update(threshold: value.flatMap { Int($0) } ?? LoginLockoutConfiguration().threshold)
         case ("chttpd_auth_lockout", "max_lifetime"):
-            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? defaults.lockout.maxLifetime))
+            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? LoginLockoutConfiguration().maxLifetime))
         case ("log", "level"):
-            _ = setLogLevel(value ?? defaults.logLevel)
+            _ = setLogLevel(value ?? "info")
         case ("chttpd", "enable_cors"):
             updateCORS { $0.enabled = value.flatMap(Self.boolean) ?? false }
         case ("cors", "origins"):
