@@ -18,6 +18,10 @@
    [discovery] enabled, name, type, databases (list or *), sync (list), credentials
              (name:password for peers), trust_advertised_fingerprint, topology (mesh or hub)
 
+ The one table of every key (its check, default, and whether `_config` applies it at
+ once, at the next start or never) is SetteeServer's `ConfigKeys`; the keys above are
+ applied here, the rest by the server from the file's settings.
+
  Anything else in the file is reported as one warning per setting and ignored, so a
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
  of `[admins]`; it is hashed in memory only, never written anywhere.
