@@ -18,6 +18,10 @@
    [discovery] enabled, name, type, databases (list or *), sync (list), credentials
              (name:password for peers), trust_advertised_fingerprint, topology (mesh or hub)
 
+ The one table of every key (its check, default, and whether `_config` applies it at
+ once, at the next start or never) is SetteeServer's `ConfigKeys`; the keys above are
+ applied here, the rest by the server from the file's settings.
+
  Anything else in the file is reported as one warning per setting and ignored, so a
  CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
  of `[admins]`; it is hashed in memory only, never written anywhere.
@@ -49,27 +53,8 @@ public struct ConfigOverrides: Sendable {
 public struct SetteeConfiguration: Sendable {
     /// The embedded default data directory, relative to the working directory.
     public static let defaultDataDirectory = "./data"
-    static let knownKeys: [String: Set<String>] = [
-        "chttpd": ["bind_address", "port", "max_http_request_size", "x_forwarded_host", "admin_only_all_dbs",
-                   "require_valid_user", "require_valid_user_except_for_up", "decode_plus_to_space", "enable_cors",
-                   "allow_jsonp"],
-        "uuids": ["algorithm", "utc_id_suffix", "max_count"],
-        "cors": ["origins", "credentials", "methods", "headers", "exposed_headers", "max_age"],
-        "prometheus": ["additional_port", "bind_address", "port"],
-        "couchdb": ["database_dir", "max_document_size", "uuid", "default_security", "single_node",
-                    "users_db_security_editable", "os_process_timeout", "max_dbs_open"],
-        "quickjs": ["memory_limit_bytes"],
-        "query_server_config": ["reduce_limit"],
-        "chttpd_auth": ["secret", "timeout", "allow_persistent_cookies", "iterations", "authentication_db",
-                        "password_regexp"],
-        "chttpd_auth_lockout": ["mode", "threshold", "max_lifetime"],
-        "attachments": ["compressible_types", "inline_max_bytes"],
-        "log": ["level", "stream"],
-        "settee": ["reader_mmap_size", "plain_http", "javascript_threads", "javascript_queue"],
-        "ssl": ["enable", "port", "cert_file", "key_file", "handshake_timeout", "verify_ssl_certificates", "cacert_file",
-                "fail_if_no_peer_cert"],
-        "discovery": ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint", "topology"],
-    ]
+    /// Every key the loader reads, by section: the one table's (`ConfigKeys`).
+    static var knownKeys: [String: Set<String>] { ConfigKeys.known }
 
     /// The ini file in use, if any (kept for in-place rewrites).
     public var iniFile: INIFile?
@@ -237,21 +222,25 @@ public struct SetteeConfiguration: Sendable {
             case ("ssl", "cacert_file"): tls.clientCAFile = entry.value.isEmpty ? nil : entry.value
             case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
             case ("admins", let name): fileAdmins[name] = entry.value
-            // Applied by the server from the file's settings (its config API's live ones); checked here.
-            case ("chttpd_auth", "authentication_db"), ("chttpd_auth", "password_regexp"): break  // applied by the server
-            case ("chttpd", "require_valid_user"), ("chttpd", "require_valid_user_except_for_up"),
-                 ("chttpd", "decode_plus_to_space"), ("chttpd", "enable_cors"), ("cors", "credentials"),
-                 ("chttpd", "allow_jsonp"),
-                 ("uuids", "algorithm"), ("uuids", "utc_id_suffix"), ("uuids", "max_count"), ("cors", "origins"),
-                 ("cors", "methods"), ("cors", "headers"), ("cors", "exposed_headers"), ("cors", "max_age"):
-                if let expected = NodeConfiguration.expectation(section: entry.section, key: entry.key, value: entry.value) {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: expected)
-                }
             case ("prometheus", "additional_port"): metrics.enabled = try Self.boolean(entry.value, origin: origin)
             case ("prometheus", "bind_address"): metrics.address = entry.value
             case ("prometheus", "port"): metrics.port = try Self.port(entry.value, origin: origin)
-            default: warnings.append("\(origin): unknown setting [\(entry.section)] \(entry.key), ignored")
+            default: try checkAppliedByServer(entry.section, entry.key, entry.value, origin: origin)
             }
+        }
+    }
+
+    /// A setting the server applies from the file's settings (as its config API's: `[uuids]`,
+    /// `[cors]`, `[chttpd] require_valid_user`...) is checked here by the one table
+    /// (`ConfigKeys`); one it does not know is named in a warning and ignored.
+    private mutating func checkAppliedByServer(_ section: String, _ key: String, _ value: String,
+                                               origin: String) throws(ConfigError) {
+        guard ConfigKeys.entry(section, key) != nil else {
+            warnings.append("\(origin): unknown setting [\(section)] \(key), ignored")
+            return
+        }
+        if let expected = ConfigKeys.expectation(section: section, key: key, value: value) {
+            throw .invalidValue(origin: origin, value: value, expected: expected)
         }
     }
 

@@ -60,6 +60,25 @@ import Testing
         #expect(try Self.call(settee, "GET", "/js/_design/ok/_show/s").text == "ok")
     }
 
+    /// A validate_doc_update stopped by its time limit is CouchDB 3.4.3's query server
+    /// timing out: 500 `{"error":"os_process_error","reason":"OS process timed out."}`
+    /// (couch_os_process.erl `readline`), not 403 `forbidden`, and nothing is written.
+    @Test func aValidationStoppedByItsTimeLimitAnswers500OsProcessError() throws {
+        let dir = try TempDirectory(prefix: "js-service")
+        let settee = try Self.start(dir, ini: "[couchdb]\nos_process_timeout = 1000\n")
+        defer { settee.kill(SIGKILL) }
+        #expect(try Self.call(settee, "PUT", "/js").status == 201)
+        let loop = #"{"validate_doc_update":"function(n, o) { if (n.loop) { while(true){} } }"}"#
+        #expect(try Self.call(settee, "PUT", "/js/_design/v", json: loop).status == 201)
+
+        let stopped = try Self.call(settee, "PUT", "/js/looped", json: #"{"loop":true}"#)
+        #expect(stopped.status == 500)
+        #expect(stopped.json?["error"]?.stringValue == "os_process_error")
+        #expect(stopped.json?["reason"]?.stringValue == "OS process timed out.")
+        #expect(try Self.call(settee, "GET", "/js/looped").status == 404)
+        #expect(try Self.call(settee, "PUT", "/js/plain", json: "{}").status == 201)
+    }
+
     @Test func callsPastTheQueueAreRefusedWith503() throws {
         let dir = try TempDirectory(prefix: "js-queue")
         let settee = try Self.start(dir, ini: "[couchdb]\nos_process_timeout = 2000\n[settee]\njavascript_threads = 1\njavascript_queue = 1\n")

@@ -4,6 +4,7 @@ import SetteeHTTP
 import SetteeJSON
 import SetteeReplicator
 import SetteeStore
+import SetteeViews
 import Testing
 
 /// One case per row of `CouchError+Mapping` (STYLE rule 11): each lower-layer
@@ -118,7 +119,49 @@ import Testing
         Row(error: CouchError.conflict, status: 409, word: "conflict", reason: "Document update conflict."),
         Row(error: JSONError(.unexpectedEnd, at: 0), status: 400, word: "bad_request", reason: "invalid UTF-8 JSON"),
         Row(error: CancellationError(), status: 500, word: "unknown_error", reason: nil),
+        // A JavaScriptError no caller named: a query server's failure.
+        Row(error: JavaScriptError(message: "OS process timed out."), status: 500, word: "os_process_error",
+            reason: "OS process timed out."),
     ]
+
+    /// Every kind of call through the JavaScript table: what CouchDB answers for a function
+    /// that failed as it ran (a time limit included), whatever it was for.
+    static let javaScriptRows: [(JavaScriptCall, Int, String, String)] = [
+        (.map, 500, "os_process_error", "OS process timed out."),
+        (.reduce, 500, "reduce_error", "OS process timed out."),
+        (.render, 500, "os_process_error", "OS process timed out."),
+        (.filter, 500, "error", "The filter function threw: OS process timed out."),
+        (.validation, 500, "os_process_error", "OS process timed out."),
+    ]
+
+    @Test func everyJavaScriptCallHasARow() {
+        #expect(Set(Self.javaScriptRows.map { "\($0.0)" }) == Set(JavaScriptCall.allCases.map { "\($0)" }))
+    }
+
+    @Test(arguments: JavaScriptCall.allCases)
+    func mapsJavaScript(call: JavaScriptCall) throws {
+        let row = try #require(Self.javaScriptRows.first { $0.0 == call })
+        let mapped = CouchError(javaScript: JavaScriptError(message: "OS process timed out."), in: call)
+        #expect(mapped.status == row.1)
+        #expect(mapped.error == row.2)
+        #expect(mapped.reason == row.3)
+        #expect(mapped.isFromJavaScript)
+        // No engine and an overloaded service answer the same for every call.
+        #expect(CouchError(javaScript: JavaScriptEngine.unavailable, in: call).status == 501)
+        let overloaded = CouchError(javaScript: JavaScriptError(message: "busy", isOverloaded: true), in: call)
+        #expect((overloaded.status, overloaded.error) == (503, "service_unavailable"))
+    }
+
+    @Test func mapsJavaScriptCompilationAndThrownErrors() {
+        let compiled = CouchError.javaScriptCompilation(JavaScriptError(message: "SyntaxError"), failure: "Compilation failed: ")
+        #expect((compiled.status, compiled.error, compiled.reason) == (400, "compilation_error", "Compilation failed: SyntaxError"))
+        #expect(CouchError.javaScriptCompilation(JavaScriptEngine.unavailable, failure: "").status == 501)
+        for (type, status) in [("bad_request", 400), ("unauthorized", 401), ("forbidden", 403), ("not_found", 404),
+                               ("method_not_allowed", 405), ("not_acceptable", 406), ("conflict", 409), ("oops", 500)] {
+            let thrown = CouchError.thrownByFunction(type, "r")
+            #expect((thrown.status, thrown.error, thrown.reason) == (status, type, "r"))
+        }
+    }
 
     @Test(arguments: storeRows + httpRows + documentRows + replicationRows + otherRows)
     func maps(row: Row) {

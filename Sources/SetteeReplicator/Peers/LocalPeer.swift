@@ -241,18 +241,19 @@ public struct LocalPeer: Peer {
     }
 
     static func badRequest(_ revision: TransferRevision, _ error: any Error) -> WriteFailure {
-        WriteFailure(id: revision.id, rev: revision.rev, error: "bad_request", reason: String(describing: error))
+        // A store error (a full disk storing an attachment, say) says what the table says.
+        if let store = error as? StoreError {
+            let (word, reason) = describe(store)
+            return WriteFailure(id: revision.id, rev: revision.rev, error: word, reason: reason)
+        }
+        return WriteFailure(id: revision.id, rev: revision.rev, error: "bad_request", reason: String(describing: error))
     }
 
-    /// CouchDB's error word and reason for a refused replicated write.
+    /// CouchDB's error word and reason for a refused replicated write: the store's one
+    /// table (`StoreError.couchAnswer`), as the server answers the same write.
     static func describe(_ error: StoreError) -> (String, String) {
-        switch error {
-        case .rejected(.forbidden(let reason)): ("forbidden", reason)
-        case .rejected(.unauthorized(let reason)): ("unauthorized", reason)
-        case .missingStub(let document, let attachment): ("missing_stub", "Invalid attachment stub in \(document) for \(attachment)")
-        case .documentTooLarge: ("document_too_large", "document too large")
-        default: ("error", String(describing: error))
-        }
+        let answer = error.couchAnswer
+        return (answer.error, answer.reason)
     }
 
     public func checkpoint(id: String) async throws -> JSONObject? {

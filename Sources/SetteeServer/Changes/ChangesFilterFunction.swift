@@ -69,8 +69,7 @@ struct ChangesFilterFunction: Sendable {
                     try engine.filter(handle, document: document, request: request)
                 }
             } catch let error as JavaScriptError {
-                // CouchDB answers 500 `error` (its query server's crash) for the whole request.
-                throw CouchError.fromJavaScript(500, "error", "The filter function threw: \(error.message)")
+                throw CouchError(javaScript: error, in: .filter)
             }
         case .view:
             let rows = try? await service.call(function) { (engine, handle) throws(JavaScriptError) in

@@ -9,18 +9,9 @@ struct ConfigEffects: Sendable {
     let sessions: CookieSession
     /// Sets the process's log level (the executable owns logging); false for a name it does not know.
     let setLogLevel: @Sendable (String) -> Bool
-    /// What each live setting returns to when its key is deleted.
-    let defaults: Defaults
     let passwordIterations: Int
     /// The node's limits for design document functions (`JavaScriptService`).
     let javaScriptLimits: JavaScriptLimitsSetting
-
-    struct Defaults: Sendable {
-        var maxDocumentSize = 8_000_000
-        var sessionTimeout = 600
-        var logLevel = "info"
-        var lockout = LoginLockoutConfiguration()
-    }
 
     /// CouchDB's `couch_util:check_config_blacklist`.
     static let blacklistedSections: Set<String> = [
@@ -28,20 +19,13 @@ struct ConfigEffects: Sendable {
         "native_query_servers", "os_daemons", "query_servers", "feature_flags",
     ]
 
-    /// Settings Settee reads once, when it starts (nil: the whole section): listeners,
-    /// the data directory, identity and TLS cannot change under running connections.
-    static let startOnly: [String: Set<String>?] = [
-        "chttpd": ["port", "bind_address"], "httpd": ["port", "bind_address"],
-        // max_dbs_open too: the cap is fitted to the descriptor limit at start-up (DescriptorBudget).
-        "couchdb": ["database_dir", "uuid", "single_node", "max_dbs_open"], "chttpd_auth": ["secret"],
-        "ssl": nil, "discovery": nil, "settee": nil, "prometheus": nil,
-    ]
-
     static func checkWritable(section: String, key: String) throws {
         if blacklistedSections.contains(section) {
             throw CouchError(403, "forbidden", "Config section blacklisted for modification over HTTP API.")
         }
-        if let keys = startOnly[section], keys?.contains(key) ?? true {
+        // Settings Settee reads once, when it starts (`ConfigKeys`): listeners, the data
+        // directory, identity and TLS cannot change under running connections.
+        if ConfigKeys.isStartOnly(section: section, key: key) {
             throw CouchError(403, "forbidden",
                              "[\(section)] \(key) is read when Settee starts: change it in the ini file and restart.")
         }
@@ -62,40 +46,11 @@ struct ConfigEffects: Sendable {
         }
     }
 
-    /// What a setting the server applies must be, when `value` is not that; nil when it
-    /// is fine (or the key is none of those). The one rule for the config API and the ini.
+    /// What a setting must be, when `value` is not that; nil when it is fine (or the key
+    /// is unknown). The one rule for the config API and the ini (`ConfigKeys`).
     static func expectation(section: String, key: String, value: String) -> String? {
-        switch (section, key) {
-        case ("couchdb", "max_document_size"), ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"),
-             ("chttpd_auth_lockout", "threshold"), ("uuids", "max_count"), ("couchdb", "os_process_timeout"),
-             ("quickjs", "memory_limit_bytes"):
-            guard let number = Int(value), number > 0 else { return "a positive integer" }
-        case ("chttpd_auth_lockout", "max_lifetime"):
-            guard let number = Int(value), number >= 0 else { return "a number of milliseconds" }
-        case ("chttpd_auth_lockout", "mode"):
-            guard LoginLockout.Mode(rawValue: value) != nil else { return "off, warn or enforce" }
-        case ("cors", "max_age"):
-            guard let number = Int(value), number >= 0 else { return "a number of seconds" }
-        case ("chttpd", "enable_cors"), ("cors", "credentials"),
-             ("chttpd", "decode_plus_to_space"), ("chttpd", "require_valid_user"), ("chttpd", "allow_jsonp"),
-             ("chttpd", "require_valid_user_except_for_up"), ("chttpd_auth", "allow_persistent_cookies"):
-            guard Self.boolean(value) != nil else { return "true or false" }
-        case ("query_server_config", "reduce_limit"):
-            guard JavaScriptLimits.ReduceLimit(rawValue: value.lowercased()) != nil else { return "true, false or log" }
-        case ("uuids", "algorithm"):
-            guard UUIDGenerator.Algorithm(rawValue: value) != nil else {
-                return "one of " + UUIDGenerator.Algorithm.allCases.map(\.rawValue).joined(separator: ", ")
-            }
-        case ("log", "level"):
-            guard Self.logLevels.contains(value.lowercased()) else { return "a log level such as debug, info or warning" }
-        default: break
-        }
-        return nil
+        ConfigKeys.expectation(section: section, key: key, value: value)
     }
-
-    /// CouchDB's level names (`couch_log_util:level_to_atom`); the executable maps them.
-    static let logLevels: Set<String> = ["debug", "info", "notice", "warning", "warn", "error", "err", "critical", "crit",
-                                          "alert", "emergency", "none"]
 
     static func boolean(_ value: String) -> Bool? {
         switch value.lowercased() {
@@ -105,13 +60,16 @@ struct ConfigEffects: Sendable {
         }
     }
 
-    /// Makes a validated `value` (nil: deleted, back to the default) take effect.
-    func apply(section: String, key: String, value: String?) {
+    /// Makes a validated `value` (nil: deleted) take effect. A deleted key goes back to its
+    /// default in the one table (`ConfigKeys`, CouchDB's), as CouchDB's code defaults do;
+    /// the fallbacks below serve keys the table gives none (lists, computed limits).
+    func apply(section: String, key: String, value given: String?) {
+        let value = given ?? ConfigKeys.entry(section, key)?.defaultValue
         switch (section, key) {
         case ("admins", let name):
             live.admins.set(name, hash: value)
         case ("couchdb", "max_document_size"):
-            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? defaults.maxDocumentSize)
+            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? 8_000_000)
         // Design document functions' limits: CouchDB's query server timeout (ms) and its
         // JavaScript engine's memory limit, read by each call as it starts (this node's only).
         case ("couchdb", "os_process_timeout"):
@@ -141,17 +99,17 @@ struct ConfigEffects: Sendable {
         case ("chttpd_auth", "password_regexp"), ("couch_httpd_auth", "password_regexp"):
             live.authentication.passwordRequirements.set(value)
         case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
-            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? defaults.sessionTimeout)
+            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? 600)
         case ("chttpd_auth", "allow_persistent_cookies"):
             sessions.persistentSetting.set(value.flatMap(Self.boolean) ?? true)
         case ("chttpd_auth_lockout", "mode"):
-            lockout.update(mode: LoginLockout.Mode(rawValue: value ?? defaults.lockout.mode) ?? .enforce)
+            lockout.update(mode: value.flatMap(LoginLockout.Mode.init(rawValue:)) ?? .enforce)
         case ("chttpd_auth_lockout", "threshold"):
-            lockout.update(threshold: value.flatMap { Int($0) } ?? defaults.lockout.threshold)
+            lockout.update(threshold: value.flatMap { Int($0) } ?? LoginLockoutConfiguration().threshold)
         case ("chttpd_auth_lockout", "max_lifetime"):
-            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? defaults.lockout.maxLifetime))
+            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? LoginLockoutConfiguration().maxLifetime))
         case ("log", "level"):
-            _ = setLogLevel(value ?? defaults.logLevel)
+            _ = setLogLevel(value ?? "info")
         case ("chttpd", "enable_cors"):
             updateCORS { $0.enabled = value.flatMap(Self.boolean) ?? false }
         case ("cors", "origins"):

@@ -117,7 +117,7 @@ extension ViewHandlers {
                 }
             }
         } catch let error as JavaScriptError {
-            throw CouchError.fromJavaScript(500, "reduce_error", error.message)
+            throw CouchError(javaScript: error, in: .reduce)
         }
     }
 

@@ -89,7 +89,7 @@ enum ViewHandlers {
                 try await database.refreshIndexes(await refreshed(index, requested))
             } catch let error as JavaScriptError {
                 // A map function stopped by its time or memory limit: the index stays where it was.
-                throw CouchError.fromJavaScript(500, "os_process_error", error.message)
+                throw CouchError(javaScript: error, in: .map)
             } catch {
                 // A failed step (SQLite, say) leaves the index where it was: say which and why;
                 // the next query retries rather than failing for good.

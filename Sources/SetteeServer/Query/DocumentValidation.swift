@@ -86,11 +86,13 @@ final class DocumentValidation: UpdateValidator {
             }
         } catch let error as CouchError where error.error == "compilation_error" {
             return nil  // saving it was refused already; one replicated in refuses nothing here
-        } catch let error as CouchError {
-            // 501 without an engine (refused rather than let through unchecked), 503 when overloaded.
-            return .refused(status: error.status, error: error.error, reason: error.reason)
         } catch {
-            return .forbidden("\(error)")
+            // 501 without an engine (refused rather than let through unchecked), 503 when
+            // overloaded, 500 `os_process_error` for a function stopped or failing as it ran
+            // (CouchDB 3.4.3 answers a validation past its time limit so, not 403 `forbidden`).
+            let answer = (error as? JavaScriptError).map { CouchError(javaScript: $0, in: .validation) }
+                ?? CouchError(mapping: error)
+            return .refused(status: answer.status, error: answer.error, reason: answer.reason)
         }
         if let reason = verdict["forbidden"]?.stringValue { return .forbidden(reason) }
         if let reason = verdict["unauthorized"]?.stringValue { return .unauthorized(reason) }

@@ -177,15 +177,14 @@ final class JavaScriptService: Sendable {
         switch outcome {
         case .success(let value): return value
         case .failure(.compilation(let error)):
-            if error.isUnavailable { throw CouchError(501, "not_implemented", error.message) }
-            throw CouchError(400, "compilation_error", function.failure + error.message)
+            throw CouchError.javaScriptCompilation(error, failure: function.failure)
         case .failure(.run(let error)):
             throw error
         }
     }
 
     private static func overloaded(_ error: JavaScriptError) -> CouchError {
-        CouchError.fromJavaScript(503, "service_unavailable", error.message)
+        CouchError(javaScript: error, in: .map)  // overloaded: 503 whatever the call
     }
 }
 

@@ -25,25 +25,11 @@ enum RenderFunctions {
                 try engine.render(kind, handle, first: first, request: requestText, rows: rows)
             }
         } catch let error as JavaScriptError {
-            throw CouchError.fromJavaScript(500, "os_process_error", error.message)
+            throw CouchError(javaScript: error, in: .render)
         }
         switch outcome {
         case .result(let value): return value
-        case .error(let type, let reason): throw CouchError.fromJavaScript(status(of: type), type, reason)
-        }
-    }
-
-    /// The status CouchDB gives an error a function threw (chttpd:error_info).
-    static func status(of type: String) -> Int {
-        switch type {
-        case "bad_request": 400
-        case "unauthorized": 401
-        case "forbidden": 403
-        case "not_found": 404
-        case "method_not_allowed": 405
-        case "not_acceptable": 406
-        case "conflict": 409
-        default: 500
+        case .error(let type, let reason): throw CouchError.thrownByFunction(type, reason)
         }
     }
 }

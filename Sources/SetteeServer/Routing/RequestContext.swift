@@ -115,9 +115,9 @@ final class NodeState: Sendable {
         self.authenticator = authenticator
         self.live = live
         self.javaScript = javaScript
-        // A deleted key goes back to CouchDB's default, as CouchDB's code defaults do.
+        // A deleted key goes back to CouchDB's default, the one table's (ConfigKeys).
         let effects = ConfigEffects(live: live, lockout: authenticator.lockout, sessions: authenticator.sessions,
-                                    setLogLevel: configuration.setLogLevel, defaults: ConfigEffects.Defaults(),
+                                    setLogLevel: configuration.setLogLevel,
                                     passwordIterations: configuration.passwordIterations,
                                     javaScriptLimits: javaScript.limits)
         // What the file says takes effect now too ([uuids], [chttpd] require_valid_user...).

@@ -1,0 +1,217 @@
+import Foundation
+import SetteeConfig
+@testable import SetteeServer
+import Testing
+
+/// The one table of settings (`ConfigKeys`) against what CouchDB documents: every key
+/// CouchDB 3.4.3's default.ini names (set or commented out, with its default value) in the
+/// sections Settee implements either loads from an ini file or is refused by name (a
+/// warning naming it); none stops the server from starting (issue 40, item 11).
+@Suite struct ConfigKeysTests {
+    /// From CouchDB 3.4.3 rel/overlay/etc/default.ini, sections [couchdb], [chttpd],
+    /// [chttpd_auth], [httpd], [ssl], [cors], [uuids], [log], [query_server_config],
+    /// [quickjs], [replicator], [attachments]: `[section] key = default` (templated values,
+    /// `{{...}}`, given a value of their kind; inline comments dropped).
+    static let couchDBDefaults = """
+[couchdb] uuid = 0123456789abcdef0123456789abcdef
+[couchdb] database_dir = ./data
+[couchdb] view_index_dir = ./data
+[couchdb] util_driver_dir = 
+[couchdb] plugin_dir = 
+[couchdb] os_process_timeout = 5000
+[couchdb] max_dbs_open = 500
+[couchdb] file_compression = snappy
+[couchdb] attachment_stream_buffer_size = 4096
+[couchdb] default_security = admin_only
+[couchdb] btree_chunk_size = 1279
+[couchdb] maintenance_mode = false
+[couchdb] stem_interactive_updates = true
+[couchdb] uri_file = 
+[couchdb] changes_doc_ids_optimization_threshold = 1000
+[couchdb] max_document_id_length = infinity
+[couchdb] max_document_size = 8000000
+[couchdb] max_attachment_size = 1073741824
+[couchdb] update_lru_on_read = false
+[couchdb] default_engine = couch
+[couchdb] enable_database_recovery = false
+[couchdb] max_partition_size = 10737418240
+[couchdb] single_node = false
+[couchdb] users_db_security_editable = false
+[couchdb] attachment_writer_timeout = 300000
+[couchdb] compaction_log_level = info
+[couchdb] write_xxhash_checksums = false
+[couchdb] js_engine = spidermonkey
+[chttpd] port = 5984
+[chttpd] bind_address = 127.0.0.1
+[chttpd] backlog = 512
+[chttpd] socket_options = [{sndbuf, 262144}, {nodelay, true}]
+[chttpd] server_options = [{recbuf, undefined}]
+[chttpd] require_valid_user = false
+[chttpd] require_valid_user_except_for_up = false
+[chttpd] prefer_minimal = Cache-Control, Content-Length, Content-Range, Content-Type, ETag, Server, Transfer-Encoding, Vary
+[chttpd] max_db_number_for_dbs_info_req = 100
+[chttpd] buffer_response = false
+[chttpd] authentication_handlers = {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}
+[chttpd] admin_only_all_dbs = true
+[chttpd] secure_rewrites = true
+[chttpd] allow_jsonp = false
+[chttpd] enable_cors = false
+[chttpd] enable_xframe_options = false
+[chttpd] max_uri_length = 8000
+[chttpd] changes_timeout = 60000
+[chttpd] config_whitelist = 
+[chttpd] rewrite_limit = 100
+[chttpd] x_forwarded_host = X-Forwarded-Host
+[chttpd] x_forwarded_proto = X-Forwarded-Proto
+[chttpd] x_forwarded_ssl = X-Forwarded-Ssl
+[chttpd] max_http_request_size = 4294967296
+[chttpd] decode_plus_to_space = true
+[chttpd] bulk_get_use_batches = true
+[chttpd] server_header_versions = true
+[chttpd] disconnect_check_msec = 30000
+[chttpd] disconnect_check_jitter_msec = 15000
+[chttpd] scrub_json_request = true
+[chttpd_auth] authentication_db = _users
+[chttpd_auth] authentication_redirect = /_utils/session.html
+[chttpd_auth] timeout = 600
+[chttpd_auth] auth_cache_size = 50
+[chttpd_auth] allow_persistent_cookies = true
+[chttpd_auth] iterations = 600000
+[chttpd_auth] min_iterations = 1
+[chttpd_auth] max_iterations = 1000000000
+[chttpd_auth] password_scheme = pbkdf2
+[chttpd_auth] pbkdf2_prf = sha256
+[chttpd_auth] upgrade_hash_on_auth = false
+[chttpd_auth] password_regexp = []
+[chttpd_auth] proxy_use_secret = false
+[chttpd_auth] public_fields = 
+[chttpd_auth] secret = 
+[chttpd_auth] users_db_public = false
+[chttpd_auth] cookie_domain = example.com
+[chttpd_auth] same_site = 
+[chttpd_auth] hash_algorithms = sha256, sha
+[httpd] port = 5984
+[httpd] bind_address = 127.0.0.1
+[httpd] authentication_handlers = {couch_httpd_auth, cookie_authentication_handler}, {couch_httpd_auth, default_authentication_handler}
+[httpd] server_options = [{backlog, 128}, {acceptor_pool_size, 16}]
+[httpd] socket_options = [{recbuf, undefined}, {sndbuf, 262144}, {nodelay, true}]
+[ssl] port = 6984
+[cors] credentials = false
+[cors] origins = *
+[cors] headers = 
+[cors] methods = 
+[uuids] algorithm = sequential
+[uuids] utc_id_suffix = 
+[uuids] max_count = 1000
+[log] level = info
+[log] max_message_size = 16000
+[log] strip_last_msg = true
+[log] filter_fields = [pid, registered_name, error_info, messages]
+[log] writer = stderr
+[log] file = ./couch.log
+[log] write_buffer = 0
+[log] write_delay = 0
+[log] syslog_host = 
+[log] syslog_port = 514
+[log] syslog_appid = couchdb
+[log] syslog_facility = local2
+[query_server_config] commit_freq = 5
+[query_server_config] reduce_limit = true
+[query_server_config] os_process_limit = 100
+[query_server_config] os_process_idle_limit = 300
+[query_server_config] os_process_soft_limit = 100
+[query_server_config] group_info_timeout = 5000
+[query_server_config] query_limit = 268435456
+[query_server_config] partition_query_limit = 268435456
+[query_server_config] db_tag = name
+[quickjs] memory_limit_bytes = 67108864
+[replicator] startup_jitter = 5000
+[replicator] max_jobs = 500
+[replicator] interval = 60000
+[replicator] max_churn = 20
+[replicator] worker_processes = 4
+[replicator] worker_batch_size = 500
+[replicator] http_connections = 20
+[replicator] connection_timeout = 30000
+[replicator] request_timeout = infinity
+[replicator] retries_per_request = 5
+[replicator] use_checkpoints = true
+[replicator] use_bulk_get = true
+[replicator] checkpoint_interval = 30000
+[replicator] socket_options = [{keepalive, true}, {nodelay, false}]
+[replicator] valid_socket_options = buffer,keepalive,nodelay,priority,recbuf,sndbuf
+[replicator] valid_endpoint_protocols = http,https
+[replicator] valid_endpoint_protocols_log = false
+[replicator] verify_ssl_certificates_log = false
+[replicator] valid_proxy_protocols = http,https,socks5
+[replicator] cert_file = /full/path/to/server_cert.pem
+[replicator] key_file = /full/path/to/server_key.pem
+[replicator] password = somepassword
+[replicator] verify_ssl_certificates = false
+[replicator] ssl_trusted_certificates_file = /etc/ssl/certs/ca-certificates.crt
+[replicator] ssl_certificate_max_depth = 3
+[replicator] max_document_id_length = infinity
+[replicator] missing_doc_retry_msec = 2000
+[replicator] cluster_start_period = 5
+[replicator] auth_plugins = couch_replicator_auth_session,couch_replicator_auth_noop
+[replicator] session_refresh_interval_sec = 550
+[replicator] usage_coeff = 0.5
+[replicator] priority_coeff = 0.98
+[attachments] compression_level = 8
+[attachments] compressible_types = text/*, application/javascript, application/json, application/xml
+"""
+
+    struct Setting: Sendable, CustomTestStringConvertible {
+        let section: String
+        let key: String
+        let value: String
+        var testDescription: String { "[\(section)] \(key) = \(value)" }
+    }
+
+    static let couchDBSettings: [Setting] = couchDBDefaults.split(separator: "\n").compactMap { line in
+        guard let close = line.firstIndex(of: "]"), let equals = line.firstIndex(of: "=") else { return nil }
+        let section = String(line[line.index(after: line.startIndex)..<close])
+        let key = line[line.index(after: close)..<equals].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        return Setting(section: section, key: key, value: value)
+    }
+
+    static func load(_ setting: Setting) throws -> SetteeConfiguration {
+        var config = SetteeConfiguration()
+        try config.apply(INIFile(text: "[\(setting.section)]\n\(setting.key) = \(setting.value)\n", source: "t.ini"))
+        return config
+    }
+
+    @Test func theListIsCouchDBsWhole() {
+        #expect(Self.couchDBSettings.count == 146)
+    }
+
+    @Test(arguments: couchDBSettings)
+    func everyCouchDBKeyLoadsOrIsRefusedByName(setting: Setting) throws {
+        let config = try Self.load(setting)
+        if ConfigKeys.entry(setting.section, setting.key) != nil {
+            #expect(config.warnings.isEmpty, "\(config.warnings)")
+        } else {
+            #expect(config.warnings.count == 1)
+            #expect(config.warnings.first?.contains("unknown setting [\(setting.section)] \(setting.key), ignored") == true)
+        }
+    }
+
+    /// Every row's default loads as it is, with no warning: the table and the loader agree.
+    @Test(arguments: ConfigKeys.all.filter { $0.defaultValue != nil }.map {
+        Setting(section: $0.section, key: $0.key, value: $0.defaultValue ?? "")
+    })
+    func everyDefaultOfTheTableLoads(setting: Setting) throws {
+        #expect(try Self.load(setting).warnings.isEmpty)
+        #expect(ConfigKeys.expectation(section: setting.section, key: setting.key, value: setting.value) == nil)
+    }
+
+    /// `_config` refuses exactly the start-only keys, and every key of a start-only section.
+    @Test func configAPIRefusesStartOnlyKeysByTheTable() {
+        for entry in ConfigKeys.all {
+            let refused = (try? ConfigEffects.checkWritable(section: entry.section, key: entry.key)) == nil
+            #expect(refused == (entry.timing == .startOnly || ConfigKeys.startOnlySections.contains(entry.section)),
+                    "[\(entry.section)] \(entry.key)")
+        }
+    }
+}
