@@ -5,7 +5,8 @@ public struct DiscoveredPeer: Sendable, Equatable {
     /// The host name it resolved to (`host.local.`).
     public var host: String
     public var port: Int
-    /// IPv4 addresses of `host`, as dotted quads.
+    /// Addresses of `host`: IPv4 dotted quads first, then IPv6 (a link-local one with its
+    /// zone, `fe80::1%eth0`: `PeerAddress`).
     public var addresses: [String]
     public var interfaceIndex: UInt32
     public var record: TXTRecord
@@ -21,10 +22,11 @@ public struct DiscoveredPeer: Sendable, Equatable {
         self.record = record
     }
 
-    /// `http(s)://ADDRESS:PORT` for the first address (the host name otherwise).
+    /// `http(s)://ADDRESS:PORT` for the first address (the host name otherwise); an IPv6
+    /// one in brackets, its zone percent-encoded: `http://[fe80::1%25eth0]:5984` (RFC 6874).
     public var baseURL: String {
         let scheme = profile?.usesTLS == true ? "https" : "http"
-        return "\(scheme)://\(addresses.first ?? host.trimmingSuffix(".")):\(port)"
+        return "\(scheme)://\(addresses.first.map(PeerAddress.urlHost) ?? host.trimmingSuffix(".")):\(port)"
     }
 }
 

@@ -5,8 +5,8 @@ public import Logging
 internal import Synchronization
 
 /// Finds the services of one type: browses, resolves each new instance (host, port,
-/// TXT record), asks for its host's IPv4 addresses (`DNSServiceQueryRecord`: avahi's
-/// library has no `DNSServiceGetAddrInfo`), and reports arrivals, record changes and
+/// TXT record), asks for its host's IPv4 and IPv6 addresses (A and AAAA records with
+/// `DNSServiceQueryRecord`: avahi's library has no `DNSServiceGetAddrInfo`), and reports arrivals, record changes and
 /// departures. Resolution stays open while the instance is there, so a changed TXT
 /// record is reported too. Restarts browsing with back-off if the daemon goes away.
 ///
@@ -42,7 +42,8 @@ public final class ServiceBrowser: @unchecked Sendable {
         var port = 0
         var record = TXTRecord()
         var addresses: [String] = []
-        let addressToken = AddressQuery()
+        /// The A and the AAAA query's tokens.
+        let addressTokens = [AddressQuery(), AddressQuery()]
         var reported: DiscoveredPeer?
         /// Its refs are open (not yet let go, or ended).
         var isOpen = true
@@ -167,25 +168,35 @@ public final class ServiceBrowser: @unchecked Sendable {
         let hostChanged = host != resolution.host
         (resolution.host, resolution.port, resolution.record) = (host, port, record)
         if hostChanged {
-            loop.remove(resolution.addressToken)
+            for token in resolution.addressTokens { loop.remove(token) }
             resolution.addresses = []
-            var ref: DNSServiceRef?
-            let status = DNSServiceQueryRecord(&ref, 0, resolution.interfaceIndex, host, UInt16(kDNSServiceType_A),
-                                               UInt16(kDNSServiceClass_IN), { _, flags, _, error, _, _, _, length, data, _, context in
-                guard error == kDNSServiceErr_NoError, length == 4, let data, let context,
-                      flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
-                let resolution = Unmanaged<Resolution>.fromOpaque(context).takeUnretainedValue()
-                let octets = UnsafeRawBufferPointer(start: data, count: 4).map { String($0) }.joined(separator: ".")
-                resolution.browser?.addressed(resolution, octets)
-            }, Unmanaged.passUnretained(resolution).toOpaque())
-            if status == kDNSServiceErr_NoError, let ref { loop.add(resolution.addressToken, ref) { _ in } }
+            query(resolution, host: host, type: kDNSServiceType_A, token: resolution.addressTokens[0])
+            query(resolution, host: host, type: kDNSServiceType_AAAA, token: resolution.addressTokens[1])
         }
         report(resolution)
     }
 
+    /// Asks for the host's A or AAAA records on the interface it was browsed on (a link with
+    /// only IPv6 link-local addresses answers AAAA alone; its addresses need that interface as zone).
+    private func query(_ resolution: Resolution, host: String, type: Int, token: AddressQuery) {
+        var ref: DNSServiceRef?
+        let status = DNSServiceQueryRecord(&ref, 0, resolution.interfaceIndex, host, UInt16(type), UInt16(kDNSServiceClass_IN),
+                                           { _, flags, interface, error, _, rrtype, _, length, data, _, context in
+            guard error == kDNSServiceErr_NoError, let data, let context,
+                  flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
+            let resolution = Unmanaged<Resolution>.fromOpaque(context).takeUnretainedValue()
+            let bytes = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            let address = rrtype == UInt16(kDNSServiceType_AAAA)
+                ? PeerAddress.ipv6(bytes, interfaceIndex: interface != 0 ? interface : resolution.interfaceIndex)
+                : PeerAddress.ipv4(bytes)
+            if let address { resolution.browser?.addressed(resolution, address) }
+        }, Unmanaged.passUnretained(resolution).toOpaque())
+        if status == kDNSServiceErr_NoError, let ref { loop.add(token, ref) { _ in } }
+    }
+
     private func addressed(_ resolution: Resolution, _ address: String) {
         guard !resolution.addresses.contains(address) else { return }
-        resolution.addresses.append(address)
+        resolution.addresses = PeerAddress.preferred(resolution.addresses + [address])
         report(resolution)
     }
 
@@ -207,7 +218,7 @@ public final class ServiceBrowser: @unchecked Sendable {
         guard resolution.isOpen else { return }
         resolution.isOpen = false
         loop.remove(resolution)
-        loop.remove(resolution.addressToken)
+        for token in resolution.addressTokens { loop.remove(token) }
         // Not from `stop`/`retry` (they empty `waiting` first): the freed slot goes to the next.
         loop.perform { [self] in resolveWaiting() }
     }

@@ -30,7 +30,7 @@ public struct RemoteEndpoint: Sendable {
         guard let last = path.last, let name = URLText.percentDecoded(last) else {
             throw ReplicationError.invalidEndpoint(Self.redacted(text))
         }
-        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let hostPart = Self.hostPart(host, encoded: components.percentEncodedHost)
         let authority = scheme + "://" + hostPart + (components.port.map { ":\($0)" } ?? "")
         root = authority + path.dropLast().map { "/" + $0 }.joined()
         database = root + "/" + last
@@ -47,6 +47,16 @@ public struct RemoteEndpoint: Sendable {
         credentials = components.percentEncodedUser.flatMap(URLText.percentDecoded).map {
             ($0, components.percentEncodedPassword.flatMap(URLText.percentDecoded) ?? "")
         }
+    }
+
+    /// The URL's host as it goes back into a URL: an IPv6 literal in brackets with its zone's `%`
+    /// encoded as `%25` (RFC 6874: `[fe80::1%25eth0]`, what discovery builds for a link-local
+    /// peer); URLComponents' `host` gives the zone decoded, which a URL must not hold.
+    static func hostPart(_ host: String, encoded: String?) -> String {
+        guard host.contains(":") else { return host }
+        if host.hasPrefix("["), let encoded, encoded.hasPrefix("[") { return encoded }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return "[" + bare.replacing("%", with: "%25") + "]"
     }
 
     /// The pin in a URL's fragment, `fp=HEX` (never sent to the server), if there is one.
