@@ -9,7 +9,7 @@ DATA_DIR ?=
 # Two cores are shared with other work: one build job at a time.
 SWIFT_JOBS ?= 2
 
-.PHONY: serve test deps build build-release docs conformance browser-test fuzz fuzz-smoke fuzz-venv container-test clean
+.PHONY: serve test deps build build-release docs conformance browser-test fuzz fuzz-smoke fuzz-long fuzz-venv container-test clean
 
 # Installs only what is missing. policy-rc.d (exit 101) first, so that installing a
 # package never starts a daemon on machines that have an init system.
@@ -69,6 +69,11 @@ fuzz-smoke: build fuzz-venv
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
 	SETTEE_WITH_TLS=1 scripts/with-settee "$$(swift build --show-bin-path)/settee" .venv/bin/python fuzz/tls_records.py --cases 200 --seed 1
+
+# Long fuzzing outside CI (fuzz/long): every libFuzzer target and live fuzzer for
+# FUZZ_SECONDS each, random seeds; fuzz/RESULTS.md records runs.
+fuzz-long: build fuzz-venv
+	fuzz/long $(FUZZ_SECONDS)
 
 # tlslite-ng, the second TLS implementation fuzz/tls_records.py speaks with.
 fuzz-venv:

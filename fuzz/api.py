@@ -292,7 +292,7 @@ def main():
         fuzz.check((*request[:4], data), *fuzz.send(*request[:4], data))
     recent = []  # the requests before a failure, on the same connection, may be its cause
     try:
-        for _ in range(args.count):
+        for _ in live.cases(args):
             request = mutate(fuzz.rng, fuzz.rng.choice(seeds))
             recent = recent[-2:] + [describe(request)]
             try:

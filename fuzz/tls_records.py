@@ -208,7 +208,7 @@ def main():
     tls_port = int(os.environ["SETTEE_TLS_PORT"])
     rng = random.Random(args.seed)
     counts = {case.__name__: 0 for case in CASES}
-    for n in range(args.count):
+    for n in live.cases(args):
         case = CASES[n % len(CASES)] if n < len(CASES) else rng.choice(CASES)
         state = rng.getstate()
         try:

@@ -140,7 +140,7 @@ def main():
         cases = seeds(db.encode(), auth)
         for data in cases:  # unchanged first: each must be answered without a 5xx
             check(run_case(host, port, data, rng))
-        for n in range(args.count):
+        for n in live.cases(args):
             data = mutate(rng, rng.choice(cases))
             try:
                 received = run_case(host, port, data, rng)

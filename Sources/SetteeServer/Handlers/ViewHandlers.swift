@@ -132,7 +132,9 @@ enum ViewHandlers {
             // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
             let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
             out.append(contentsOf: #","offset":"#.utf8)
-            out.append(contentsOf: String(min(counts.total, offset + query.skip)).utf8)
+            // `skip` may be as large as Int.max (CouchDB takes any integer): no overflow, the offset stops at the total.
+            let skipped = offset.addingReportingOverflow(query.skip)
+            out.append(contentsOf: String(skipped.overflow ? counts.total : min(counts.total, skipped.partialValue)).utf8)
         }
         if query.updateSeq {
             out.append(contentsOf: (query.sorted ? #","update_seq":"# : #""update_seq":"#).utf8)

@@ -32,7 +32,8 @@ enum RequestObject {
         if let bodyText, request.method == "POST" || request.method == "PUT",
            (request.headers["Content-Type"] ?? "").lowercased().hasPrefix("application/x-www-form-urlencoded") {
             for pair in bodyText.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
+                // Kept empty: "=" is the name "" with the value "" (mochiweb_util:parse_qs), not no parts at all.
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = PercentDecoding.decode(parts[0], plusAsSpace: true) ?? String(parts[0])
                 let value = parts.count > 1 ? PercentDecoding.decode(parts[1], plusAsSpace: true) ?? String(parts[1]) : ""
                 form[name] = .string(value)
