@@ -1,3 +1,4 @@
+import Foundation
 import SetteeJSON
 @testable import SetteeViews
 import Testing
@@ -62,22 +63,52 @@ import Testing
         ("caught and ignored", "try { new Uint8Array(2e9); } catch (e) {} return 1;"),
     ]
 
-    @Test(arguments: attacks) func anAttackIsRefusedBeforeItAllocates(_ attack: (String, String)) throws {
-        let before = JavaScriptEngine.residentBytes()
-        let engine = try JavaScriptEngine(limits: JavaScriptLimits(memoryBytes: Self.limit))
-        do {
-            let value = try Self.run(attack.1, engine: engine)
-            Issue.record("\(attack.0) ran: \(String(describing: value))")
-        } catch {
-            // An endless iterator is collected in JavaScript, where the watch stops it by
-            // memory or, on a loaded machine, by time first: either way nothing is allocated at once.
-            let isEndless = attack.0.contains("iterator")
-            #expect(error.message.contains("exceeded its memory limit") || (isEndless && error.message.contains("timed out")),
-                    "\(attack.0): \(error.message)")
+    /// What one attack did: the error that stopped it (nil if it ran), whether its engine
+    /// was marked stopped, and how much the process grew meanwhile.
+    struct Outcome: Sendable {
+        var error: String?
+        var ranTo: String?
+        var engineStopped = false
+        var grew = 0
+    }
+
+    /// Runs `attack` on a thread of its own: an attack may run for seconds inside one native
+    /// call, and on Swift's cooperative threads it would starve the in-process servers of
+    /// the suites running beside this one.
+    static func attempt(_ attack: String) async -> Outcome {
+        await withCheckedContinuation { (done: CheckedContinuation<Outcome, Never>) in
+            Thread {
+                var outcome = Outcome()
+                let before = JavaScriptEngine.residentBytes()
+                do throws(JavaScriptError) {
+                    let engine = try JavaScriptEngine(limits: JavaScriptLimits(memoryBytes: Self.limit))
+                    do throws(JavaScriptError) {
+                        outcome.ranTo = String(describing: try Self.run(attack, engine: engine))
+                    } catch {
+                        outcome.error = error.message
+                    }
+                    outcome.engineStopped = engine.wasStopped
+                } catch {
+                    outcome.error = "no engine: \(error.message)"
+                }
+                outcome.grew = JavaScriptEngine.residentBytes() - before
+                done.resume(returning: outcome)
+            }.start()
         }
-        #expect(engine.wasStopped, "\(attack.0): the engine is kept")
+    }
+
+    @Test(arguments: attacks) func anAttackIsRefusedBeforeItAllocates(_ attack: (String, String)) async {
+        let outcome = await Self.attempt(attack.1)
+        if let ranTo = outcome.ranTo { Issue.record("\(attack.0) ran: \(ranTo)") }
+        // An endless iterator is collected in JavaScript, where the watch stops it by
+        // memory or, on a loaded machine, by time first: either way nothing is allocated at once.
+        let message = outcome.error ?? ""
+        let isEndless = attack.0.contains("iterator")
+        #expect(message.contains("exceeded its memory limit") || (isEndless && message.contains("timed out")),
+                "\(attack.0): \(message)")
+        #expect(outcome.engineStopped, "\(attack.0): the engine is kept")
         // Other tests run beside this one: the bound is loose, but far below a gigabyte.
-        #expect(JavaScriptEngine.residentBytes() - before < 512 << 20, "\(attack.0) grew the process")
+        #expect(outcome.grew < 512 << 20, "\(attack.0) grew the process")
     }
 
     /// A Proxy's length is asked once: what it answers then is what is allocated.
