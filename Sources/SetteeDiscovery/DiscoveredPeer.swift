@@ -28,6 +28,17 @@ public struct DiscoveredPeer: Sendable, Equatable {
         let scheme = profile?.usesTLS == true ? "https" : "http"
         return "\(scheme)://\(addresses.first.map(PeerAddress.urlHost) ?? host.trimmingSuffix(".")):\(port)"
     }
+
+    /// The same peer with `address` first (so `baseURL` uses it), the others after it in
+    /// their order: the address that answered, where a host has several and listens on some.
+    public func reached(at address: String) -> DiscoveredPeer {
+        var peer = self
+        peer.addresses = [address] + addresses.filter { $0 != address }
+        return peer
+    }
+
+    /// The URL of the peer at one of its addresses.
+    public func baseURL(at address: String) -> String { reached(at: address).baseURL }
 }
 
 /// What a browser reports: a peer appeared (or its record changed), or it left.

@@ -13,10 +13,14 @@ internal import Synchronization
 /// avahi's compat library gives every DNSServiceRef its own D-Bus connection (and thread),
 /// and the system bus allows a user 256 connections: 200 services advertised at once,
 /// each held open, made every resolve fail with `Refused` (dns_sd -65553), the good peers'
-/// too. So at most `maxOpen` resolutions are open at a time; the others wait their turn,
+/// too. So at most `maxOpen` resolutions are open at a time (three refs each: the resolve,
+/// the A and the AAAA query); the others wait their turn,
 /// and while some wait, an instance is let go (its refs closed) once it has been reported:
 /// it stays known, its departure is still seen, and it is resolved again in turn every
 /// `refreshAfter` seconds (from avahi's cache) so that a changed TXT record is seen late, not never.
+/// A resolution the daemon refuses, or one not answered within `answerWithin` (an instance
+/// gone before it was asked, a request the daemon dropped), gives its slot back and is
+/// tried again later: dropping it once made a good peer in a flood never seen at all.
 public final class ServiceBrowser: @unchecked Sendable {
     // @unchecked: everything mutable is touched only on the loop thread.
     public let type: String
@@ -26,8 +30,12 @@ public final class ServiceBrowser: @unchecked Sendable {
     private var resolving: [String: Resolution] = [:]
     /// Instances waiting for a resolution slot: key, name, domain, interface.
     private var waiting: [(key: String, instance: String, domain: String, interface: UInt32)] = []
-    static let maxOpen = 48
+    static let maxOpen = 32
     static let refreshAfter = 15.0
+    static let answerWithin = 10.0
+    static let retryAfter = 2.0
+    /// Instances whose refused resolution was logged (once each).
+    private var toldRefused: Set<String> = []
     private var isStopped = false
     private var failures = 0
 
@@ -47,6 +55,11 @@ public final class ServiceBrowser: @unchecked Sendable {
         var reported: DiscoveredPeer?
         /// Its refs are open (not yet let go, or ended).
         var isOpen = true
+        /// Which opening of its refs this is, and whether that one has reported an address.
+        var opening = 0
+        var answered = false
+        /// Address queries (0: A, 1: AAAA) the daemon refused or dropped: asked again.
+        var unasked: Set<Int> = []
 
         init(instance: String, interfaceIndex: UInt32, key: String, domain: String, browser: ServiceBrowser) {
             self.instance = instance
@@ -136,19 +149,41 @@ public final class ServiceBrowser: @unchecked Sendable {
             resolution.browser?.resolved(resolution, host: host.map { String(cString: $0) } ?? "",
                                          port: Int(UInt16(bigEndian: port)), record: record)
         }, Unmanaged.passUnretained(resolution).toOpaque())
-        guard status == kDNSServiceErr_NoError, let ref else {
-            logger.notice("mDNS: cannot resolve \(instance): \(DNSSDStatus(code: status))")
-            return
-        }
         resolving[key] = resolution
+        guard status == kDNSServiceErr_NoError, let ref else {
+            if toldRefused.insert(instance).inserted {
+                logger.notice("mDNS: cannot resolve \(instance): \(DNSSDStatus(code: status)); trying again")
+            }
+            resolution.isOpen = false
+            return letGo(resolution, key: key, domain: domain, after: Self.retryAfter)
+        }
         resolution.isOpen = true
+        resolution.opening += 1
+        resolution.answered = false
         loop.add(resolution, ref) { [self] _ in end(resolution) }
+        checkAnswered(key, domain: domain, opening: resolution.opening)
+    }
+
+    /// After `answerWithin`: a resolution with no address yet gives its slot back (and is
+    /// tried again); one with an address query the daemon refused asks it again (a host
+    /// known only by its IPv6 link-local address, while it listens on IPv4 alone, was never synced with).
+    private func checkAnswered(_ key: String, domain: String, opening: Int) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.answerWithin) { [self] in loop.perform { [self] in
+            guard !isStopped, let current = resolving[key], current.isOpen, current.opening == opening else { return }
+            guard current.answered else { return letGo(current, key: key, domain: domain, after: Self.retryAfter) }
+            if !current.unasked.isEmpty {
+                for index in current.unasked { query(current, host: current.host, index: index) }
+                checkAnswered(key, domain: domain, opening: opening)
+            } else if !waiting.isEmpty {
+                letGo(current, key: key, domain: domain)  // one family never answered (an IPv6-only link)
+            }
+        } }
     }
 
     /// A let-go instance is resolved again after `refreshAfter`, in turn, for a changed TXT record.
-    private func letGo(_ resolution: Resolution, key: String, domain: String) {
+    private func letGo(_ resolution: Resolution, key: String, domain: String, after delay: Double = refreshAfter) {
         end(resolution)
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.refreshAfter) { [self] in loop.perform { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in
             guard !isStopped, let parked = resolving[key], !parked.isOpen,
                   !waiting.contains(where: { $0.key == key }) else { return }
             waiting.append((key, parked.instance, domain, parked.interfaceIndex))
@@ -170,15 +205,22 @@ public final class ServiceBrowser: @unchecked Sendable {
         if hostChanged {
             for token in resolution.addressTokens { loop.remove(token) }
             resolution.addresses = []
-            query(resolution, host: host, type: kDNSServiceType_A, token: resolution.addressTokens[0])
-            query(resolution, host: host, type: kDNSServiceType_AAAA, token: resolution.addressTokens[1])
+            query(resolution, host: host, index: 0)
+            query(resolution, host: host, index: 1)
+        } else {
+            // A family with no address yet is asked again (its query refused, or let go before
+            // its answer: in a flood, a peer known only by its AAAA record was never synced with).
+            if !resolution.addresses.contains(where: { !$0.contains(":") }) { query(resolution, host: host, index: 0) }
+            if !resolution.addresses.contains(where: { $0.contains(":") }) { query(resolution, host: host, index: 1) }
         }
         report(resolution)
     }
 
     /// Asks for the host's A or AAAA records on the interface it was browsed on (a link with
     /// only IPv6 link-local addresses answers AAAA alone; its addresses need that interface as zone).
-    private func query(_ resolution: Resolution, host: String, type: Int, token: AddressQuery) {
+    private func query(_ resolution: Resolution, host: String, index: Int) {
+        let type = index == 0 ? kDNSServiceType_A : kDNSServiceType_AAAA, token = resolution.addressTokens[index]
+        loop.remove(token)
         var ref: DNSServiceRef?
         let status = DNSServiceQueryRecord(&ref, 0, resolution.interfaceIndex, host, UInt16(type), UInt16(kDNSServiceClass_IN),
                                            { _, flags, interface, error, _, rrtype, _, length, data, _, context in
@@ -191,7 +233,16 @@ public final class ServiceBrowser: @unchecked Sendable {
                 : PeerAddress.ipv4(bytes)
             if let address { resolution.browser?.addressed(resolution, address) }
         }, Unmanaged.passUnretained(resolution).toOpaque())
-        if status == kDNSServiceErr_NoError, let ref { loop.add(token, ref) { _ in } }
+        guard status == kDNSServiceErr_NoError, let ref else {
+            logger.debug("mDNS: cannot ask \(host)'s \(index == 0 ? "A" : "AAAA") records: \(DNSSDStatus(code: status)); asking again")
+            resolution.unasked.insert(index)
+            return
+        }
+        resolution.unasked.remove(index)
+        loop.add(token, ref) { [self] _ in
+            loop.remove(token)
+            resolution.unasked.insert(index)
+        }
     }
 
     private func addressed(_ resolution: Resolution, _ address: String) {
@@ -203,6 +254,7 @@ public final class ServiceBrowser: @unchecked Sendable {
     /// Reports the peer once it has an address, and again whenever what is known changes.
     private func report(_ resolution: Resolution) {
         guard !resolution.addresses.isEmpty else { return }
+        resolution.answered = true
         let peer = DiscoveredPeer(instance: resolution.instance, host: resolution.host, port: resolution.port,
                                   addresses: resolution.addresses, interfaceIndex: resolution.interfaceIndex,
                                   record: resolution.record)
@@ -210,7 +262,9 @@ public final class ServiceBrowser: @unchecked Sendable {
             resolution.reported = peer
             onEvent(.appeared(peer))
         }
-        if !waiting.isEmpty { letGo(resolution, key: resolution.key, domain: resolution.domain) }  // others wait for a slot
+        // Others wait for a slot: let go once both families answered (else at `checkAnswered`).
+        let bothFamilies = resolution.addresses.contains { $0.contains(":") } && resolution.addresses.contains { !$0.contains(":") }
+        if !waiting.isEmpty && bothFamilies { letGo(resolution, key: resolution.key, domain: resolution.domain) }
     }
 
     /// Closes the resolution's refs (it stays in `resolving` unless the caller removes it).

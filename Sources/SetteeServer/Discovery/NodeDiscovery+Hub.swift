@@ -43,14 +43,16 @@ extension NodeDiscovery {
     /// peer away stays listed (with no jobs) so that PeerWatch keeps asking whether it is back.
     func rebalance() {
         guard configuration.topology == .hub else { return }
-        let (start, stop) = state.withLock { s -> ([DiscoveredPeer], [String]) in
-            var start: [DiscoveredPeer] = [], stop: [String] = []
+        let (start, stop) = state.withLock { s -> ([(DiscoveredPeer, Int)], [String]) in
+            var start: [(DiscoveredPeer, Int)] = [], stop: [String] = []
             var peers: [String: DiscoveredPeer] = [:]
             for seen in s.seen.values { if let peerUUID = seen.peer.profile?.uuid { peers[peerUUID] = seen.peer } }
             for (peerUUID, peer) in peers {
                 let away = s.away.contains(peerUUID)
                 if syncsWith(peerUUID, s) {
-                    if !away && (s.syncing[peerUUID]?.jobs.isEmpty ?? true) { start.append(peer) }
+                    if !away && (s.syncing[peerUUID]?.jobs.isEmpty ?? true) && !s.meeting.contains(peerUUID) {
+                        start.append((peer, Self.beginMeeting(&s, peerUUID)))
+                    }
                 } else if away {
                     stop += s.syncing[peerUUID]?.jobs ?? []
                     s.syncing[peerUUID]?.jobs = []
@@ -62,9 +64,9 @@ extension NodeDiscovery {
             return (start, stop)
         }
         for id in stop { _ = replications.cancel(id: id) }
-        for peer in start {
+        for (peer, meeting) in start {
             guard let peerUUID = peer.profile?.uuid else { continue }
-            Task { await self.meet(peer, uuid: peerUUID) }
+            Task { await self.meet(peer, uuid: peerUUID, meeting: meeting) }
         }
     }
 }

@@ -15,7 +15,8 @@ import SetteeReplicator
  - `unanswered`: it is advertised but does not answer (its replications stop after
    `awayAfter`: then `away`);
  - `seen`: nothing is synced with it (no `sync` database in common, or an untrusted TLS service);
- - `gone`: it left (DNS-SD's goodbye or expiry): listed with when it was last seen, not as failing.
+ - `gone`: it left (DNS-SD's goodbye or expiry, or every address refuses the connection while
+   its record lingers): listed with when it was last seen, not as failing.
  */
 extension NodeDiscovery {
     func peersJSON(checkReachability: Bool) async -> JSONValue {
@@ -47,6 +48,7 @@ extension NodeDiscovery {
     }
 
     private static func state(_ peerUUID: String, ids: [String], jobs: [String: ReplicationJob], _ s: State) -> String {
+        if s.closed.contains(peerUUID) { return "gone" }
         if s.away.contains(peerUUID) { return "away" }
         if s.unanswered[peerUUID] != nil { return "unanswered" }
         guard !ids.isEmpty else { return "seen" }

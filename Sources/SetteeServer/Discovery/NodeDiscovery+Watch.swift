@@ -18,6 +18,10 @@ import SetteeReplicator
  - it has not answered for `awayAfter`: its replications stop, it is listed as away (not
    failing), and it is asked again every tick until it answers (after `longAway`, every
    `slowEvery` ticks). A peer met while not answering is away from the start.
+ - a peer synced with whose every address now refuses the connection (the host answers,
+   nothing listens): the server left, whether or not its DNS-SD goodbye was heard (under
+   load avahi was seen to keep a departed service listed for minutes): away at once,
+   listed as gone, asked again as above. One that never answered stays away.
  The probe carries our credentials: a peer that refuses them (401) or fails (500) counts
  as not answering, so that it too costs one probe a tick rather than two failing jobs.
  Each change is logged once.
@@ -43,6 +47,10 @@ extension NodeDiscovery {
         let uuid: String
         let sync: Sync
         let silentSince: Date
+        /// Ask each of its addresses, not only the one it is synced at: a peer still synced
+        /// with may answer elsewhere; for a peer away that is every `slowEvery` ticks only
+        /// (a flood of dead adverts with two addresses each would cost twice the probes).
+        var everyAddress = true
     }
 
     /// Peers to ask: those with failing or quiet replications, and those away.
@@ -65,7 +73,10 @@ extension NodeDiscovery {
             if away.contains(peerUUID) {
                 // Away for long: asked every `slowEvery` ticks only (a flood of dead adverts stays cheap).
                 let long = now.timeIntervalSince(unanswered[peerUUID] ?? now) > Self.longAway
-                if !long || tick % Self.slowEvery == 0 { probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: now)) }
+                let slowTick = tick % Self.slowEvery == 0
+                if !long || slowTick {
+                    probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: now, everyAddress: slowTick))
+                }
             } else if failing || quiet {
                 probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: failing ? now : heard))
             } else {
@@ -78,51 +89,80 @@ extension NodeDiscovery {
     func checkPeers() async {
         let probe = peersToProbe()
         guard !probe.isEmpty else { return }
-        let answers = await withTaskGroup(of: (String, Bool).self) { group in
+        let answers = await withTaskGroup(of: (String, DiscoveredPeer?, Refusal).self) { group in
             for peer in probe {
-                group.addTask { (peer.uuid, await self.answers(peer.sync.peer.baseURL)) }
+                group.addTask {
+                    let asked = peer.everyAddress ? peer.sync.peer : DiscoveredPeer(
+                        instance: peer.sync.peer.instance, host: peer.sync.peer.host, port: peer.sync.peer.port,
+                        addresses: Array(peer.sync.peer.addresses.prefix(1)), interfaceIndex: peer.sync.peer.interfaceIndex,
+                        record: peer.sync.peer.record)
+                    let (reached, refusal) = await self.reach(asked)
+                    // With all its addresses, the one that answered first.
+                    return (peer.uuid, reached?.addresses.first.map(peer.sync.peer.reached(at:)), refusal)
+                }
             }
-            var answers: [String: Bool] = [:]
-            for await (peerUUID, answered) in group { answers[peerUUID] = answered }
+            var answers: [String: (DiscoveredPeer?, Refusal)] = [:]
+            for await (peerUUID, reached, refusal) in group { answers[peerUUID] = (reached, refusal) }
             return answers
         }
         for peer in probe {
-            if answers[peer.uuid] == true { answered(peer.uuid, peer.sync) } else { unanswered(peer) }
+            guard let (reached, refusal) = answers[peer.uuid] else { continue }
+            if let reached { answered(peer.uuid, peer.sync, at: reached) } else { unanswered(peer, closed: refusal.closed) }
         }
     }
 
-    private func answered(_ peerUUID: String, _ sync: Sync) {
+    /// It answers: at the address it is synced with, or at another of its addresses (the
+    /// replications move there).
+    private func answered(_ peerUUID: String, _ sync: Sync, at reached: DiscoveredPeer) {
         let wasUnanswered = state.withLock { s -> Bool in
             if let instance = s.seen.first(where: { $0.value.peer.profile?.uuid == peerUUID })?.key {
                 s.seen[instance]?.lastSeen = Date()
             }
             return s.unanswered.removeValue(forKey: peerUUID) != nil
         }
-        guard wasUnanswered else { return }
-        logger.info("discovery: peer answers again; replications restarted", metadata: ["instance": "\(sync.peer.instance)"])
-        self.sync(with: sync.peer, uuid: peerUUID)
+        let moved = reached.addresses.first != sync.peer.addresses.first
+        guard wasUnanswered || moved else { return }
+        logger.info("discovery: peer answers again; replications restarted",
+                    metadata: ["instance": "\(sync.peer.instance)", "url": "\(reached.baseURL)"])
+        self.sync(with: reached, uuid: peerUUID)
     }
 
-    private func unanswered(_ peer: Probe) {
+    /// Not answering: away after `awayAfter`, or at once when every address refuses the
+    /// connection (`closed`: the server is not there; listed as gone).
+    private func unanswered(_ peer: Probe, closed: Bool) {
         let now = Date(), peerUUID = peer.uuid, sync = peer.sync
-        let stop = state.withLock { s -> Bool in
+        let (stop, newlyClosed) = state.withLock { s -> (Bool, Bool) in
             let since = s.unanswered[peerUUID] ?? peer.silentSince
             s.unanswered[peerUUID] = since
-            guard !s.away.contains(peerUUID), now.timeIntervalSince(since) >= Self.awayAfter else { return false }
+            // Closed after answering (it was synced with): it left. One that never answered stays away.
+            let newlyClosed = closed && !s.away.contains(peerUUID) && s.closed.insert(peerUUID).inserted
+            if newlyClosed { s.syncing[peerUUID]?.jobs = [] }
+            guard !s.away.contains(peerUUID), closed || now.timeIntervalSince(since) >= Self.awayAfter else {
+                return (newlyClosed, newlyClosed)
+            }
             s.away.insert(peerUUID)
-            return true
+            return (true, newlyClosed)
         }
         guard stop else { return }
-        logger.info("discovery: peer has not answered for \(Int(Self.awayAfter)) s; its replications stop until it does",
+        let why = newlyClosed ? "refuses connections on every address (it left)"
+                              : "has not answered for \(Int(Self.awayAfter)) s"
+        logger.info("discovery: peer \(why); its replications stop until it answers",
                     metadata: ["instance": "\(sync.peer.instance)", "url": "\(sync.peer.baseURL)"])
         for id in sync.jobs { _ = replications.cancel(id: id) }
+    }
+
+    /// Why a probe got no welcome; `closed` when the connection was refused (libcurl's
+    /// CURLE_COULDNT_CONNECT: a reset or "no route" answer, not silence).
+    struct Refusal: Sendable, Equatable {
+        var reason: String
+        var closed: Bool
     }
 
     /// Whether `GET base/` (with our credentials) answers with CouchDB's welcome within 2.5 s.
     func answers(_ base: String) async -> Bool { await refusal(base) == nil }
 
     /// Why `GET base/` (with our credentials) is not CouchDB's welcome within 2.5 s, or nil when it is.
-    func refusal(_ base: String) async -> String? {
+    func refusal(_ base: String) async -> Refusal? {
         var headers: [(String, String)] = []
         if let (name, password) = configuration.peerCredentials {
             headers.append(("Authorization", "Basic " + Data("\(name):\(password)".utf8).base64EncodedString()))
@@ -130,10 +170,12 @@ extension NodeDiscovery {
         let response: RemoteResponse
         do {
             response = try await probes.send(RemoteRequest(method: "GET", url: base + "/", headers: headers, timeout: .milliseconds(2500)))
+        } catch RemoteError.transport(let code, let message) where code == 7 {
+            return Refusal(reason: message, closed: true)
         } catch {
-            return "no answer in 2.5 s"
+            return Refusal(reason: "no answer in 2.5 s", closed: false)
         }
-        guard response.status == 200 else { return "HTTP \(response.status)" }
-        return (try? JSONReader.parse(response.body))?["couchdb"] != nil ? nil : "not a CouchDB welcome"
+        guard response.status == 200 else { return Refusal(reason: "HTTP \(response.status)", closed: false) }
+        return (try? JSONReader.parse(response.body))?["couchdb"] != nil ? nil : Refusal(reason: "not a CouchDB welcome", closed: false)
     }
 }

@@ -51,6 +51,9 @@ final class NodeDiscovery: @unchecked Sendable {
         var unanswered: [String: Date] = [:]
         /// Those unanswered long enough that their replications were stopped (`PeerWatch`).
         var away: Set<String> = []
+        /// Those away because every address refuses the connection (the host is there, the
+        /// server is not: it left without a goodbye heard here): listed as gone.
+        var closed: Set<String> = []
         /// By peer uuid; at most `departedKept`, the oldest dropped first.
         var departed: [String: Departed] = [:]
         var publishers: [ServicePublisher] = []
@@ -59,6 +62,10 @@ final class NodeDiscovery: @unchecked Sendable {
         var ignored: Set<String> = []
         /// `PeerWatch`'s ticks so far.
         var ticks = 0
+        /// By peer uuid: the latest meeting (`meet`) begun; an older one that ends later changes nothing.
+        var meetings: [String: Int] = [:]
+        /// Peers being met now (asked whether they answer).
+        var meeting: Set<String> = []
     }
 
     static let departedKept = 64
@@ -154,19 +161,25 @@ final class NodeDiscovery: @unchecked Sendable {
         case .appeared(let peer):
             guard let profile = peer.profile, let peerUUID = profile.uuid else { return ignore(peer) }
             guard peerUUID != uuid else { return }
-            let wanted = syncedDatabases(profile), url = peerURL(peer)
-            let changed = state.withLock { s -> Bool in
+            let wanted = syncedDatabases(profile)
+            let meeting = state.withLock { s -> Int? in
                 let now = Date()
                 s.seen[peer.instance] = Seen(peer: peer, since: s.seen[peer.instance]?.since ?? now, lastSeen: now)
                 s.departed[peerUUID] = nil
-                guard let current = s.syncing[peerUUID] else { return true }
-                return current.url != url || current.databases != wanted
+                // Synced with and answering at an address still listed: nothing to do.
+                if let current = s.syncing[peerUUID], current.databases == wanted, !current.jobs.isEmpty,
+                   s.unanswered[peerUUID] == nil, let address = Self.stillReached(current.peer, in: peer) {
+                    s.syncing[peerUUID]?.peer = peer.reached(at: address)
+                    return nil
+                }
+                return Self.beginMeeting(&s, peerUUID)
             }
             logger.info("discovery: peer", metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)",
                                                       "databases": "\(profile.databases)"])
             // The same peer reported again (another address, a record refreshed): its
-            // replications go on; only a new URL or other databases restart them.
-            if changed { Task { await self.meet(peer, uuid: peerUUID) } }
+            // replications go on; losing the address it is reached at, other databases, or
+            // not answering (perhaps at an address that was its only one) meet it again.
+            if let meeting { Task { await self.meet(peer, uuid: peerUUID, meeting: meeting) } }
             rebalance()  // a newcomer may be the hub now
         case .disappeared(let instance):
             // Our own service gone while we publish: the daemon dropped it; register again.
@@ -194,31 +207,11 @@ final class NodeDiscovery: @unchecked Sendable {
                     metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)"])
     }
 
-    /// Syncs with a peer that answers; one that does not (an address out of reach, nothing
-    /// listening, a refusal) is noted once and left to `PeerWatch`, which syncs when it answers:
-    /// a flood of dead advertisements costs a probe each, not two replications each.
-    func meet(_ peer: DiscoveredPeer, uuid peerUUID: String) async {
-        guard let profile = peer.profile, !syncedDatabases(profile).isEmpty,
-              !profile.usesTLS || configuration.trusts(advertised: profile.tlsFingerprint) else { return }
-        guard let refusal = await refusal(peer.baseURL) else { return sync(with: peer, uuid: peerUUID) }
-        var stale: [String] = []
-        let first = state.withLock { s -> Bool in
-            guard s.seen.values.contains(where: { $0.peer.profile?.uuid == peerUUID }) else { return false }
-            stale = s.syncing[peerUUID]?.jobs ?? []
-            s.syncing[peerUUID] = Sync(peer: peer, url: peerURL(peer), databases: syncedDatabases(profile), jobs: [])
-            s.unanswered[peerUUID] = s.unanswered[peerUUID] ?? Date()
-            return s.away.insert(peerUUID).inserted
-        }
-        for id in stale { _ = replications.cancel(id: id) }  // they went to its former address
-        guard first else { return }
-        logger.info("discovery: peer does not answer (\(refusal)); syncing when it does",
-                    metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)"])
-    }
-
     /// Records a departed peer, forgetting the oldest past `departedKept`.
     static func depart(_ s: inout State, _ peerUUID: String, _ peer: DiscoveredPeer, lastSeen: Date, why: String) {
         s.unanswered[peerUUID] = nil
         s.away.remove(peerUUID)
+        s.closed.remove(peerUUID)
         s.departed[peerUUID] = Departed(peer: peer, lastSeen: lastSeen, why: why)
         if s.departed.count > departedKept, let oldest = s.departed.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
             s.departed[oldest.key] = nil
@@ -231,13 +224,15 @@ final class NodeDiscovery: @unchecked Sendable {
     }
 
     /// Starts (or restarts at once) the two-way replications of every `sync` database the peer advertises.
-    func sync(with peer: DiscoveredPeer, uuid peerUUID: String) {
+    func sync(with peer: DiscoveredPeer, uuid peerUUID: String, meeting: Int? = nil) {
         guard !configuration.sync.isEmpty, let profile = peer.profile else { return }
         if profile.usesTLS && !configuration.trusts(advertised: profile.tlsFingerprint) { return }
         let databases = syncedDatabases(profile)
-        // It may have left while it was being asked whether it answers.
+        // It may have left while it was being asked whether it answers, or have been
+        // reported again since (a newer meeting decides).
         let (present, wanted) = state.withLock { s in
-            (s.seen.values.contains { $0.peer.profile?.uuid == peerUUID }, syncsWith(peerUUID, s))
+            (s.seen.values.contains { $0.peer.profile?.uuid == peerUUID } && Self.isLatest(meeting, peerUUID, s),
+             syncsWith(peerUUID, s))
         }
         guard !databases.isEmpty, present, wanted else { return }
         let base = peerURL(peer)
@@ -265,6 +260,7 @@ final class NodeDiscovery: @unchecked Sendable {
             s.syncing[peerUUID] = Sync(peer: peer, url: base, databases: databases, jobs: started)
             s.unanswered[peerUUID] = nil
             s.away.remove(peerUUID)
+            s.closed.remove(peerUUID)
             return previous.filter { !started.contains($0) }
         }
         for id in dropped { _ = replications.cancel(id: id) }  // a database it no longer advertises
