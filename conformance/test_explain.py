@@ -182,3 +182,47 @@ def test_index_candidates(indexed):
     out = explain(indexed, {"selector": {"a": {"$gt": 0}}, "sort": ["a", "name"]})
     assert candidates(out) == [("ibc", False, ["field_mismatch"], 1), ("ia", False, ["sort_order_mismatch"], 1),
                                ("_all_docs", False, ["field_mismatch"], 1)]
+
+
+def test_passed_over_reasons(indexed):
+    """A usable json index not chosen says why (mango_cursor:extract_candidate_indexes/1):
+    `less_overlap` when its leading columns miss some of the selector's indexable fields, else
+    `too_many_fields` when it has more columns than the winner, else `alphabetically_comes_after`."""
+    r = indexed.client.post(indexed.url("_index"), json={"index": {"fields": ["a"]}, "ddoc": "ia2", "name": "ia2"})
+    assert_status(r, 200)
+    # `name` is required (so `ian` is usable) but not indexable: both indexes cover the one
+    # indexable field, and `ian` has a column more; `ia2` only sorts after `ia`.
+    for selector in ({"a": 1, "name": {"$regex": "x"}}, {"a": {"$gt": 0}, "name": {"$ne": "x"}},
+                     {"name": {"$regex": "x"}, "a": {"$in": [1]}}):
+        out = explain(indexed, {"selector": selector})
+        assert out["index"]["name"] == "ia"
+        assert candidates(out) == [("ibc", False, ["field_mismatch"], 4), ("ian", True, ["too_many_fields"], 2),
+                                   ("ia2", True, ["alphabetically_comes_after"], 1),
+                                   ("_all_docs", True, ["unfavored_type"], 3)]
+    out = explain(indexed, {"selector": {"a": 1, "name": "x"}})
+    assert out["index"]["name"] == "ian"
+    assert candidates(out) == [("ibc", False, ["field_mismatch"], 4), ("ia2", True, ["less_overlap"], 2),
+                               ("ia", True, ["less_overlap"], 1), ("_all_docs", True, ["unfavored_type"], 3)]
+
+HINTS = [
+    ({"a": 1}, ["a"], []),
+    ({}, [], []),
+    # Only fields under the top-level $and with a range operator are indexable
+    # (mango_idx_view:indexable_fields/1); every other field is unindexable (mango_selector:fields/1),
+    # both in the order of CouchDB's Erlang set (hash buckets), not as sent.
+    ({"a": {"$gt": 1}, "c": {"$ne": 2}, "d": {"$or": [{"$eq": 1}, {"$eq": 2}]}, "e": {"f": {"$in": [1]}},
+      "g": {"$not": {"$eq": 1}}, "h": {"$elemMatch": {"x": 1}}, "$or": [{"z": 1}, {"y": 2}]},
+     ["a"], ["z", "d", "y", "c", "h", "g", "e.f"]),
+    ({"name": "x", "a": {"$exists": True}, "b": {"c": {"$beginsWith": "q"}}, "zeta": {"$lte": 3}},
+     ["b.c", "name", "zeta", "a"], []),
+    ({"$or": [{"a": 1}, {"name": "x"}]}, [], ["name", "a"]),
+    ({"$and": [{"a": 1}, {"$and": [{"name": "x"}, {"b": {"$regex": "^q"}}]}]}, ["name", "a"], ["b"]),
+]
+
+
+@pytest.mark.parametrize("selector,indexable,unindexable", HINTS)
+def test_selector_hints(indexed, selector, indexable, unindexable):
+    """`selector_hints` (mango_cursor:extract_selector_hints/1): one entry for json indexes."""
+    out = explain(indexed, {"selector": selector})
+    assert out["selector_hints"] == [{"type": "json", "indexable_fields": indexable,
+                                      "unindexable_fields": unindexable}]

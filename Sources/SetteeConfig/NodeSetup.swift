@@ -46,14 +46,10 @@ public enum NodeSetup {
         if let size = config.readerMmapSize { node.store.readerMmapSize = size }
         if let count = config.maxOpenDatabases { node.store.maxOpenDatabases = count }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
-        node.forwardedHostHeader = config.forwardedHostHeader
         node.adminOnlyAllDatabases = config.adminOnlyAllDatabases
         node.singleNode = config.singleNode
         node.discovery = config.discovery
         node.usersDatabaseSecurityEditable = config.usersDatabaseSecurityEditable
-        node.loginLockout = config.loginLockout
-        if let timeout = config.sessionTimeout { node.sessionTimeout = timeout }
-        node.allowPersistentCookies = config.allowPersistentCookies
         if let iterations = config.passwordIterations { node.passwordIterations = max(1, iterations) }
         // Sessions survive restarts only if the cookie secret does: keep one beside the uuid.
         node.secret = try resolveUUID(configured: config.secret, dataDirectory: config.dataDirectory,
@@ -72,6 +68,10 @@ public enum NodeSetup {
             node.configPersistence = INIConfigPersistence(file)
         }
         node.configSettings.append(ConfigSetting(section: "couchdb", key: "uuid", value: uuid))
+        // What the environment and the flags set wins over the file, in `_config` too, and is
+        // applied by the server as the file's values are (`[log] level` from SETTEE_LOG_LEVEL).
+        node.configOverrides = config.overrides
+        node.configSettings = ConfigSetting.overlaid(node.configSettings, with: config.overrides)
         if config.metrics.enabled { node.metricsListener = (config.metrics.address, config.metrics.port) }
         return node
     }

@@ -3,28 +3,22 @@
 
    command-line flag  >  environment (SETTEE_*)  >  ini file  >  built-in default
 
- The ini file is `--config PATH`, else `$SETTEE_CONFIG`, else none. Supported keys:
+ The ini file is `--config PATH`, else `$SETTEE_CONFIG`, else none. Every key, and the
+ `SETTEE_*` variable that may set it, is a row of SetteeServer's `ConfigKeys`, the one
+ table of settings: a value from the file, the environment or a flag goes through the
+ same path (`apply(_:origin:)`): the row's check, then, for a key the executable reads at
+ start, its loader here (`loaders`); a key the running server applies (its row's effect)
+ reaches it through `NodeConfiguration.configSettings`, with the values given outside the
+ file (`overrides`) over the file's. The variables (see README "Configuration"):
 
-   [chttpd]  bind_address (comma-separated list allowed), port, max_http_request_size,
-             x_forwarded_host, admin_only_all_dbs
-   [couchdb] database_dir, max_document_size, uuid, default_security, single_node,
-             users_db_security_editable, max_dbs_open
-   [admins]  name = password-or-hash
-   [chttpd_auth_lockout] mode (off, warn, enforce), threshold, max_lifetime (ms)
-   [log]     level
-   [ssl]     enable, port (6984), cert_file, key_file (generated in the data directory when
-             unset), handshake_timeout (seconds)
-   [settee]  reader_mmap_size, plain_http (false: HTTPS only)
-   [discovery] enabled, name, type, databases (list or *), sync (list), credentials
-             (name:password for peers), trust_advertised_fingerprint, topology (mesh or hub)
-
- The one table of every key (its check, default, and whether `_config` applies it at
- once, at the next start or never) is SetteeServer's `ConfigKeys`; the keys above are
- applied here, the rest by the server from the file's settings.
+   SETTEE_PORT       [chttpd] port            SETTEE_BIND       [chttpd] bind_address
+   SETTEE_DATA_DIR   [couchdb] database_dir   SETTEE_TLS_PORT   [ssl] port, and enable = true
+   SETTEE_LOG_LEVEL  [log] level              SETTEE_LOG_STREAM [log] stream
 
  Anything else in the file is reported as one warning per setting and ignored, so a
- CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` adds one admin on top
- of `[admins]`; it is hashed in memory only, never written anywhere.
+ CouchDB local.ini can be reused. `SETTEE_ADMIN=name:password` (or `SETTEE_ADMIN_FILE`
+ naming a file that holds it) adds one admin on top of `[admins]`; it is hashed in memory
+ only, never written anywhere. `SETTEE_CONFIG` names the file itself.
 */
 internal import SetteeReplicator
 internal import FoundationEssentials
@@ -65,12 +59,8 @@ public struct SetteeConfiguration: Sendable {
     public var adminOnlyAllDatabases = true
     /// `[couchdb] single_node`: create `_users` and `_replicator` on first start.
     public var singleNode = true
-    /// `[chttpd_auth_lockout]`: wrong-password lockout per user and client address.
-    public var loginLockout = LoginLockoutConfiguration()
     /// `[couchdb] users_db_security_editable`: whether `_users`' `_security` may change.
     public var usersDatabaseSecurityEditable = false
-    /// `[chttpd] x_forwarded_host`: the header a proxy names the original host in.
-    public var forwardedHostHeader = "X-Forwarded-Host"
     /// `[chttpd] max_http_request_size`, when set.
     public var maxHTTPRequestSize: Int?
     /// `[couchdb] max_document_size`, when set.
@@ -81,10 +71,6 @@ public struct SetteeConfiguration: Sendable {
     public var defaultSecurityIsAdminOnly = true
     /// `[chttpd_auth] secret`, when set; otherwise one is kept in the data directory.
     public var secret: String?
-    /// `[chttpd_auth] timeout`: seconds a session cookie lives.
-    public var sessionTimeout: Int?
-    /// `[chttpd_auth] allow_persistent_cookies`.
-    public var allowPersistentCookies = true
     /// `[chttpd_auth] iterations` for new password hashes; CouchDB 3.4.3's default when unset.
     public var passwordIterations: Int?
     /// `[attachments] compressible_types`, when set: comma-separated patterns such as `text/*`.
@@ -113,6 +99,9 @@ public struct SetteeConfiguration: Sendable {
     public var logToStandardOutput = false
     /// One line per ignored setting, for the caller to log.
     public var warnings: [String] = []
+    /// The settings given outside the file (environment, then flags), in the order given:
+    /// the server shows them in `_config` over the file's (`NodeConfiguration.configOverrides`).
+    public var overrides: [ConfigSetting] = []
 
     public init() {}
 
@@ -137,129 +126,39 @@ public struct SetteeConfiguration: Sendable {
     /// Applies the settings of `file` over the current values.
     public mutating func apply(_ file: INIFile) throws(ConfigError) {
         for entry in file.entries {
-            let origin = "\(file.source):\(entry.line)"
-            switch (entry.section, entry.key) {
-            case ("chttpd", "bind_address"): bindAddresses = try Self.addresses(entry.value, origin: origin)
-            case ("chttpd", "port"): port = try Self.port(entry.value, origin: origin)
-            case ("chttpd", "max_http_request_size"): maxHTTPRequestSize = try Self.size(entry.value, origin: origin)
-            case ("chttpd", "x_forwarded_host"):
-                guard !entry.value.isEmpty else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "a header name")
-                }
-                forwardedHostHeader = entry.value
-            case ("chttpd", "admin_only_all_dbs"):
-                adminOnlyAllDatabases = try Self.boolean(entry.value, origin: origin)
-            case ("couchdb", "single_node"): singleNode = try Self.boolean(entry.value, origin: origin)
-            case ("couchdb", "users_db_security_editable"):
-                usersDatabaseSecurityEditable = try Self.boolean(entry.value, origin: origin)
-            case ("couchdb", "database_dir"): dataDirectory = entry.value
-            case ("couchdb", "max_document_size"): maxDocumentSize = try Self.size(entry.value, origin: origin)
-            case ("couchdb", "max_dbs_open"):
-                guard let count = Int(entry.value), count >= 1 else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of databases, at least 1")
-                }
-                maxOpenDatabases = count
-            case ("couchdb", "uuid"): uuid = entry.value.isEmpty ? nil : entry.value
-            case ("couchdb", "default_security"):
-                guard ["admin_only", "everyone"].contains(entry.value) else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "admin_only or everyone")
-                }
-                defaultSecurityIsAdminOnly = entry.value == "admin_only"
-            case ("chttpd_auth", "secret"): secret = entry.value.isEmpty ? nil : entry.value
-            case ("chttpd_auth", "timeout"): sessionTimeout = try Self.size(entry.value, origin: origin)
-            case ("chttpd_auth", "allow_persistent_cookies"):
-                allowPersistentCookies = try Self.boolean(entry.value, origin: origin)
-            case ("chttpd_auth", "iterations"): passwordIterations = try Self.size(entry.value, origin: origin)
-            case ("chttpd_auth_lockout", "mode"): loginLockout.mode = entry.value
-            case ("chttpd_auth_lockout", "threshold"): loginLockout.threshold = try Self.size(entry.value, origin: origin)
-            case ("chttpd_auth_lockout", "max_lifetime"):
-                loginLockout.maxLifetime = try Self.size(entry.value, origin: origin)
-            case ("attachments", "compressible_types"):
-                compressibleTypes = entry.value.split(separator: ",").map { $0.trimmingBlanks() }
-            case ("attachments", "inline_max_bytes"):
-                guard let bytes = Int(entry.value), bytes >= 0 else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: none)")
-                }
-                inlineAttachmentLimit = bytes
-            case ("log", "level"): logLevel = try Self.level(entry.value, origin: origin)
-            case ("log", "stream"): logToStandardOutput = try Self.stream(entry.value, origin: origin)
-            case ("settee", "reader_mmap_size"):
-                guard let bytes = Int(entry.value), bytes >= 0 else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "a number of bytes (0: off)")
-                }
-                readerMmapSize = bytes
-            case ("discovery", "enabled"): discovery.enabled = try Self.boolean(entry.value, origin: origin)
-            case ("discovery", "name"): discovery.instanceName = entry.value.isEmpty ? nil : entry.value
-            case ("discovery", "type"):
-                guard entry.value.hasPrefix("_"), entry.value.hasSuffix("._tcp") || entry.value.hasSuffix("._udp") else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "a DNS-SD type such as _couchdb._tcp")
-                }
-                discovery.type = entry.value
-            case ("discovery", "databases"):
-                discovery.databases = entry.value.trimmingBlanks() == "*" ? nil : Self.list(entry.value)
-            case ("discovery", "sync"): discovery.sync = Self.list(entry.value)
-            case ("discovery", "credentials"):
-                // `name:password`, or a pairing URL (`settee pair`) whose userinfo holds them.
-                let isURL = entry.value.contains("://")
-                guard isURL ? URLComponents(string: entry.value)?.user != nil : entry.value.contains(":") else {
-                    throw .invalidValue(origin: origin, value: "(hidden)", expected: "name:password, or a URL with credentials")
-                }
-                discovery.credentials = entry.value
-            case ("discovery", "trust_advertised_fingerprint"):
-                discovery.trustAdvertisedFingerprint = try Self.boolean(entry.value, origin: origin)
-            case ("discovery", "topology"):
-                guard let topology = DiscoveryConfiguration.Topology(rawValue: entry.value.trimmingBlanks()) else {
-                    throw .invalidValue(origin: origin, value: entry.value, expected: "mesh or hub")
-                }
-                discovery.topology = topology
-            case ("settee", "plain_http"): plainHTTP = try Self.boolean(entry.value, origin: origin)
-            case ("ssl", "enable"): tls.enabled = try Self.boolean(entry.value, origin: origin)
-            case ("ssl", "port"): tls.port = try Self.port(entry.value, origin: origin)
-            case ("ssl", "cert_file"): tls.certificateFile = entry.value.isEmpty ? nil : entry.value
-            case ("ssl", "key_file"): tls.keyFile = entry.value.isEmpty ? nil : entry.value
-            case ("ssl", "handshake_timeout"): tls.handshakeTimeout = try Self.size(entry.value, origin: origin)
-            case ("ssl", "verify_ssl_certificates"): tls.verifyClientCertificates = try Self.boolean(entry.value, origin: origin)
-            case ("ssl", "cacert_file"): tls.clientCAFile = entry.value.isEmpty ? nil : entry.value
-            case ("ssl", "fail_if_no_peer_cert"): tls.requireClientCertificate = try Self.boolean(entry.value, origin: origin)
-            case ("admins", let name): fileAdmins[name] = entry.value
-            case ("prometheus", "additional_port"): metrics.enabled = try Self.boolean(entry.value, origin: origin)
-            case ("prometheus", "bind_address"): metrics.address = entry.value
-            case ("prometheus", "port"): metrics.port = try Self.port(entry.value, origin: origin)
-            default: try checkAppliedByServer(entry.section, entry.key, entry.value, origin: origin)
-            }
+            let setting = ConfigSetting(section: entry.section, key: entry.key, value: entry.value)
+            try apply(setting, origin: "\(file.source):\(entry.line)")
         }
     }
 
-    /// A setting the server applies from the file's settings (as its config API's: `[uuids]`,
-    /// `[cors]`, `[chttpd] require_valid_user`...) is checked here by the one table
-    /// (`ConfigKeys`); one it does not know is named in a warning and ignored.
-    private mutating func checkAppliedByServer(_ section: String, _ key: String, _ value: String,
-                                               origin: String) throws(ConfigError) {
-        guard ConfigKeys.entry(section, key) != nil else {
-            warnings.append("\(origin): unknown setting [\(section)] \(key), ignored")
+    /// One setting, from wherever it came (`origin`: `file:line`, a variable, a flag): `[admins]`
+    /// by name; a key of the one table (`ConfigKeys`) checked by its row, then loaded here if the
+    /// executable reads it at start (`loaders`); any other key named in a warning and ignored.
+    /// - Throws: `ConfigError.invalidValue` naming `origin`.
+    mutating func apply(_ setting: ConfigSetting, origin: String) throws(ConfigError) {
+        if setting.section == "admins" { return fileAdmins[setting.key] = setting.value }
+        guard ConfigKeys.entry(setting.section, setting.key) != nil else {
+            warnings.append("\(origin): unknown setting [\(setting.section)] \(setting.key), ignored")
             return
         }
-        if let expected = ConfigKeys.expectation(section: section, key: key, value: value) {
-            throw .invalidValue(origin: origin, value: value, expected: expected)
+        if let expected = ConfigKeys.expectation(section: setting.section, key: setting.key, value: setting.value) {
+            throw .invalidValue(origin: origin, value: setting.value, expected: expected)
+        }
+        guard let load = Self.loaders[setting.section]?[setting.key] else { return }
+        do { try load(&self, setting.value, origin) } catch {
+            throw (error as? ConfigError) ?? .invalidValue(origin: origin, value: setting.value, expected: "\(error)")
         }
     }
 
+    /// A setting given outside the file: applied as the file's are, and kept for the server.
+    private mutating func override(_ setting: ConfigSetting, origin: String) throws(ConfigError) {
+        try apply(setting, origin: origin)
+        overrides.append(setting)
+    }
+
+    /// The table's variables (`ConfigKeys`, each row's `environment`), then the admin.
     mutating func apply(environment env: [String: String]) throws(ConfigError) {
-        if let value = env["SETTEE_PORT"], !value.isEmpty { port = try Self.port(value, origin: "SETTEE_PORT") }
-        if let value = env["SETTEE_BIND"], !value.isEmpty {
-            bindAddresses = try Self.addresses(value, origin: "SETTEE_BIND")
-        }
-        if let value = env["SETTEE_DATA_DIR"], !value.isEmpty { dataDirectory = value }
-        if let value = env["SETTEE_TLS_PORT"], !value.isEmpty {
-            tls.port = try Self.port(value, origin: "SETTEE_TLS_PORT")
-            tls.enabled = true
-        }
-        if let value = env["SETTEE_LOG_LEVEL"], !value.isEmpty {
-            logLevel = try Self.level(value, origin: "SETTEE_LOG_LEVEL")
-        }
-        if let value = env["SETTEE_LOG_STREAM"], !value.isEmpty {
-            logToStandardOutput = try Self.stream(value, origin: "SETTEE_LOG_STREAM")
-        }
+        for (setting, origin) in ConfigKeys.settings(fromEnvironment: env) { try override(setting, origin: origin) }
         // A secret file (a container's /run/secrets/...) holding `name:password`.
         var admin = env["SETTEE_ADMIN"]
         var adminOrigin = "SETTEE_ADMIN"
@@ -280,16 +179,17 @@ public struct SetteeConfiguration: Sendable {
         }
     }
 
+    /// Each flag is its key's setting, applied as the file's and the environment's are.
     mutating func apply(_ flags: ConfigOverrides) throws(ConfigError) {
-        if let port = flags.port {
-            guard (0...65535).contains(port) else {
-                throw .invalidValue(origin: "--port", value: String(port), expected: "a port 0-65535")
-            }
-            self.port = port
+        let given: [(String, String, String, String?)] = [
+            ("--port", "chttpd", "port", flags.port.map(String.init)),
+            ("--bind", "chttpd", "bind_address", flags.bindAddress),
+            ("--data-dir", "couchdb", "database_dir", flags.dataDirectory),
+            ("--log-level", "log", "level", flags.logLevel),
+        ]
+        for case let (flag, section, key, value?) in given {
+            try override(ConfigSetting(section: section, key: key, value: value), origin: flag)
         }
-        if let bind = flags.bindAddress { bindAddresses = try Self.addresses(bind, origin: "--bind") }
-        if let dir = flags.dataDirectory { dataDirectory = dir }
-        if let level = flags.logLevel { logLevel = try Self.level(level, origin: "--log-level") }
     }
 
     /// Refuses HTTPS-only without HTTPS.

@@ -51,8 +51,12 @@ public struct NodeConfiguration: Sendable {
     /// Admins from the environment (`SETTEE_ADMIN`), also in `admins`: the config API
     /// neither shows nor removes them.
     public var environmentAdmins: [String: String] = [:]
-    /// The ini file's settings, shown and changed by `/_node/_local/_config`.
+    /// The ini file's settings, shown and changed by `/_node/_local/_config`, with
+    /// `configOverrides` over them.
     public var configSettings: [ConfigSetting] = []
+    /// Settings given outside the file (`SETTEE_*` variables, flags): they win over the
+    /// file's again when `_config/_reload` rereads it.
+    public var configOverrides: [ConfigSetting] = []
     /// Where config changes are written; nil: they last until restart.
     public var configPersistence: (any ConfigPersistence)?
     /// Threads that run design document JavaScript (`[settee] javascript_threads`; nil:

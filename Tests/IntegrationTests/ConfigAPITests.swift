@@ -85,6 +85,41 @@ import Testing
         #expect(bad.status == 400 && bad.json?["error"] == "bad_request")
     }
 
+    /// A key declared once in the table (`ConfigKeys`) is loaded from its variable as from the
+    /// file, shown by `_config` as the value in force, applied by the running server (before,
+    /// the file's `[log] level` was applied again over `SETTEE_LOG_LEVEL` once the server
+    /// started), kept over the file by `_reload`, and changed live like any live key; a
+    /// start-only key is refused as before, and an unknown one kept and shown.
+    @Test func aVariableWinsOverTheFileInTheRunningServerAndInConfig() throws {
+        let dir = try TempDirectory(prefix: "config-env")
+        let path = dir.appending("settee.ini")
+        try "[log]\nlevel = warning\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let settee = try SetteeProcess.start(dataDirectory: dir.appending("data"), extraArguments: ["--config", path],
+                                             environment: ["SETTEE_LOG_LEVEL": "info"])
+        defer { settee.kill(SIGKILL) }
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/log/level").json == "info")
+        _ = try Self.call(settee, "GET", "/marker-info")
+        #expect(settee.waitForOutput(containing: "/marker-info", timeout: 10), "info from SETTEE_LOG_LEVEL is in force")
+        #expect(try Self.call(settee, "POST", "/_node/_local/_config/_reload").status == 200)
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/log/level").json == "info")
+        // The flag's port is shown as [chttpd] port, and refused live as a start-only key.
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/chttpd/port").json?.stringValue
+            == String(settee.baseURL.port ?? -1))
+        let refused = try Self.call(settee, "PUT", "/_node/_local/_config/chttpd/port", "\"5999\"")
+        #expect(refused.status == 403 && refused.json?["error"] == "forbidden", "\(refused.text)")
+        // Live, from the table's row, at once.
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/log/level", "\"warning\"").json == "info")
+        _ = try Self.call(settee, "GET", "/marker-warning")
+        _ = try Self.call(settee, "GET", "/marker-last")
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/log/level", "\"info\"").json == "warning")
+        _ = try Self.call(settee, "GET", "/marker-info-again")
+        #expect(settee.waitForOutput(containing: "/marker-info-again", timeout: 10))
+        #expect(!settee.output.contains("/marker-warning") && !settee.output.contains("/marker-last"))
+        // Unknown keys as before: kept and shown.
+        #expect(try Self.call(settee, "PUT", "/_node/_local/_config/scratch/temp", "\"x\"").json == "")
+        #expect(try Self.call(settee, "GET", "/_node/_local/_config/scratch/temp").json == "x")
+    }
+
     @Test func accessLogLinesNameTheUserAndTheRequestIDButNoCredentials() throws {
         let dir = try TempDirectory(prefix: "access-log")
         let (settee, _) = try Self.start(dir, ini: "[log]\nlevel = info\n")

@@ -1,5 +1,5 @@
 import Foundation
-import SetteeConfig
+@testable import SetteeConfig
 @testable import SetteeServer
 import Testing
 
@@ -212,6 +212,86 @@ import Testing
             let refused = (try? ConfigEffects.checkWritable(section: entry.section, key: entry.key)) == nil
             #expect(refused == (entry.timing == .startOnly || ConfigKeys.startOnlySections.contains(entry.section)),
                     "[\(entry.section)] \(entry.key)")
+        }
+    }
+
+    /// A value for each row that names a `SETTEE_*` variable; a row added with one must be
+    /// added here too (the first test says so).
+    static let environmentSamples: [String: String] = [
+        "SETTEE_PORT": "7011", "SETTEE_BIND": "127.0.0.3", "SETTEE_DATA_DIR": "/from/somewhere",
+        "SETTEE_TLS_PORT": "7443", "SETTEE_LOG_LEVEL": "debug", "SETTEE_LOG_STREAM": "stdout",
+    ]
+
+    /// What the executable made of its settings, for comparing two ways of giving one.
+    static func fingerprint(_ config: SetteeConfiguration) -> String {
+        "\(config.port) \(config.bindAddresses) \(config.dataDirectory) \(config.tls.port) \(config.logLevel) "
+            + "\(config.logToStandardOutput) \(config.warnings)"
+    }
+
+    /// A key declared once loads the same from the ini file and from its variable: the same
+    /// check (a bad value refused with the same expectation, naming where it came from) and
+    /// the same loader; the variable's value is kept for the server (`overrides`).
+    @Test func everyVariableLoadsAsItsKeyDoesFromTheFile() throws {
+        let rows = ConfigKeys.all.filter { $0.environment != nil }
+        #expect(Set(rows.compactMap(\.environment)) == Set(Self.environmentSamples.keys))
+        for row in rows {
+            let name = try #require(row.environment), value = try #require(Self.environmentSamples[name])
+            let fromFile = try Self.load(Setting(section: row.section, key: row.key, value: value))
+            var fromEnvironment = SetteeConfiguration()
+            try fromEnvironment.apply(environment: [name: value])
+            #expect(Self.fingerprint(fromFile) == Self.fingerprint(fromEnvironment), "\(name)")
+            #expect(fromEnvironment.overrides.contains(ConfigSetting(section: row.section, key: row.key, value: value)))
+            #expect(fromFile.overrides.isEmpty)
+            // A bad value: refused the same way (or taken the same way, for a free-form one).
+            let bad = "no§such"
+            let fileRefusal = Self.refusal { _ = try Self.load(Setting(section: row.section, key: row.key, value: bad)) }
+            let environmentRefusal = Self.refusal {
+                var config = SetteeConfiguration()
+                try config.apply(environment: [name: bad])
+            }
+            #expect(fileRefusal?.origin == (environmentRefusal == nil ? nil : "t.ini:2"), "\(name)")
+            #expect(environmentRefusal?.origin == (fileRefusal == nil ? nil : name), "\(name)")
+            #expect(fileRefusal?.expected == environmentRefusal?.expected, "\(name)")
+        }
+    }
+
+    static func refusal(_ body: () throws -> Void) -> (origin: String, expected: String)? {
+        do { try body() } catch ConfigError.invalidValue(let origin, _, let expected) { return (origin, expected) } catch {
+            Issue.record("unexpected \(error)")
+        }
+        return nil
+    }
+
+    /// `SETTEE_TLS_PORT` serves HTTPS on that port, as before the table: it implies `[ssl] enable`.
+    @Test func theTLSPortVariableTurnsHTTPSOn() throws {
+        let config = try SetteeConfiguration.load(overrides: ConfigOverrides(), environment: ["SETTEE_TLS_PORT": "7443"])
+        #expect(config.tls.enabled && config.tls.port == 7443)
+        #expect(config.overrides == [ConfigSetting(section: "ssl", key: "port", value: "7443"),
+                                     ConfigSetting(section: "ssl", key: "enable", value: "true")])
+    }
+
+    /// Rows read from `NodeConfiguration.configSettings` by the server at start, rather than
+    /// by a loader or an effect; and `[httpd]`, CouchDB's old listener section, known (so a
+    /// CouchDB local.ini loads without a warning) and refused live, but not served.
+    static let readByTheServerAtStart: Set<String> = [
+        "[settee] javascript_threads", "[settee] javascript_queue", "[httpd] bind_address", "[httpd] port",
+    ]
+
+    /// Live rows are exactly the rows the server applies (an effect), so a key `_config` may
+    /// change at once is never one nothing applies; every other row is read at start by one
+    /// loader; and the executable loads only rows of the table.
+    @Test func liveRowsHaveAnEffectAndLoadersNameRows() {
+        for row in ConfigKeys.all {
+            let name = "[\(row.section)] \(row.key)"
+            #expect((row.timing == .live) == (row.effect != nil), "\(name)")
+            let loaded = SetteeConfiguration.loaders[row.section]?[row.key] != nil
+            #expect(row.timing == .live || loaded != Self.readByTheServerAtStart.contains(name), "\(name): read by nothing")
+        }
+        for (section, loaders) in SetteeConfiguration.loaders {
+            for key in loaders.keys {
+                #expect(ConfigKeys.entry(section, key).map { $0.timing != .live || $0.key == "max_document_size"
+                    || $0.section == "log" } == true, "[\(section)] \(key): a loader for a row the table lacks or applies live")
+            }
         }
     }
 }

@@ -179,6 +179,14 @@ public enum QueryPlanner {
         return (a.ddoc ?? "", a.name) <= (b.ddoc ?? "", b.name)
     }
 
+    /// How many of the selector's indexable fields the index's leading columns leave out
+    /// (mango_cursor_view:composite_indexes/2's `PrefixDifference`): `_explain` says
+    /// `less_overlap` for an index passed over with any.
+    public static func prefixDistance(_ index: MangoIndex, _ selector: Selector) -> Int {
+        let fieldRanges = selector.indexableFields()
+        return fieldRanges.count - prefixLength(index, fieldRanges)
+    }
+
     private static func prefixLength(_ index: MangoIndex, _ fieldRanges: [FieldPath]) -> Int {
         index.paths.prefix { fieldRanges.contains($0) }.count
     }

@@ -49,9 +49,6 @@ extension Selector {
         return fields
     }
 
-    /// `indexableFields()` as dotted names, for `_explain`'s `selector_hints`.
-    public var indexableFieldNames: [String] { indexableFields().map { $0.keys.joined(separator: ".") } }
-
     private static func isIndexable(_ test: Test) -> Bool {
         switch test {
         case .compare(let op, _): op != .ne

@@ -60,76 +60,18 @@ struct ConfigEffects: Sendable {
         }
     }
 
-    /// Makes a validated `value` (nil: deleted) take effect. A deleted key goes back to its
-    /// default in the one table (`ConfigKeys`, CouchDB's), as CouchDB's code defaults do;
-    /// the fallbacks below serve keys the table gives none (lists, computed limits).
+    /// Makes a validated `value` (nil: deleted) take effect, by the key's row of the one
+    /// table (`ConfigKeys`): a deleted key goes back to the row's default (CouchDB's), as
+    /// CouchDB's code defaults do. `[admins]`, whose keys are names, is the one section
+    /// applied here. A key with no effect is kept and shown, as CouchDB keeps any setting,
+    /// and read at the next start.
     func apply(section: String, key: String, value given: String?) {
-        let value = given ?? ConfigKeys.entry(section, key)?.defaultValue
-        switch (section, key) {
-        case ("admins", let name):
-            live.admins.set(name, hash: value)
-        case ("couchdb", "max_document_size"):
-            live.maxDocumentSize.set(value.flatMap { Int($0) } ?? 8_000_000)
-        // Design document functions' limits: CouchDB's query server timeout (ms) and its
-        // JavaScript engine's memory limit, read by each call as it starts (this node's only).
-        case ("couchdb", "os_process_timeout"):
-            javaScriptLimits.value.time = value.flatMap(Double.init).map { $0 / 1000 } ?? JavaScriptLimits().time
-        case ("quickjs", "memory_limit_bytes"):
-            javaScriptLimits.value.memoryBytes = value.flatMap { Int($0) } ?? JavaScriptLimits().memoryBytes
-        case ("query_server_config", "reduce_limit"):
-            javaScriptLimits.value.reduceLimit = value.flatMap { JavaScriptLimits.ReduceLimit(rawValue: $0.lowercased()) } ?? .on
-        case ("uuids", "algorithm"):
-            live.uuids.configure(algorithm: value.flatMap(UUIDGenerator.Algorithm.init(rawValue:)) ?? .sequential)
-        case ("uuids", "utc_id_suffix"):
-            live.uuids.configure(utcIDSuffix: value ?? "")
-        case ("uuids", "max_count"):
-            live.uuidsMaxCount.set(value.flatMap { Int($0) } ?? 1000)
-        case ("chttpd", "decode_plus_to_space"):
-            live.decodePlusToSpace.set(value.flatMap(Self.boolean) ?? true)
-        case ("chttpd", "x_forwarded_host"):
-            live.forwardedHostHeader.set(value.flatMap { $0.isEmpty ? nil : $0 } ?? "X-Forwarded-Host")
-        case ("chttpd", "allow_jsonp"):
-            live.allowJSONP.set(value.flatMap(Self.boolean) ?? false)
-        case ("chttpd", "require_valid_user"):
-            live.requireValidUser.set(value.flatMap(Self.boolean) ?? false)
-        case ("chttpd", "require_valid_user_except_for_up"):
-            live.requireValidUserExceptForUp.set(value.flatMap(Self.boolean) ?? false)
-        case ("chttpd_auth", "authentication_db"), ("couch_httpd_auth", "authentication_db"):
-            live.authentication.set(value.flatMap { $0.isEmpty ? nil : $0 })
-        case ("chttpd_auth", "password_regexp"), ("couch_httpd_auth", "password_regexp"):
-            live.authentication.passwordRequirements.set(value)
-        case ("chttpd_auth", "timeout"), ("couch_httpd_auth", "timeout"):
-            sessions.timeoutSetting.set(value.flatMap { Int($0) } ?? 600)
-        case ("chttpd_auth", "allow_persistent_cookies"):
-            sessions.persistentSetting.set(value.flatMap(Self.boolean) ?? true)
-        case ("chttpd_auth_lockout", "mode"):
-            lockout.update(mode: value.flatMap(LoginLockout.Mode.init(rawValue:)) ?? .enforce)
-        case ("chttpd_auth_lockout", "threshold"):
-            lockout.update(threshold: value.flatMap { Int($0) } ?? LoginLockoutConfiguration().threshold)
-        case ("chttpd_auth_lockout", "max_lifetime"):
-            lockout.update(lifetime: .milliseconds(value.flatMap { Int($0) } ?? LoginLockoutConfiguration().maxLifetime))
-        case ("log", "level"):
-            _ = setLogLevel(value ?? "info")
-        case ("chttpd", "enable_cors"):
-            updateCORS { $0.enabled = value.flatMap(Self.boolean) ?? false }
-        case ("cors", "origins"):
-            updateCORS { $0.origins = value.map(CORSPolicy.list) ?? [] }
-        case ("cors", "credentials"):
-            updateCORS { $0.credentials = value.flatMap(Self.boolean) ?? false }
-        case ("cors", "methods"):
-            updateCORS { $0.methods = value.map(CORSPolicy.list) ?? CORSPolicy.supportedMethods }
-        case ("cors", "headers"):
-            updateCORS { $0.headers = value.map { CORSPolicy.list($0).map { $0.lowercased() } } ?? CORSPolicy.supportedHeaders }
-        case ("cors", "exposed_headers"):
-            updateCORS { $0.exposedHeaders = value.map { CORSPolicy.list($0).map { $0.lowercased() } } ?? CORSPolicy.couchHeaders }
-        case ("cors", "max_age"):
-            updateCORS { $0.maxAge = value ?? "600" }
-        default:
-            break  // kept and shown, as CouchDB keeps any setting; read at the next start
-        }
+        if section == "admins" { return live.admins.set(key, hash: given) }
+        guard let entry = ConfigKeys.entry(section, key) else { return }
+        entry.effect?(self, given ?? entry.defaultValue)
     }
 
-    private func updateCORS(_ change: (inout CORSPolicy) -> Void) {
+    func updateCORS(_ change: (inout CORSPolicy) -> Void) {
         var policy = live.cors.value
         change(&policy)
         live.cors.set(policy)

@@ -1,5 +1,14 @@
 import Synchronization
 
+extension ConfigSetting {
+    /// `settings` with each of `overrides` replacing the value of its key (or added), the
+    /// last override of a key winning.
+    public static func overlaid(_ settings: [ConfigSetting], with overrides: [ConfigSetting]) -> [ConfigSetting] {
+        let replaced = Set(overrides.map { "\($0.section)\u{0}\($0.key)" })
+        return settings.filter { !replaced.contains("\($0.section)\u{0}\($0.key)") } + overrides
+    }
+}
+
 /// Where `/_node/_local/_config` writes go: the ini file the server started with.
 /// The executable provides it (SetteeConfig); without one, changes last until restart.
 public protocol ConfigPersistence: Sendable {
@@ -32,11 +41,15 @@ final class NodeConfig: Sendable {
     private let persistence: (any ConfigPersistence)?
     /// What `_reload` returns to when there is no file: the settings at start.
     private let initial: [ConfigSetting]
+    /// Settings from outside the file (`SETTEE_*`, flags), over the file's after `_reload` too.
+    private let overrides: [ConfigSetting]
     let effects: ConfigEffects
 
-    init(settings: [ConfigSetting], persistence: (any ConfigPersistence)?, effects: ConfigEffects) {
+    init(settings: [ConfigSetting], overrides: [ConfigSetting] = [], persistence: (any ConfigPersistence)?,
+         effects: ConfigEffects) {
         values = Mutex(Self.grouped(settings))
         initial = settings
+        self.overrides = overrides
         self.persistence = persistence
         self.effects = effects
     }
@@ -89,6 +102,7 @@ final class NodeConfig: Sendable {
             do { settings = try persistence.load() } catch { throw CouchError(400, "bad_request", "\(error)") }
             // Not in the file, but shown as CouchDB shows its own.
             settings += initial.filter { $0.section == "couchdb" && $0.key == "uuid" }
+            settings = ConfigSetting.overlaid(settings, with: overrides)
         }
         let before = values.withLock { all in
             defer { all = Self.grouped(settings) }

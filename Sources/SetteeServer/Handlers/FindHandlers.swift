@@ -20,9 +20,10 @@ enum FindHandlers {
     static func explain(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let request = try await parse(context, database)
         let indexes = try await MangoIndexes.all(database)
+        let normalized = SelectorNormalizer.normalize(request.selectorJSON)
         var explanation: JSONObject = [
             "dbname": .string(database.name), "index": .null, "partitioned": false,
-            "selector": SelectorNormalizer.normalize(request.selectorJSON), "opts": request.optionsJSON,
+            "selector": normalized, "opts": request.optionsJSON,
             "limit": .int(request.limit), "skip": .int(request.skip),
             "fields": .array((request.fields ?? []).map { .string($0) }),
         ]
@@ -32,15 +33,15 @@ enum FindHandlers {
         } catch {
             guard error == .noUsableIndex else { throw error }
             let candidates = QueryPlanner.candidates(request, indexes: indexes)
-            explanation["index_candidates"] = candidatesJSON(candidates, request, excludedByUser: false)
-            explanation["selector_hints"] = hints(request)
+            explanation["index_candidates"] = candidatesJSON(candidates, request, winner: nil, excludedByUser: false)
+            explanation["selector_hints"] = hints(normalized)
             return JSONResponse.ok(.object(explanation))
         }
         explanation["index"] = plan.index.json
         explanation["index_candidates"] = candidatesJSON(plan.candidates.filter { $0.index.name != plan.index.name
-            || $0.index.ddoc != plan.index.ddoc }, request, excludedByUser: !request.useIndex.isEmpty
+            || $0.index.ddoc != plan.index.ddoc }, request, winner: plan.index, excludedByUser: !request.useIndex.isEmpty
             && !plan.warnings.contains { $0.contains("was not used because") })
-        explanation["selector_hints"] = hints(request)
+        explanation["selector_hints"] = hints(normalized)
         let covers = covering(plan.index, request) == true
         explanation["mrargs"] = mrargs(plan, request, includeDocs: !covers)
         explanation["covering"] = .bool(covers)
@@ -51,12 +52,13 @@ enum FindHandlers {
     /// were considered, usable ones ranked 1, 2... by preference, unusable ones one after those,
     /// each with its first reason only; usable ones passed over for `use_index`'s `excluded_by_user`.
     private static func candidatesJSON(_ candidates: [QueryPlan.Candidate], _ request: FindRequest,
-                                       excludedByUser: Bool) -> JSONValue {
+                                       winner: MangoIndex?, excludedByUser: Bool) -> JSONValue {
         let preferred = QueryPlanner.preferred(candidates.filter(\.isUsable).map(\.index), request.selector)
         return .array(candidates.reversed().map { candidate in
             let rank = preferred.firstIndex { $0.ddoc == candidate.index.ddoc && $0.name == candidate.index.name }
             let reason = !candidate.isUsable ? candidate.reasons.first ?? "field_mismatch"
-                : excludedByUser ? "excluded_by_user" : candidate.index.isSpecial ? "unfavored_type" : "less_overlap"
+                : excludedByUser ? "excluded_by_user" : candidate.index.isSpecial ? "unfavored_type"
+                : passedOverReason(candidate.index, winner: winner, request.selector)
             let reasons: [JSONValue] = [["name": .string(reason)]]
             return ["index": candidate.index.json,
                     "analysis": ["usable": .bool(candidate.isUsable), "reasons": .array(reasons),
@@ -65,9 +67,21 @@ enum FindHandlers {
         })
     }
 
-    private static func hints(_ request: FindRequest) -> JSONValue {
-        let indexable = request.selector.indexableFieldNames
-        return [["type": "json", "indexable_fields": .array(indexable.map { .string($0) }), "unindexable_fields": []]]
+    /// Why a usable json index lost to `winner` (mango_cursor:extract_candidate_indexes/1):
+    /// it leaves out some of the selector's indexable fields, else it has more columns than
+    /// the winner, else only the (ddoc, name) order put it after.
+    private static func passedOverReason(_ index: MangoIndex, winner: MangoIndex?, _ selector: Selector) -> String {
+        if QueryPlanner.prefixDistance(index, selector) > 0 { return "less_overlap" }
+        let winnerWidth = winner.map { $0.isSpecial ? 1 : $0.columns.count } ?? 0
+        return index.columns.count > winnerWidth ? "too_many_fields" : "alphabetically_comes_after"
+    }
+
+    /// `selector_hints` (mango_cursor:extract_selector_hints/1): json indexes only, as a
+    /// CouchDB without search or nouveau answers.
+    private static func hints(_ normalizedSelector: JSONValue) -> JSONValue {
+        let hints = SelectorHints(normalized: normalizedSelector)
+        return [["type": "json", "indexable_fields": .array(hints.indexableFields.map { .string($0) }),
+                 "unindexable_fields": .array(hints.unindexableFields.map { .string($0) })]]
     }
 
     /// The view arguments CouchDB would read the index with (couch_mrview's #mrargs).

@@ -120,14 +120,15 @@ final class NodeState: Sendable {
                                     setLogLevel: configuration.setLogLevel,
                                     passwordIterations: configuration.passwordIterations,
                                     javaScriptLimits: javaScript.limits)
-        // What the file says takes effect now too ([uuids], [chttpd] require_valid_user...).
+        // What the file and the environment say takes effect now, by the same rows of the
+        // table as a `_config` change ([uuids], [chttpd] require_valid_user...).
         for setting in configuration.configSettings where setting.section != "admins" {
             if (try? effects.validate(section: setting.section, key: setting.key, value: setting.value)) != nil {
                 effects.apply(section: setting.section, key: setting.key, value: setting.value)
             }
         }
-        config = NodeConfig(settings: configuration.configSettings, persistence: configuration.configPersistence,
-                            effects: effects)
+        config = NodeConfig(settings: configuration.configSettings, overrides: configuration.configOverrides,
+                            persistence: configuration.configPersistence, effects: effects)
         replications = ReplicationManager(directory: directory, serverUUID: configuration.uuid,
                                           maxDocumentSize: configuration.maxDocumentSize, logger: logger,
                                           filters: ReplicationFilters(service: javaScript))

@@ -25,7 +25,7 @@ struct LineLogHandler: LogHandler {
     /// Sets the level by CouchDB's name for it (`couch_log_util:level_to_atom`); false if unknown.
     static func setLevel(couchName: String) -> Bool {
         let levels: [String: Logger.Level] = [
-            "debug": .debug, "info": .info, "notice": .notice, "warning": .warning, "warn": .warning,
+            "trace": .trace, "debug": .debug, "info": .info, "notice": .notice, "warning": .warning, "warn": .warning,
             "error": .error, "err": .error, "critical": .critical, "crit": .critical, "alert": .critical,
             "emergency": .critical, "none": .critical,
         ]
