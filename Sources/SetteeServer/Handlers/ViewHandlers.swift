@@ -57,7 +57,7 @@ enum ViewHandlers {
            language != "query" {
             throw CouchError(500, "unknown_query_language", language)
         }
-        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
+        guard let view = ViewDefinitions.named(viewName, in: design) else {
             throw CouchError.notFound("missing_named_view")
         }
         return RequestedView(view: view, code: design.code(database), service: context.node.javaScript)
@@ -125,8 +125,21 @@ enum ViewHandlers {
                                _ ranges: [KeyRange]) async throws -> [UInt8] {
         let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
         var out = Array("{".utf8)
+        // The first page comes with the counts, in one read (`Database.indexCountsAndPage`).
+        var firstPage: [KeyIndexRow]?
         if query.sorted {
-            let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
+            let bound = query.descending ? first.upper : first.lower
+            let counts: (total: Int, before: Int)
+            if ranges.isEmpty {
+                counts = try await database.indexCounts(index, before: bound)
+            } else {
+                let read = try await database.indexCountsAndPage(
+                    index, before: bound, range: first, descending: query.descending,
+                    limit: pageSize(query, written: 0, toSkip: query.skip), bodies: query.includeDocs,
+                    point: ranges.count == 1 && query.keys?.count == 1)
+                counts = (read.total, read.before)
+                firstPage = read.page
+            }
             out.append(contentsOf: #""total_rows":"#.utf8)
             out.append(contentsOf: String(counts.total).utf8)
             // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
@@ -146,9 +159,15 @@ enum ViewHandlers {
         read: for range in ranges {
             var after: [UInt8]?
             while written < query.limit {
-                let pageSize = min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
-                let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
+                let pageSize = pageSize(query, written: written, toSkip: toSkip)
+                let page: [KeyIndexRow]
+                if let prefetched = firstPage {
+                    page = prefetched
+                    firstPage = nil
+                } else {
+                    page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
                                                         limit: pageSize, bodies: query.includeDocs)
+                }
                 // Documents come with their attachments' stubs, as a single GET shows them.
                 let stubs = query.includeDocs ? try await database.winnerAttachments(page.map { ($0.id, $0.rev) }) : [:]
                 for row in page {
@@ -169,8 +188,14 @@ enum ViewHandlers {
         return out
     }
 
+    /// Rows read per page: what is left to write and skip, within 16 and 1,000.
+    private static func pageSize(_ query: ViewQuery, written: Int, toSkip: Int) -> Int {
+        min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
+    }
+
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
                                  attachments: [StoredAttachment], to out: inout [UInt8]) async throws {
+        if !query.includeDocs, writeStoredRow(row, to: &out) { return }
         let pair = Self.keyAndValue(row)
         out.append(contentsOf: #"{"id":"#.utf8)
         JSONWriter.writeString(row.id, to: &out)
