@@ -203,16 +203,32 @@ extension Database {
     public func indexCountsAndPage(_ index: KeyIndex, before bound: [UInt8]?, range: KeyRange, descending: Bool,
                                    limit: Int, bodies: Bool, point: Bool)
         async throws -> (total: Int, before: Int, page: [KeyIndexRow]) {
+        try await countsAnd(index, before: bound, point: point) { db in
+            try KeyIndexRecords.page(db, index, range: range, descending: descending, after: nil,
+                                     limit: max(1, limit), bodies: bodies)
+        }
+    }
+
+    /// `indexCounts` and the first `indexEntries` in one read, as `indexCountsAndPage`:
+    /// the index's own rows, joined to no document (a map query that shows none).
+    public func indexCountsAndEntries(_ index: KeyIndex, before bound: [UInt8]?, range: KeyRange, descending: Bool,
+                                      limit: Int, point: Bool)
+        async throws -> (total: Int, before: Int, page: [KeyIndexEntry]) {
+        try await countsAnd(index, before: bound, point: point) { db in
+            try KeyIndexRecords.entries(db, index, range: range, descending: descending, after: nil, limit: max(1, limit))
+        }
+    }
+
+    private func countsAnd<Page: Sendable>(_ index: KeyIndex, before bound: [UInt8]?, point: Bool,
+                                           _ read: @escaping @Sendable (Connection) throws -> Page)
+        async throws -> (total: Int, before: Int, page: Page) {
         try Self.check(index)
         let seq = try await rankedSequence(index)
         let kept = keptRanks(index, at: seq)
-        let limit = max(1, limit)
         let (ranks, before, page) = try await readers.read(point && kept != nil ? .point : .scan) { db in
             let ranks = try kept ?? KeyIndexRanks(db, index, sequence: seq)
             let before = try bound.map { try ranks.rank(of: $0, db, index) } ?? 0
-            let page = try KeyIndexRecords.page(db, index, range: range, descending: descending, after: nil,
-                                                limit: limit, bodies: bodies)
-            return (ranks, before, page)
+            return (ranks, before, try read(db))
         }
         if kept == nil { indexRanks.withLock { $0[index.signature] = ranks } }
         return (ranks.total, before, page)
