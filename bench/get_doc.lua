@@ -6,6 +6,8 @@
 local db = os.getenv("BENCH_DB") or "getdoc"
 local view = os.getenv("BENCH_VIEW")
 local n = tonumber(os.getenv("BENCH_NDOCS") or "100000")
+-- Keys drawn from [0, BENCH_NKEYS) (default BENCH_NDOCS): bench/views' repeated keys.
+local nkeys = tonumber(os.getenv("BENCH_NKEYS") or tostring(n))
 wrk.headers["Authorization"] = os.getenv("BENCH_AUTH")
 local counter = 0
 local requests = {}
@@ -24,7 +26,7 @@ end
 function init(args)
   math.randomseed(os.time() * 1000 + (seed or 0))
   for k = 1, n do
-    requests[k] = wrk.format("GET", path(math.random(0, n - 1)))
+    requests[k] = wrk.format("GET", path(math.random(0, (view and nkeys or n) - 1)))
   end
 end
 

@@ -70,6 +70,22 @@ public struct JSONSpanScanner {
         return scanner.elementMembers(ofMember: position)
     }
 
+    /// The byte ranges of the two elements of the compact two-element array that is
+    /// all of `bytes` (`[a,b]` as `JSONWriter` writes it: a view row's stored key and
+    /// value, copied out instead of parsed and written again); nil for anything else.
+    public static func compactPair(in bytes: UnsafeBufferPointer<UInt8>) -> (Range<Int>, Range<Int>)? {
+        var scanner = JSONSpanScanner(bytes, at: 0)
+        guard scanner.byte(0) == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") else { return nil }
+        scanner.index = 1
+        let firstStart = scanner.index
+        guard scanner.skipValue(), scanner.byte(scanner.index) == UInt8(ascii: ",") else { return nil }
+        let first = firstStart..<scanner.index
+        scanner.index += 1
+        let secondStart = scanner.index
+        guard scanner.skipValue(), scanner.index == bytes.count - 1, scanner.isCompact else { return nil }
+        return (first, secondStart..<scanner.index)
+    }
+
     private func byte(_ i: Int) -> UInt8 { i < bytes.count ? bytes[i] : 0 }
 
     private mutating func skipWhitespace() {

@@ -105,4 +105,30 @@ import Testing
         #expect(order(IndexKeyEncoding.encode(-1.5), IndexKeyEncoding.encode(-1)) == -1)
         #expect(order(IndexKeyEncoding.encode(1e300), IndexKeyEncoding.encode("")) == -1)
     }
+
+    /// A view's index key (emitted key, document id, emit's place) gives its document id
+    /// back, for every kind of emitted key in both collations; anything else gives nil.
+    @Test func viewKeysGiveTheirDocumentIDBack() throws {
+        let keys: [JSONValue] = [
+            .null, .bool(false), .bool(true), 0, -1.5, 1e300, "", "a", "é 😀 \u{0} x", .array([]),
+            .array([1, "b", .array([.null, .object(JSONObject([("k", "v")]))])]),
+            .object(JSONObject([("a", 1), ("", .array(["x"])), ("\u{0}", .bool(true))])),
+        ]
+        let ids = ["p0000001", "", "_design/x", "a\u{0}b\u{0}", "é/😀 id"]
+        for collation in [KeyCollation.unicode, .raw] {
+            for key in keys {
+                for id in ids {
+                    var bytes = IndexKeyEncoding.encode(key, collation: collation)
+                    IndexKeyEncoding.appendDocumentID(id, to: &bytes)
+                    IndexKeyEncoding.append(.int(3), to: &bytes)
+                    #expect(IndexKeyEncoding.documentID(inViewKey: bytes, collation: collation) == id, "\(key) \(id) \(collation)")
+                    #expect(IndexKeyEncoding.documentID(inViewKey: Array(bytes.dropLast()), collation: collation) == nil)
+                }
+            }
+        }
+        var noPlace = IndexKeyEncoding.encode(1)
+        IndexKeyEncoding.appendDocumentID("d", to: &noPlace)
+        #expect(IndexKeyEncoding.documentID(inViewKey: noPlace, collation: .unicode) == nil)
+        #expect(IndexKeyEncoding.documentID(inViewKey: [], collation: .unicode) == nil)
+    }
 }

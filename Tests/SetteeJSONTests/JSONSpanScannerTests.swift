@@ -44,4 +44,20 @@ import Testing
             #expect(members(text) == nil, "\(text)")
         }
     }
+
+    /// A view row's stored `[key, value]`: the two elements' bytes, or nil for anything
+    /// that is not a compact pair (the caller parses those).
+    @Test func compactPairsSplitIntoTheirTwoElements() {
+        func pair(_ text: String) -> [String]? {
+            let bytes = Array(text.utf8)
+            guard let (a, b) = bytes.withUnsafeBufferPointer({ JSONSpanScanner.compactPair(in: $0) }) else { return nil }
+            return [String(decoding: bytes[a], as: UTF8.self), String(decoding: bytes[b], as: UTF8.self)]
+        }
+        #expect(pair("[1,null]") == ["1", "null"])
+        #expect(pair(#"[["a,]",{"b":[1,2]}],"x\"],y"]"#) == [#"["a,]",{"b":[1,2]}]"#, #""x\"],y""#])
+        #expect(pair("[-1.5e+3,true]") == ["-1.5e+3", "true"])
+        for other in ["", "[]", "[1]", "[1,2,3]", "[1, 2]", "{\"a\":1}", "[1,2] ", #"[1,"\u00e9"]"#, "[1,2"] {
+            #expect(pair(other) == nil, "\(other)")
+        }
+    }
 }

@@ -221,7 +221,7 @@ import Testing
         let updates = (0..<1_500).map { DocumentUpdate(id: "d\($0)", body: bytes(#"{"n":\#(($0 * 37) % 1_500)}"#)) }
         _ = try await db.update(updates, newEdits: true)
         try await db.refreshIndex(Self.byN)
-        for n in [-1, 0, 1, 511, 512, 513, 1_024, 1_499, 2_000] {
+        for n in [-1, 0, 1, 127, 128, 129, 511, 512, 513, 1_024, 1_499, 2_000] {  // about KeyIndexRanks.stride
             let bound = IndexKeyEncoding.encode(.int(n))
             let counts = try await db.indexCounts(Self.byN, before: bound)
             #expect(counts.total == 1_500)
@@ -231,5 +231,30 @@ import Testing
         try await db.refreshIndex(Self.byN)
         let counts = try await db.indexCounts(Self.byN, before: IndexKeyEncoding.encode(10))
         #expect(counts.total == 1_501 && counts.before == 11)
+    }
+
+    /// `indexCountsAndPage` (a view query's one read) answers what `indexCounts` and the
+    /// first `indexPage` answer, with the rank sample taken by it or kept from before.
+    @Test func countsAndFirstPageInOneRead() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let updates = (0..<600).map { DocumentUpdate(id: "d\($0)", body: bytes(#"{"n":\#(($0 * 7) % 300)}"#)) }
+        _ = try await db.update(updates, newEdits: true)
+        try await db.refreshIndex(Self.byN)
+        for (n, descending) in [(0, false), (150, false), (299, true), (400, false)] {
+            let range = KeyRange(lower: IndexKeyEncoding.encode(.int(n)), upper: IndexKeyEncoding.encode(.int(n + 1)))
+            let bound = descending ? range.upper : range.lower
+            for point in [true, false] {
+                let read = try await db.indexCountsAndPage(Self.byN, before: bound, range: range, descending: descending,
+                                                           limit: 16, bodies: false, point: point)
+                let counts = try await db.indexCounts(Self.byN, before: bound)
+                let page = try await db.indexPage(Self.byN, range: range, descending: descending, after: nil, limit: 16,
+                                                  bodies: false)
+                #expect(read.total == 600 && read.total == counts.total)
+                #expect(read.before == counts.before && read.before == 2 * min(descending ? n + 1 : n, 300), "rank of \(n)")
+                #expect(read.page.map(\.id) == page.map(\.id) && read.page.count == (n < 300 ? 2 : 0))
+            }
+        }
     }
 }

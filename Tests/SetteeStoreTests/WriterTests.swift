@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 @testable import SetteeStore
 import SetteeTestSupport
 import Testing
@@ -50,6 +51,47 @@ import Testing
         writer.close()
     }
 
+    /// The first job of a transaction runs with no savepoint (none of its pages go to a
+    /// sub-journal); when it fails, it alone is rolled back and the jobs queued after it
+    /// still commit, in a transaction of their own savepoints as before.
+    @Test func theFirstJobNeedsNoSavepointAndFailsAlone() async throws {
+        let directory = try TempDirectory(prefix: "writer")
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path + "/w.sqlite")
+        try connection.execute("CREATE TABLE t (name TEXT UNIQUE)")
+        let seen = StatementLog()
+        connection.statementObserver = { sql in seen.sql.withLock { $0.append(sql) } }
+        let writer = Writer(connection: connection, label: "w", commits: CommitCounter())
+        try await writer.write { db in try db.run("INSERT INTO t VALUES ('taken')") }
+        let statements = seen.sql.withLock { $0 }
+        #expect(statements.contains("BEGIN IMMEDIATE") && !statements.contains { $0.hasPrefix("SAVEPOINT") }, "\(statements)")
+
+        let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        let holding = Task { try await writer.write { _ in started.signal(); gate.wait() } }
+        await withCheckedContinuation { done in DispatchQueue.global().async { started.wait(); done.resume() } }
+        // One batch of three: the first writes a row, then fails on a taken name.
+        let rows = [["first", "taken"], ["second"], ["third"]]
+        var jobs: [Task<Void, any Error>] = []
+        for names in rows {
+            jobs.append(Task { try await writer.write { db in
+                for name in names { try db.run("INSERT INTO t VALUES (?)", [SQLiteValue.text(name)]) }
+            } })
+            try await poll { writer.pendingCount == jobs.count }
+        }
+        gate.signal()
+        try await holding.value
+        var failed: [Bool] = []
+        for job in jobs { failed.append(await job.result.isFailure) }
+        #expect(failed == [true, false, false])
+        let names = try await writer.write { db in
+            var names: [String] = []
+            try db.query("SELECT name FROM t ORDER BY name") { names.append($0.text(0) ?? "") }
+            return names
+        }
+        #expect(names == ["second", "taken", "third"])  // nothing of the failed first job
+        writer.close()
+    }
+
     /// Waits until `condition` holds, for at most 10 s.
     func poll(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
@@ -58,4 +100,16 @@ import Testing
             await Task.yield()
         }
     }
+}
+
+extension Result {
+    var isFailure: Bool {
+        if case .failure = self { return true }
+        return false
+    }
+}
+
+/// The SQL a connection ran, as its `statementObserver` saw it (on the writer's queue).
+final class StatementLog: Sendable {
+    let sql = Mutex<[String]>([])
 }

@@ -57,7 +57,7 @@ enum ViewHandlers {
            language != "query" {
             throw CouchError(500, "unknown_query_language", language)
         }
-        guard let view = ViewDefinition.named(viewName, designDocumentID: ddocID, body: design.body) else {
+        guard let view = ViewDefinitions.named(viewName, in: design) else {
             throw CouchError.notFound("missing_named_view")
         }
         return RequestedView(view: view, code: design.code(database), service: context.node.javaScript)
@@ -104,7 +104,7 @@ enum ViewHandlers {
         if reduce {
             return try await reduced(database, index, requested, query, ranges)
         }
-        return try await mapped(database, index, query, ranges)
+        return try await mapped(database, index, query, ranges, view.collation)
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
@@ -122,33 +122,43 @@ enum ViewHandlers {
     // MARK: Map rows
 
     private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
-                               _ ranges: [KeyRange]) async throws -> [UInt8] {
+                               _ ranges: [KeyRange], _ collation: KeyCollation) async throws -> [UInt8] {
+        if !query.includeDocs {
+            do { return try await mappedEntries(database, index, query, ranges, collation) } catch is KeyWithoutDocumentID {}
+        }
         let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
         var out = Array("{".utf8)
+        // The first page comes with the counts, in one read (`Database.indexCountsAndPage`).
+        var firstPage: [KeyIndexRow]?
+        var counts: (total: Int, before: Int)?
         if query.sorted {
-            let counts = try await database.indexCounts(index, before: query.descending ? first.upper : first.lower)
-            out.append(contentsOf: #""total_rows":"#.utf8)
-            out.append(contentsOf: String(counts.total).utf8)
-            // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
-            let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
-            out.append(contentsOf: #","offset":"#.utf8)
-            // `skip` may be as large as Int.max (CouchDB takes any integer): no overflow, the offset stops at the total.
-            let skipped = offset.addingReportingOverflow(query.skip)
-            out.append(contentsOf: String(skipped.overflow ? counts.total : min(counts.total, skipped.partialValue)).utf8)
+            let bound = query.descending ? first.upper : first.lower
+            if ranges.isEmpty {
+                counts = try await database.indexCounts(index, before: bound)
+            } else {
+                let read = try await database.indexCountsAndPage(
+                    index, before: bound, range: first, descending: query.descending,
+                    limit: pageSize(query, written: 0, toSkip: query.skip), bodies: query.includeDocs,
+                    point: isPoint(query, ranges))
+                counts = (read.total, read.before)
+                firstPage = read.page
+            }
         }
-        if query.updateSeq {
-            out.append(contentsOf: (query.sorted ? #","update_seq":"# : #""update_seq":"#).utf8)
-            SequenceToken.write(try await database.updateSequence(), to: &out)
-        }
-        out.append(contentsOf: ((query.sorted || query.updateSeq) ? #","rows":["# : #""rows":["#).utf8)
+        try await writeHead(counts, query, first, database, to: &out)
         var written = 0
         var toSkip = query.skip
         read: for range in ranges {
             var after: [UInt8]?
             while written < query.limit {
-                let pageSize = min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
-                let page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
+                let pageSize = pageSize(query, written: written, toSkip: toSkip)
+                let page: [KeyIndexRow]
+                if let prefetched = firstPage {
+                    page = prefetched
+                    firstPage = nil
+                } else {
+                    page = try await database.indexPage(index, range: range, descending: query.descending, after: after,
                                                         limit: pageSize, bodies: query.includeDocs)
+                }
                 // Documents come with their attachments' stubs, as a single GET shows them.
                 let stubs = query.includeDocs ? try await database.winnerAttachments(page.map { ($0.id, $0.rev) }) : [:]
                 for row in page {
@@ -167,6 +177,36 @@ enum ViewHandlers {
         }
         out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
         return out
+    }
+
+    /// `total_rows` and `offset` (when sorted), `update_seq` (when asked), then the rows' opening.
+    static func writeHead(_ counts: (total: Int, before: Int)?, _ query: ViewQuery, _ first: KeyRange,
+                          _ database: Database, to out: inout [UInt8]) async throws {
+        if let counts {
+            out.append(contentsOf: #""total_rows":"#.utf8)
+            out.append(contentsOf: String(counts.total).utf8)
+            // With `keys`, the rows before the first key, as couch_mrview counts them (unlike `_all_docs`' null).
+            let offset = query.descending ? (first.upper == nil ? 0 : counts.total - counts.before) : counts.before
+            out.append(contentsOf: #","offset":"#.utf8)
+            // `skip` may be as large as Int.max (CouchDB takes any integer): no overflow, the offset stops at the total.
+            let skipped = offset.addingReportingOverflow(query.skip)
+            out.append(contentsOf: String(skipped.overflow ? counts.total : min(counts.total, skipped.partialValue)).utf8)
+        }
+        if query.updateSeq {
+            out.append(contentsOf: (query.sorted ? #","update_seq":"# : #""update_seq":"#).utf8)
+            SequenceToken.write(try await database.updateSequence(), to: &out)
+        }
+        out.append(contentsOf: ((query.sorted || query.updateSeq) ? #","rows":["# : #""rows":["#).utf8)
+    }
+
+    /// A query of one key reads a few rows: placed as a point read (`ReaderPool.place`).
+    static func isPoint(_ query: ViewQuery, _ ranges: [KeyRange]) -> Bool {
+        ranges.count == 1 && query.keys?.count == 1
+    }
+
+    /// Rows read per page: what is left to write and skip, within 16 and 1,000.
+    static func pageSize(_ query: ViewQuery, written: Int, toSkip: Int) -> Int {
+        min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
     }
 
     private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,

@@ -184,12 +184,9 @@ extension Database {
     /// the index; a rank is then a sample's plus a count of at most `stride` rows.
     public func indexCounts(_ index: KeyIndex, before bound: [UInt8]?) async throws -> (total: Int, before: Int) {
         try Self.check(index)
-        // The sequence a refresh reached is in memory; read from the file only before one ran.
-        let known = indexSequences.withLock { $0[index.signature] }
-        let seq: Int64
-        if let known { seq = known } else { seq = try await indexSequence(index.signature) }
+        let seq = try await rankedSequence(index)
         let ranks: KeyIndexRanks
-        if let kept = indexRanks.withLock({ $0[index.signature] }), kept.sequence == seq {
+        if let kept = keptRanks(index, at: seq) {
             ranks = kept
         } else {
             ranks = try await readers.read(.scan) { db in try KeyIndexRanks(db, index, sequence: seq) }
@@ -197,6 +194,56 @@ extension Database {
         }
         guard let bound else { return (ranks.total, 0) }
         return (ranks.total, try await readers.read { db in try ranks.rank(of: bound, db, index) })
+    }
+
+    /// `indexCounts` and the first `indexPage` (from the start of `range`) in one read: a
+    /// view query's one trip to a reader's thread and back, which cost a point query more
+    /// than its SQL did (bench/RESULTS.md, "View point queries"). `point`: a read of a few
+    /// rows (one key), placed as a document read is rather than as a scan.
+    public func indexCountsAndPage(_ index: KeyIndex, before bound: [UInt8]?, range: KeyRange, descending: Bool,
+                                   limit: Int, bodies: Bool, point: Bool)
+        async throws -> (total: Int, before: Int, page: [KeyIndexRow]) {
+        try await countsAnd(index, before: bound, point: point) { db in
+            try KeyIndexRecords.page(db, index, range: range, descending: descending, after: nil,
+                                     limit: max(1, limit), bodies: bodies)
+        }
+    }
+
+    /// `indexCounts` and the first `indexEntries` in one read, as `indexCountsAndPage`:
+    /// the index's own rows, joined to no document (a map query that shows none).
+    public func indexCountsAndEntries(_ index: KeyIndex, before bound: [UInt8]?, range: KeyRange, descending: Bool,
+                                      limit: Int, point: Bool)
+        async throws -> (total: Int, before: Int, page: [KeyIndexEntry]) {
+        try await countsAnd(index, before: bound, point: point) { db in
+            try KeyIndexRecords.entries(db, index, range: range, descending: descending, after: nil, limit: max(1, limit))
+        }
+    }
+
+    private func countsAnd<Page: Sendable>(_ index: KeyIndex, before bound: [UInt8]?, point: Bool,
+                                           _ read: @escaping @Sendable (Connection) throws -> Page)
+        async throws -> (total: Int, before: Int, page: Page) {
+        try Self.check(index)
+        let seq = try await rankedSequence(index)
+        let kept = keptRanks(index, at: seq)
+        let (ranks, before, page) = try await readers.read(point && kept != nil ? .point : .scan) { db in
+            let ranks = try kept ?? KeyIndexRanks(db, index, sequence: seq)
+            let before = try bound.map { try ranks.rank(of: $0, db, index) } ?? 0
+            return (ranks, before, try read(db))
+        }
+        if kept == nil { indexRanks.withLock { $0[index.signature] = ranks } }
+        return (ranks.total, before, page)
+    }
+
+    /// The sequence `index` has caught up to, which its ranks are taken at: in memory once
+    /// a refresh ran, read from the file before.
+    private func rankedSequence(_ index: KeyIndex) async throws -> Int64 {
+        if let known = indexSequences.withLock({ $0[index.signature] }) { return known }
+        return try await indexSequence(index.signature)
+    }
+
+    private func keptRanks(_ index: KeyIndex, at seq: Int64) -> KeyIndexRanks? {
+        guard let kept = indexRanks.withLock({ $0[index.signature] }), kept.sequence == seq else { return nil }
+        return kept
     }
 
     /// The update sequence the index with `signature` has caught up to (0: never built).
