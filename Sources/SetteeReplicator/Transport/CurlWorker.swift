@@ -111,6 +111,12 @@ struct CurlWorker {
         }
         setMethodAndBody(request, handle)
         if request.upload != nil { setUploadCallbacks(handle, context) }
+        if transfer.usesStallTimeout {
+            // Attachments in larger pieces than curl's 16 KiB and 64 KiB defaults: a 1 GiB
+            // one is 65,536 callbacks and spool writes less (curl_easy_reset restores them).
+            settee_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, 256 * 1024)
+            settee_curl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 256 * 1024)
+        }
 
         settee_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
