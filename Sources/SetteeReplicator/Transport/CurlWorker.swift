@@ -110,7 +110,7 @@ struct CurlWorker {
             settee_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, milliseconds))
         }
         setMethodAndBody(request, handle)
-        if request.upload != nil { setUploadCallbacks(handle, context) }
+        if let upload = request.upload { setUploadCallbacks(handle, context, upload) }
         if transfer.usesStallTimeout {
             // Attachments in larger pieces than curl's 16 KiB and 64 KiB defaults: a 1 GiB
             // one is 65,536 callbacks and spool writes less (curl_easy_reset restores them).
@@ -196,7 +196,11 @@ struct CurlWorker {
 
     /// The upload body's read and rewind callbacks (curl rewinds to send a body again
     /// on a fresh connection when a kept-alive one turned out closed).
-    private func setUploadCallbacks(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer) {
+    /// Each exchange sends the body from its first byte: a request sent again (after a
+    /// refused session cookie) reuses it.
+    private func setUploadCallbacks(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer,
+                                    _ upload: UploadBody) {
+        upload.rewind()
         settee_curl_setopt_write_function(handle, CURLOPT_READFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
             let buffer = UnsafeMutableRawBufferPointer(start: data, count: size * count)
