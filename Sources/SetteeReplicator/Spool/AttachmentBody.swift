@@ -1,4 +1,4 @@
-public import SetteeStore
+internal import SetteeStore
 
 /// The identity bytes of one attachment on their way from source to target, and
 /// where they are meanwhile: in memory (small ones), in a `SpoolFile` (what a remote
