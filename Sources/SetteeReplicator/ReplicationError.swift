@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Why a replication stopped or a step of it failed. The server maps these to
 /// CouchDB's `_replicate` errors; the CLI prints them.
 public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -22,6 +24,9 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The source has no such filter function (`filter: "ddoc/name"`).
     case filterNotFound(peer: String, name: String, reason: String)
     case cancelled
+    /// A spool file (attachment bytes on their way, `SpoolFile`) could not be made,
+    /// written or read: `errno` says why (`ENOSPC`: the disk is full).
+    case spoolFailed(operation: String, path: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -38,6 +43,8 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case .filterNotFound(let peer, let name, let reason):
             "Couldn't parse filter code from \(name) on `\(peer)`: \(reason)"
         case .cancelled: "cancelled"
+        case .spoolFailed(let operation, let path, let code):
+            "could not \(operation) a spool file in \(path): \(String(cString: strerror(code)))"
         }
     }
 

@@ -93,6 +93,27 @@ import Testing
         }
     }
 
+    /// An upload body (bytes in memory and a spool file) is read by curl as it sends, and
+    /// from its first byte again when the same request is sent a second time (as after a
+    /// refused session cookie).
+    @Test func uploadBodiesAreReadAsSentFromTheStartEachTime() async throws {
+        try await withServer { base, _ in
+            let dir = try TempDirectory(prefix: "curl-upload")
+            defer { dir.remove() }
+            let spool = try SpoolFile(directory: dir.path)
+            let fileBytes = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 11) }
+            try spool.append(fileBytes)
+            var request = RemoteRequest(method: "PUT", url: base + "/echo")
+            request.upload = UploadBody([.bytes(Array("head".utf8)), .file(spool), .bytes(Array("tail".utf8))])
+            let session = CurlSession()
+            for _ in 0..<2 {
+                let echo = try await session.send(request)
+                #expect(echo.status == 200 && echo.header("X-Method") == "PUT")
+                #expect(echo.body == Array("head".utf8) + fileBytes + Array("tail".utf8))
+            }
+        }
+    }
+
     @Test func sequentialRequestsReuseOneConnection() async throws {
         try await withServer { base, _ in
             let session = CurlSession(maxConnections: 1)

@@ -4,6 +4,7 @@ import SetteeHTTP
 import SetteeJSON
 @testable import SetteeReplicator
 import SetteeTestSupport
+import Synchronization
 import Testing
 
 /// The replicator against peers that misbehave (`FaultyProxy` in front of a real
@@ -39,6 +40,31 @@ import Testing
         options.createTarget = true
         options.batchSize = 100
         return try await Replication(source: source, target: target, options: options, logger: Logger(label: "test")).run()
+    }
+
+    /// Issue 45 item 4: an attachment download cut halfway (2.5 of its 5 MB already in a
+    /// spool file) is fetched again; the target gets the whole attachment, never the
+    /// half, and no spool file is left behind.
+    @Test func aCutAttachmentDownloadIsFetchedAgainAndLeavesNoSpoolFile() async throws {
+        let (a, b) = try await servers()
+        let downloads = Counter()
+        let url = a.process.baseURL
+        let faulty = FaultyProxy(upstream: "http://127.0.0.1:\(url.port ?? 0)") { request, _ in
+            guard request.rawPath.contains("/big.bin") else { return nil }
+            return downloads.increment() == 1 ? .truncate : nil
+        }
+        try faulty.start()
+        let spool = try TempDirectory(prefix: "fault-spool")
+        defer { spool.remove() }
+        let proxied = faulty.base.replacingOccurrences(of: "http://", with: "http://\(admin.name):\(admin.password)@")
+        let source = RemotePeer(endpoint: try RemoteEndpoint(url: proxied + "/src"), session: CurlSession(),
+                                spool: SpoolDirectory(path: spool.path))
+        let outcome = try await run(source, try b.peer("dst"))
+        await faulty.stop()
+        #expect(downloads.value >= 2)
+        #expect(outcome.stats.docWriteFailures == 0)
+        #expect(try await b.pictures("dst") == (try await a.pictures("src")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).isEmpty)
     }
 
     @Test func garbageServerErrorsAndTruncatedBodiesAreRetried() async throws {
@@ -155,4 +181,12 @@ import Testing
         let again = try await run(try a.peer("src"), try b.peer("dst"))
         #expect(again.stats.missingChecked >= 300 && again.stats.docsWritten == 0)
     }
+}
+
+/// Counts calls from any thread.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    /// - Returns: the count after this call.
+    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    var value: Int { count.withLock { $0 } }
 }

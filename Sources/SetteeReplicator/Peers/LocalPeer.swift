@@ -136,13 +136,14 @@ public struct LocalPeer: Peer {
             for (document, revision) in try await Self.latest(database, id: request.id, rev: rev) {
                 let json = try RevisionJSON.render(document, revision, options: options).jsonValue()
                 guard var object = json.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
-                var bodies: [String: [UInt8]] = [:]
+                var bodies: [String: AttachmentBody] = [:]
                 var entries = object["_attachments"]?.objectValue ?? JSONObject()
+                // Read when the target takes them, a piece at a time: never whole in memory.
                 for attachment in AttachmentJSON.toSend(document.tree, revision, attsSince: attsSince) {
-                    let bytes = try await database.attachmentData(attachment)
-                    bodies[attachment.name] = bytes
+                    bodies[attachment.name] = AttachmentBody(stored: attachment, in: database, id: document.id,
+                                                             rev: revision.rev)
                     entries[attachment.name] = TransferRevision.followsEntry(
-                        contentType: attachment.contentType, revpos: attachment.revpos, length: bytes.count)
+                        contentType: attachment.contentType, revpos: attachment.revpos, length: attachment.length)
                 }
                 if !bodies.isEmpty { object["_attachments"] = .object(entries) }
                 out.append(TransferRevision(json: object, attachments: bodies))
@@ -213,16 +214,17 @@ public struct LocalPeer: Peer {
     private static func storeFollowing(_ parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)],
                                        in database: Database) async throws -> [Result<[String: StoredAttachment], any Error>] {
         let work = parsed.indices.flatMap { index in
-            parsed[index].revision.attachments.map { name, bytes in
-                (index: index, name: name, bytes: bytes, type: parsed[index].document.attachments?[name]?["content_type"]?
+            parsed[index].revision.attachments.map { name, body in
+                (index: index, name: name, body: body, type: parsed[index].document.attachments?[name]?["content_type"]?
                     .stringValue ?? "application/octet-stream")
             }
         }
         // Results, not throws: one attachment that cannot be stored fails its own document only.
         let outcomes = try await work.concurrentMap(limit: attachmentStores) { item -> Result<StoredAttachment, any Error> in
             do {
-                return .success(try await database.storeAttachment(name: item.name, contentType: item.type,
-                                                                   bytes: item.bytes))
+                return .success(try await Self.store(item.body, name: item.name, contentType: item.type, in: database))
+            } catch let failure as SourceReadFailure {
+                throw failure.underlying  // the source's bytes, not this document: retried, or the job ends
             } catch {
                 return .failure(error)
             }
@@ -238,6 +240,31 @@ public struct LocalPeer: Peer {
             }
         }
         return stored
+    }
+
+    /// Streams `body` into a blob of `database`, a piece at a time; an error leaves no blob.
+    private static func store(_ body: AttachmentBody, name: String, contentType: String,
+                              in database: Database) async throws -> StoredAttachment {
+        let upload = try await database.makeAttachmentUpload(contentType: contentType)
+        var isWriting = false
+        do {
+            try await body.forEachPiece { piece in
+                isWriting = true
+                try await upload.write(piece)
+                isWriting = false
+            }
+            isWriting = true
+            return try await upload.finish(name: name, contentType: contentType, expectedLength: body.length)
+        } catch {
+            await upload.abort()
+            throw isWriting ? error : SourceReadFailure(underlying: error)
+        }
+    }
+
+    /// The bytes of a following attachment could not be read from the source (a spool
+    /// file, the source store): the job's failure, not the document's.
+    private struct SourceReadFailure: Error {
+        let underlying: any Error
     }
 
     static func badRequest(_ revision: TransferRevision, _ error: any Error) -> WriteFailure {

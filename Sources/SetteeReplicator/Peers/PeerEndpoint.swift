@@ -25,11 +25,18 @@ public struct PeerEndpoints: Sendable {
     ///   - headers: extra headers for a remote peer (CouchDB's `{"url":..,"headers":{..}}` form).
     ///   - pin: the certificate fingerprint an `https` peer must present.
     /// - Throws: `ReplicationError.invalidEndpoint` for a malformed URL or database name.
+    /// Where remote peers' attachment bytes wait: the local store's directory (the disk
+    /// they end up on) when there is one, else `TMPDIR`.
+    var spool: SpoolDirectory {
+        directory.map { SpoolDirectory(path: $0.configuration.path) } ?? .temporary
+    }
+
     public func peer(_ text: String, headers: [(String, String)] = [], pin: String? = nil) throws -> any Peer {
         let lower = text.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             let pin = lower.hasPrefix("https://") ? pin : nil
-            return RemotePeer(endpoint: try RemoteEndpoint(url: text, headers: headers, pin: pin), session: session)
+            return RemotePeer(endpoint: try RemoteEndpoint(url: text, headers: headers, pin: pin), session: session,
+                              spool: spool)
         }
         guard let directory, DatabaseName.isValid(text) else {
             throw ReplicationError.invalidEndpoint(RemoteEndpoint.redacted(text))

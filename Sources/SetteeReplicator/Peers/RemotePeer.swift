@@ -9,9 +9,19 @@ public struct RemotePeer: Peer {
     let session: CurlSession
     let timeout: Duration
     let login: PeerLogin
+    /// Where attachment bytes wait between source and target.
+    let spool: SpoolDirectory
+    /// The multipart `PUT`s (documents with attachments) in flight to this peer at once.
+    let uploads = ConcurrencyLimit(RemotePeer.concurrentUploads)
 
-    public init(endpoint: RemoteEndpoint, session: CurlSession, timeout: Duration = .seconds(30)) {
+    /// How many documents with attachments are written at once: with every chunk's `PUT`s
+    /// unbounded, one replication ran dozens, each holding its attachments (issue 45 item 4).
+    static let concurrentUploads = 4
+
+    public init(endpoint: RemoteEndpoint, session: CurlSession, timeout: Duration = .seconds(30),
+                spool: SpoolDirectory = .temporary) {
         self.endpoint = endpoint
+        self.spool = spool
         // A pinned peer gets a session of its own: nothing verified otherwise is reused for it.
         self.session = session.trusting(endpoint.pinnedFingerprint)
         self.timeout = timeout
@@ -130,124 +140,15 @@ public struct RemotePeer: Peer {
         return try await withAttachments(found)
     }
 
-    /// How many attachment GETs of one chunk run at once: each waits on the network and
-    /// on the source's disk, so one after another left the connections idle
-    /// (bench/RESULTS.md, "Attachments in a blob database").
-    static let attachmentFetches = 4
-
-    /// Each document with the attachments it needs fetched, in order; the documents
-    /// that need some are fetched `attachmentFetches` at a time.
-    private func withAttachments(_ found: [(RevisionRequest, JSONObject)]) async throws -> [TransferRevision] {
-        var out = found.map { TransferRevision(json: $0.1) }
-        let fetching = found.indices.filter { found[$0].1["_attachments"] != nil }
-        let fetched = try await fetching.concurrentMap(limit: Self.attachmentFetches) { index in
-            try await self.withAttachments(found[index].1, attsSince: found[index].0.attsSince)
-        }
-        for (index, revision) in zip(fetching, fetched) { out[index] = revision }
-        return out
-    }
-
-    /// `doc` with the attachments newer than the newest of `attsSince` in its history
-    /// fetched (CouchDB's `atts_since` rule, applied here), the others left as stubs.
-    private func withAttachments(_ doc: JSONObject, attsSince: [String]) async throws -> TransferRevision {
-        guard var entries = doc["_attachments"]?.objectValue, let id = doc["_id"]?.stringValue,
-              let rev = doc["_rev"]?.stringValue else { return TransferRevision(json: doc) }
-        let since = Self.sinceGeneration(doc["_revisions"], attsSince: Set(attsSince))
-        var bodies: [String: [UInt8]] = [:]
-        for member in entries where (member.value["revpos"]?.intValue ?? 0) > since {
-            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.documentPath(id) + "/"
-                + RemoteEndpoint.attachmentPath(member.key) + "?rev=" + RemoteEndpoint.encode(rev), timeout: timeout)
-            get.headers.append(("Accept", "*/*"))
-            let answer = try await send(get)
-            // Gone since the change was listed: the revision is in flux, try again later.
-            if answer.status == 404 { throw ReplicationError.revisionMissing(id, rev) }
-            try check(answer, expecting: [200])
-            bodies[member.key] = answer.body
-            entries[member.key] = TransferRevision.followsEntry(
-                contentType: member.value["content_type"]?.stringValue ?? "application/octet-stream",
-                revpos: member.value["revpos"]?.intValue ?? 0, length: answer.body.count)
-        }
-        var json = doc
-        if !bodies.isEmpty { json["_attachments"] = .object(entries) }
-        return TransferRevision(json: json, attachments: bodies)
-    }
-
-    /// The generation of the newest revision of a `_revisions` history found in `attsSince`; 0 if none.
-    static func sinceGeneration(_ revisions: JSONValue?, attsSince: Set<String>) -> Int {
-        guard !attsSince.isEmpty, let start = revisions?["start"]?.intValue,
-              let ids = revisions?["ids"]?.arrayValue?.compactMap(\.stringValue) else { return 0 }
-        for (offset, suffix) in ids.enumerated() where attsSince.contains("\(start - offset)-\(suffix)") {
-            return start - offset
-        }
-        return 0
-    }
-
-    /// `GET /{db}/{docid}?open_revs=[rev]&latest=true&revs=true&atts_since=[..]` with
-    /// `Accept: multipart/mixed`, per revision, as CouchDB's replicator asks it: the
-    /// attachments come raw in the same answer (gzip'd ones still encoded, decoded
-    /// here). A server that answers JSON instead is read as JSON.
-    private func openRevs(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
-        var found: [TransferRevision] = []
-        for request in requests {
-            var query = "revs=true&latest=true&open_revs="
-                + RemoteEndpoint.encode(String(decoding: JSONWriter.serialize([.string(request.rev)]), as: UTF8.self))
-            if !request.attsSince.isEmpty {
-                query += "&atts_since=" + RemoteEndpoint.encode(String(decoding: JSONWriter.serialize(
-                    .array(request.attsSince.map { .string($0) })), as: UTF8.self))
-            }
-            var get = RemoteRequest(method: "GET", url: endpoint.database + "/" + RemoteEndpoint.documentPath(request.id)
-                + "?" + query, timeout: timeout)
-            get.headers.append(("Accept", "multipart/mixed"))
-            let answer = try await send(get)
-            try check(answer, expecting: [200])
-            let type = answer.header("Content-Type") ?? ""
-            guard type.lowercased().hasPrefix("multipart/") else {
-                for entry in try parse(answer).arrayValue ?? [] {
-                    guard let doc = entry["ok"]?.objectValue else { throw ReplicationError.revisionMissing(request.id, request.rev) }
-                    found.append(try await withAttachments(doc, attsSince: request.attsSince))
-                }
-                continue
-            }
-            do {
-                for revision in try OpenRevsReply.parse(answer.body, contentType: type, maxAttachmentBytes: Int(Int32.max)) {
-                    found.append(Self.transfer(revision))
-                }
-            } catch is OpenRevsReply.Missing {
-                throw ReplicationError.revisionMissing(request.id, request.rev)
-            } catch let malformed as OpenRevsReply.Malformed {
-                throw ReplicationError.malformedAnswer(peer: displayName, what: "open_revs \(malformed.what)")
-            } catch {
-                throw ReplicationError.malformedAnswer(peer: displayName, what: "open_revs attachment (\(error))")
-            }
-        }
-        return found
-    }
-
-    /// A revision from `open_revs` as the target takes it: each following attachment's
-    /// entry describes the identity bytes that travel (its digest is the target's to compute).
-    static func transfer(_ found: OpenRevsReply.Found) -> TransferRevision {
-        guard !found.attachments.isEmpty, var entries = found.json["_attachments"]?.objectValue else {
-            return TransferRevision(json: found.json)
-        }
-        for (name, bytes) in found.attachments {
-            let entry = entries[name]
-            entries[name] = TransferRevision.followsEntry(
-                contentType: entry?["content_type"]?.stringValue ?? "application/octet-stream",
-                revpos: entry?["revpos"]?.intValue ?? 0, length: bytes.count)
-        }
-        var json = found.json
-        json["_attachments"] = .object(entries)
-        return TransferRevision(json: json, attachments: found.attachments)
-    }
-
     /// Documents without attachment bytes go in `_bulk_docs`; each one with bytes is a
     /// `multipart/related` `PUT ?new_edits=false`, as CouchDB's replicator sends them.
     public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
         var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty }.map(\.json))
-        // Several at once: the target commits concurrent writes together (fewer fsyncs).
+        // Several at once (the target commits concurrent writes together: fewer fsyncs),
+        // and no more than `uploads` allows across the replication's chunks.
         try await withThrowingTaskGroup(of: WriteFailure?.self) { group in
             for revision in revisions where !revision.attachments.isEmpty {
-                group.addTask { try await self.putMultipart(revision) }
+                group.addTask { try await self.uploads.run { try await self.putMultipart(revision) } }
             }
             for try await failure in group { if let failure { failures.append(failure) } }
         }
@@ -275,24 +176,6 @@ public struct RemotePeer: Peer {
         }
     }
 
-    /// One document and its attachment parts. A refusal of the document (401, 403,
-    /// 412, 413, 415) is its failure; any other error status stops the batch.
-    private func putMultipart(_ revision: TransferRevision) async throws -> WriteFailure? {
-        let (contentType, body) = try await MultipartUpload.body(revision)
-        let request = RemoteRequest(method: "PUT", url: endpoint.database + "/" + RemoteEndpoint.documentPath(revision.id)
-                                        + "?new_edits=false", headers: [("Content-Type", contentType)], body: body,
-                                    timeout: timeout)
-        let response = try await send(request)
-        if [200, 201, 202].contains(response.status) { return nil }
-        let answer = try? JSONReader.parse(response.body)
-        if [401, 403, 412, 413, 415].contains(response.status) {
-            return WriteFailure(id: revision.id, rev: revision.rev, error: answer?["error"]?.stringValue ?? "error",
-                                reason: answer?["reason"]?.stringValue ?? "")
-        }
-        try check(response, expecting: [201])
-        return nil
-    }
-
     public func checkpoint(id: String) async throws -> JSONObject? {
         let response = try await send(.init(method: "GET", url: localURL(id)))
         if response.status == 404 { return nil }
@@ -315,20 +198,28 @@ public struct RemotePeer: Peer {
 
     // MARK: Exchanges
 
-    private func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
+    func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
         RemoteRequest(method: "POST", url: endpoint.database + path, headers: [("Content-Type", "application/json")],
                       body: JSONWriter.serialize(body), timeout: timeout)
     }
 
-    private func send(_ request: RemoteRequest) async throws -> RemoteResponse {
+    func send(_ request: RemoteRequest) async throws -> RemoteResponse {
+        try await exchange(request) { signed throws(RemoteError) in (try await session.send(signed), ()) }.0
+    }
+
+    /// Sends `request` signed (credentials, the endpoint's headers), once more after a
+    /// login when a session cookie was refused; `perform` makes each attempt.
+    func exchange<Extra: Sendable>(_ request: RemoteRequest,
+                                   _ perform: (RemoteRequest) async throws(RemoteError) -> (RemoteResponse, Extra))
+        async throws -> (RemoteResponse, Extra) {
         for attempt in 0..<2 {
             var signed = request
             signed.headers += endpoint.headers
             let credential = await login.header(session)
             if let credential { signed.headers.append(credential) }
-            let response: RemoteResponse
+            let response: (RemoteResponse, Extra)
             do {
-                response = try await session.send(signed)
+                response = try await perform(signed)
             } catch .cancelled {
                 throw ReplicationError.cancelled
             } catch .certificateMismatch(let expected, let presented) {
@@ -336,18 +227,18 @@ public struct RemotePeer: Peer {
             } catch {
                 throw ReplicationError.unreachable(peer: displayName, cause: "\(error)")
             }
-            guard attempt == 0, login.observe(response, sentCookie: credential?.0 == "Cookie") else { return response }
+            guard attempt == 0, login.observe(response.0, sentCookie: credential?.0 == "Cookie") else { return response }
         }
         preconditionFailure("the loop returns on its second pass")
     }
 
-    private func json(_ request: RemoteRequest, expecting statuses: Set<Int>) async throws -> JSONValue {
+    func json(_ request: RemoteRequest, expecting statuses: Set<Int>) async throws -> JSONValue {
         let response = try await send(request)
         try check(response, expecting: statuses)
         return try parse(response)
     }
 
-    private func parse(_ response: RemoteResponse) throws -> JSONValue {
+    func parse(_ response: RemoteResponse) throws -> JSONValue {
         // No body at all is no malformed JSON: a server that stops (a restart) ends a
         // waiting longpoll `_changes` so, then closes the connection (issue 47).
         guard !response.body.isEmpty else {
@@ -362,7 +253,7 @@ public struct RemotePeer: Peer {
     }
 
     /// An unexpected status as CouchDB's `{error, reason}`.
-    private func check(_ response: RemoteResponse, expecting statuses: Set<Int>) throws {
+    func check(_ response: RemoteResponse, expecting statuses: Set<Int>) throws {
         guard !statuses.contains(response.status) else { return }
         let body = try? JSONReader.parse(response.body)
         throw ReplicationError.peerError(peer: displayName, status: response.status,

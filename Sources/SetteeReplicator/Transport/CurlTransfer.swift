@@ -8,6 +8,8 @@ final class CurlTransfer: Sendable {
     /// Streams hand each chunk over as it arrives; otherwise the body is collected.
     let onBytes: (@Sendable ([UInt8]) -> Bool)?
     let isStreaming: Bool
+    /// A long exchange (a feed, an attachment either way): a stall ends it, not its length.
+    var usesStallTimeout: Bool { isStreaming || request.upload != nil }
     private let state = Mutex(State())
     /// Set by task cancellation; the progress callback aborts the transfer.
     private let cancelled = Atomic<Bool>(false)
@@ -20,6 +22,8 @@ final class CurlTransfer: Sendable {
         var headers: [(String, String)] = []
         /// The consumer of a stream asked to stop: the write error that follows is not a failure.
         var stoppedByConsumer = false
+        /// Why the upload body could not be read (a spool file's error).
+        var uploadFailure: String?
     }
 
     init(request: RemoteRequest, onBytes: (@Sendable ([UInt8]) -> Bool)?) {
@@ -31,6 +35,19 @@ final class CurlTransfer: Sendable {
     var body: [UInt8] { state.withLock { $0.body } }
     var headers: [(String, String)] { state.withLock { $0.headers } }
     var stoppedByConsumer: Bool { state.withLock { $0.stoppedByConsumer } }
+    var uploadFailure: String? { state.withLock { $0.uploadFailure } }
+
+    /// The next bytes of the upload body into `buffer`, for curl's read callback.
+    /// - Returns: how many (0 at the end), or nil when the body could not be read.
+    func readUpload(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let upload = request.upload else { return 0 }
+        do {
+            return try upload.read(into: buffer)
+        } catch {
+            state.withLock { $0.uploadFailure = String(describing: error) }
+            return nil
+        }
+    }
 
     /// Body bytes from curl: false stops the transfer.
     func received(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

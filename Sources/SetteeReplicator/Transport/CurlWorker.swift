@@ -1,4 +1,5 @@
 internal import CCurl
+internal import Glibc
 internal import FoundationEssentials
 
 /// The session's curl thread: one multi handle runs up to `maxTransfers` exchanges at
@@ -100,14 +101,22 @@ struct CurlWorker {
         pin?.install(on: handle)
         let milliseconds = Int(request.timeout.components.seconds * 1000
             + request.timeout.components.attoseconds / 1_000_000_000_000_000)
-        if transfer.isStreaming {
-            // A feed may rightly stream for hours; a stall (no byte for the timeout) ends it.
+        if transfer.usesStallTimeout {
+            // A feed may rightly stream for hours, and a 1 GiB attachment take minutes on a
+            // slow link: a stall (no byte for the timeout) ends them, not their length.
             settee_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
             settee_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds / 1000))
         } else {
             settee_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, milliseconds))
         }
         setMethodAndBody(request, handle)
+        if let upload = request.upload { setUploadCallbacks(handle, context, upload) }
+        if transfer.usesStallTimeout {
+            // Attachments in larger pieces than curl's 16 KiB and 64 KiB defaults: a 1 GiB
+            // one is 65,536 callbacks and spool writes less (curl_easy_reset restores them).
+            settee_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, 256 * 1024)
+            settee_curl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 256 * 1024)
+        }
 
         settee_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
@@ -138,6 +147,7 @@ struct CurlWorker {
     private func outcome(_ code: CURLcode, _ transfer: CurlTransfer, _ pin: CertificatePin?,
                          _ handle: UnsafeMutableRawPointer) -> Result<Int, RemoteError> {
         if transfer.isCancelled { return .failure(.cancelled) }
+        if let failure = transfer.uploadFailure { return .failure(.transport(code: -1, message: failure)) }
         if code != CURLE_OK, let pin, let presented = pin.mismatch {
             return .failure(.certificateMismatch(expected: pin.expected, presented: presented))
         }
@@ -157,6 +167,13 @@ struct CurlWorker {
     /// GET and HEAD carry no body; any other method sends exactly `request.body`
     /// (an empty one as `Content-Length: 0`).
     private func setMethodAndBody(_ request: RemoteRequest, _ handle: UnsafeMutableRawPointer) {
+        if let upload = request.upload {
+            // Read as sent (`CURLOPT_READFUNCTION`): attachment bytes come from spool files.
+            settee_curl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            settee_curl_setopt_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.length))
+            settee_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+            return
+        }
         switch request.method {
         case "GET" where request.body == nil:
             settee_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
@@ -175,5 +192,28 @@ struct CurlWorker {
             }
             if request.method != "POST" { settee_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method) }
         }
+    }
+
+    /// The upload body's read and rewind callbacks (curl rewinds to send a body again
+    /// on a fresh connection when a kept-alive one turned out closed).
+    /// Each exchange sends the body from its first byte: a request sent again (after a
+    /// refused session cookie) reuses it.
+    private func setUploadCallbacks(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer,
+                                    _ upload: UploadBody) {
+        upload.rewind()
+        settee_curl_setopt_write_function(handle, CURLOPT_READFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            let buffer = UnsafeMutableRawBufferPointer(start: data, count: size * count)
+            // CURL_READFUNC_ABORT: ends the exchange with CURLE_ABORTED_BY_CALLBACK.
+            return transfer.readUpload(into: buffer) ?? 0x1000_0000
+        }
+        settee_curl_setopt_pointer(handle, CURLOPT_READDATA, context)
+        settee_curl_setopt_seek_function(handle) { context, offset, origin in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            guard offset == 0, origin == SEEK_SET else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+            transfer.request.upload?.rewind()
+            return 0  // CURL_SEEKFUNC_OK
+        }
+        settee_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, context)
     }
 }

@@ -8,6 +8,8 @@ public struct RemoteRequest: Sendable {
     public var body: [UInt8]?
     /// The whole exchange must finish within this (a stalled peer is an error).
     public var timeout: Duration
+    /// A body read as it is sent (attachments from spool files), in place of `body`.
+    var upload: UploadBody?
 
     public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
                 timeout: Duration = .seconds(30)) {

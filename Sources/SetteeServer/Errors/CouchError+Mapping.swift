@@ -58,7 +58,7 @@ extension CouchError {
             self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
         case .filterNotFound: self = .notFound(replication.description)
         case .cancelled: self = CouchError(500, "replication_failed", "cancelled")
-        case .revisionMissing, .peerError, .malformedAnswer, .unreachable, .certificateMismatch:
+        case .revisionMissing, .peerError, .malformedAnswer, .unreachable, .certificateMismatch, .spoolFailed:
             self = CouchError(500, "replication_failed", replication.description)
         }
     }
