@@ -6,6 +6,7 @@
 internal import Glibc
 internal import ArgumentParser
 internal import FoundationEssentials
+internal import SetteeReplicator
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,11 +28,14 @@ struct Sync: AsyncParsableCommand {
         let there = try Replicate.parse([first, second] + shared)
         let back = try Replicate.parse([second, first] + shared)
         signal(SIGPIPE, SIG_IGN)
+        // One store open for both directions: the data directory's lock is taken once.
+        let endpoints: PeerEndpoints
+        do { endpoints = try there.makeEndpoints() } catch let error as ReplicationError { throw Replicate.failure(error) }
         // Neither direction creates a database: both must exist, as a sync is between two.
         let job = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await there.replicate(redrawing: false) }
-                group.addTask { try await back.replicate(redrawing: false) }
+                group.addTask { try await there.replicate(redrawing: false, endpoints: endpoints) }
+                group.addTask { try await back.replicate(redrawing: false, endpoints: endpoints) }
                 try await group.waitForAll()
             }
         }

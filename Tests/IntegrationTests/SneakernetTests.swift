@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import SetteeJSON
+import SetteeTestSupport
+import Testing
+
+/// Issue #44, item 4, sneakernet: two data directories that never share a network sync
+/// through a third one (the "stick") named by `file://` URLs, in both directions; the next
+/// carry resumes from the checkpoints the last one left on both sides; a data directory a
+/// running server holds is refused, by `settee replicate`, `settee sync` and `settee check`
+/// (which open their `--data-dir` under the lock `settee serve` takes) and for `file://`.
+@Suite(.serialized) struct SneakernetTests {
+    /// Runs `settee ARGUMENTS`: its exit status, standard output and standard error together.
+    func settee(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try SetteeProcess.binaryURL()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SETTEE_") }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// Writes documents `ids` into `notes` of the data directory at `path` through a server
+    /// started and stopped for it (creating the database when needed).
+    func write(_ ids: [String], into path: String) throws {
+        let server = try SetteeProcess.start(dataDirectory: path)
+        defer { server.kill(SIGKILL) }
+        _ = try server.adminRequest("PUT", "/notes")
+        for id in ids { #expect(try server.adminRequest("PUT", "/notes/\(id)", json: #"{"from":"\#(path)"}"#).status == 201) }
+        server.kill(SIGTERM)
+        _ = try server.waitForExit(timeout: 30)
+    }
+
+    /// The ids of `notes` in the data directory at `path`, and its checkpoint documents.
+    func contents(of path: String) throws -> (ids: Set<String>, checkpoints: [JSONValue]) {
+        let server = try SetteeProcess.start(dataDirectory: path)
+        defer { server.kill(SIGKILL) }
+        let all = try server.adminRequest("GET", "/notes/_all_docs").json?["rows"]?.arrayValue ?? []
+        let local = try server.adminRequest("GET", "/notes/_local_docs?include_docs=true").json?["rows"]?.arrayValue ?? []
+        server.kill(SIGTERM)
+        _ = try server.waitForExit(timeout: 30)
+        return (Set(all.compactMap { $0["id"]?.stringValue }), local.compactMap { $0["doc"] })
+    }
+
+    @Test func twoDirectoriesSyncThroughAStickBothWaysAndResume() throws {
+        let dir = try TempDirectory(prefix: "sneakernet")
+        let a = dir.appending("a"), b = dir.appending("b"), stick = "file://" + dir.appending("stick") + "/notes"
+        try write(["a1", "a2", "a3"], into: a)
+        try write(["b1"], into: b)
+
+        // A → stick → B, then B → stick → A.
+        let out = try settee(["replicate", "notes", stick, "--create-target", "--data-dir", a])
+        #expect(out.status == 0 && out.output.contains("3 read, 3 written"), "\(out.output)")
+        let into = try settee(["replicate", stick, "notes", "--data-dir", b])
+        #expect(into.status == 0 && into.output.contains("3 written"), "\(into.output)")
+        #expect(try settee(["replicate", "notes", stick, "--data-dir", b]).status == 0)
+        let back = try settee(["replicate", stick, "notes", "--data-dir", a])
+        #expect(back.status == 0 && back.output.contains("1 read, 1 written"), "\(back.output)")
+        let everything: Set = ["a1", "a2", "a3", "b1"]
+        #expect(try contents(of: a).ids == everything)
+        #expect(try contents(of: b).ids == everything)
+
+        // The next carry, with `settee sync` this time: each direction goes on from its checkpoint.
+        try write(["a4"], into: a)
+        let again = try settee(["sync", "notes", stick, "--data-dir", a])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(try settee(["sync", stick, "notes", "--data-dir", b]).status == 0)
+        #expect(try contents(of: b).ids == everything.union(["a4"]))
+        let stickContents = try contents(of: dir.appending("stick"))
+        // A → stick ran twice (replicate, then sync): its second session began where the first ended.
+        let sessions = stickContents.checkpoints.compactMap { $0["history"]?.arrayValue }.filter { $0.count >= 2 }
+        #expect(!sessions.isEmpty, "no checkpoint on the stick has two sessions: \(stickContents.checkpoints)")
+        for history in sessions {
+            #expect(history[0]["start_last_seq"] == history[1]["end_last_seq"], "\(history)")
+            #expect(history[0]["start_last_seq"]?.intValue ?? 0 > 0, "\(history)")
+        }
+    }
+
+    @Test func aDirectoryARunningServerHoldsIsRefused() throws {
+        let dir = try TempDirectory(prefix: "sneakernet-locked")
+        let a = dir.appending("a"), b = dir.appending("b")
+        try write(["a1"], into: a)
+        try write(["b1"], into: b)
+        let server = try SetteeProcess.start(dataDirectory: a)
+        defer { server.kill(SIGKILL) }
+
+        let named = try settee(["replicate", "file://\(a)/notes", "notes", "--data-dir", b])
+        #expect(named.status == 1 && named.output.contains("the data directory \(a) is in use by another process"),
+                "\(named.output)")
+        for arguments in [["replicate", "notes", "file://\(b)/notes", "--data-dir", a],
+                          ["sync", "notes", "file://\(b)/notes", "--data-dir", a],
+                          ["check", "--data-dir", a], ["check", "--repair", "--data-dir", a]] {
+            let refused = try settee(arguments)
+            #expect(refused.status == 1 && refused.output.contains("is in use by another process"),
+                    "\(arguments): \(refused.output)")
+        }
+        // The server itself: its own directory answers a clear 409; another one replicates.
+        let own = try server.adminRequest("POST", "/_replicate", json: #"{"source":"notes","target":"file://\#(a)/notes"}"#)
+        #expect(own.status == 409 && own.text.contains("in use by another process"), "\(own.text)")
+        let pulled = try server.adminRequest("POST", "/_replicate", json: #"{"source":"file://\#(b)/notes","target":"notes"}"#)
+        #expect(pulled.status == 200, "\(pulled.text)")
+        #expect(try server.adminRequest("GET", "/notes/b1").status == 200)
+        // Released once the replication is over: the command line may open it now.
+        #expect(try settee(["replicate", "notes", "file://\(dir.appending("stick"))/notes", "--create-target",
+                            "--data-dir", b]).status == 0)
+    }
+}
