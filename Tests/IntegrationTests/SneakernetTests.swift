@@ -71,14 +71,33 @@ import Testing
         #expect(again.status == 0, "\(again.output)")
         #expect(try settee(["sync", stick, "notes", "--data-dir", b]).status == 0)
         #expect(try contents(of: b).ids == everything.union(["a4"]))
+        // And back: B's next change reaches A.
+        try write(["b2"], into: b)
+        #expect(try settee(["sync", "notes", stick, "--data-dir", b]).status == 0)
+        #expect(try settee(["sync", stick, "notes", "--data-dir", a]).status == 0)
+        #expect(try contents(of: a).ids == everything.union(["a4", "b2"]))
         let stickContents = try contents(of: dir.appending("stick"))
-        // A → stick ran twice (replicate, then sync): its second session began where the first ended.
+        // Each of the four replications with the stick (A and B, each way) carried changes twice,
+        // first by `replicate`, then by `sync` (a run with nothing new records no session): the
+        // stick holds its checkpoint, and the second session began where the first ended.
         let sessions = stickContents.checkpoints.compactMap { $0["history"]?.arrayValue }.filter { $0.count >= 2 }
-        #expect(!sessions.isEmpty, "no checkpoint on the stick has two sessions: \(stickContents.checkpoints)")
+        #expect(sessions.count == 4, "checkpoints on the stick: \(stickContents.checkpoints)")
         for history in sessions {
             #expect(history[0]["start_last_seq"] == history[1]["end_last_seq"], "\(history)")
             #expect(history[0]["start_last_seq"]?.intValue ?? 0 > 0, "\(history)")
         }
+    }
+
+    @Test func aBackupIsAnEndpointToo() throws {
+        let dir = try TempDirectory(prefix: "sneakernet-backup")
+        let a = dir.appending("a"), copy = dir.appending("copy")
+        try write(["a1", "a2"], into: a)
+        #expect(try settee(["backup", "notes", copy, "--data-dir", a]).status == 0)
+        let pulled = try settee(["replicate", "file://\(copy)/notes", "notes", "--create-target", "--data-dir", dir.appending("c")])
+        #expect(pulled.status == 0 && pulled.output.contains("2 read, 2 written"), "\(pulled.output)")
+        #expect(try contents(of: dir.appending("c")).ids == ["a1", "a2"])
+        let missing = try settee(["replicate", "file://\(copy)/other", "notes", "--data-dir", dir.appending("c")])
+        #expect(missing.status == 1 && missing.output.contains("file://\(copy)/other does not exist"), "\(missing.output)")
     }
 
     @Test func aDirectoryARunningServerHoldsIsRefused() throws {
@@ -94,7 +113,8 @@ import Testing
                 "\(named.output)")
         for arguments in [["replicate", "notes", "file://\(b)/notes", "--data-dir", a],
                           ["sync", "notes", "file://\(b)/notes", "--data-dir", a],
-                          ["check", "--data-dir", a], ["check", "--repair", "--data-dir", a]] {
+                          ["check", "--data-dir", a], ["check", "--repair", "--data-dir", a],
+                          ["restore", b, "notes", "--data-dir", a]] {
             let refused = try settee(arguments)
             #expect(refused.status == 1 && refused.output.contains("is in use by another process"),
                     "\(arguments): \(refused.output)")
