@@ -98,6 +98,12 @@ import Testing
         #expect(try contents(of: dir.appending("c")).ids == ["a1", "a2"])
         let missing = try settee(["replicate", "file://\(copy)/other", "notes", "--data-dir", dir.appending("c")])
         #expect(missing.status == 1 && missing.output.contains("file://\(copy)/other does not exist"), "\(missing.output)")
+        // A directory that is not there (a mistyped path, a stick not mounted) is not made, unless
+        // it is a target to create.
+        let absent = dir.appending("absent")
+        let notThere = try settee(["replicate", "notes", "file://\(absent)/notes", "--data-dir", a])
+        #expect(notThere.status == 1 && notThere.output.contains("file://\(absent)/notes does not exist"), "\(notThere.output)")
+        #expect(!FileManager.default.fileExists(atPath: absent))
     }
 
     @Test func aDirectoryARunningServerHoldsIsRefused() throws {

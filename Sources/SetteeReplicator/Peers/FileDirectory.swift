@@ -54,6 +54,12 @@ public final class FileDirectory: Sendable {
         return uuid
     }
 
+    /// Whether `path` is a directory.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Opened directories by path, held weakly: the peers hold them.
     private static let opened = Mutex<[String: WeakReference]>([:])
 

@@ -35,14 +35,19 @@ public struct PeerEndpoints: Sendable {
     /// - Parameters:
     ///   - headers: extra headers for a remote peer (CouchDB's `{"url":..,"headers":{..}}` form).
     ///   - pin: the certificate fingerprint an `https` peer must present.
+    ///   - mayCreate: a `file://` directory that does not exist is made (a target with
+    ///     `create_target`); otherwise it is a database that does not exist, and nothing is
+    ///     left behind (a mistyped path, a stick not mounted).
     /// - Throws: `ReplicationError.invalidEndpoint` for a malformed URL or database name;
     ///   for a `file://` URL, `.fileEndpointRefused` (not `allowsFiles`), `.directoryInUse`
     ///   (a running server has it) or `.unreachable` (it cannot be made or read).
-    public func peer(_ text: String, headers: [(String, String)] = [], pin: String? = nil) throws -> any Peer {
+    public func peer(_ text: String, headers: [(String, String)] = [], pin: String? = nil,
+                     mayCreate: Bool = false) throws -> any Peer {
         let lower = text.lowercased()
         if FileEndpoint.isFileURL(text) {
             guard allowsFiles else { throw ReplicationError.fileEndpointRefused(text) }
             let endpoint = try FileEndpoint(url: text)
+            guard mayCreate || FileDirectory.exists(endpoint.directory) else { throw ReplicationError.databaseNotFound(text) }
             let opened = try FileDirectory.open(endpoint.directory, logger: Logger(label: "settee.replicator.file"))
             return LocalPeer(file: endpoint, in: opened, maxDocumentSize: maxDocumentSize, filters: filters)
         }

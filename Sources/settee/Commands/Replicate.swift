@@ -116,7 +116,7 @@ struct Replicate: AsyncParsableCommand {
         let replication: Replication
         do {
             replication = Replication(source: try endpoints.peer(source, pin: peers.pin),
-                                      target: try endpoints.peer(target, pin: peers.pin),
+                                      target: try endpoints.peer(target, pin: peers.pin, mayCreate: createTarget),
                                       options: options, logger: logger)
         } catch let error as ReplicationError {
             throw Self.failure(error)
