@@ -36,6 +36,23 @@ import Testing
         _ = try server.waitForExit(timeout: 30)
     }
 
+    /// Attaches `bytes` to a new document `id` of `notes` in the data directory at `path`, or
+    /// (`read`) gives back the attachment's bytes from there.
+    func attachment(_ id: String, in path: String, writing bytes: [UInt8]? = nil) throws -> [UInt8] {
+        let server = try SetteeProcess.start(dataDirectory: path)
+        defer { server.kill(SIGKILL) }
+        let admin = SetteeProcess.defaultAdmin
+        let auth = "Basic " + Data("\(admin.name):\(admin.password)".utf8).base64EncodedString()
+        let url = URL(string: server.baseURL.absoluteString + "notes/\(id)/photo.bin")!
+        let response = try TestHTTPClient.request(bytes == nil ? "GET" : "PUT", url,
+                                                  headers: [("Authorization", auth), ("Content-Type", "application/octet-stream")],
+                                                  body: bytes ?? [])
+        #expect(response.status == (bytes == nil ? 200 : 201), "\(response.text)")
+        server.kill(SIGTERM)
+        _ = try server.waitForExit(timeout: 30)
+        return response.body
+    }
+
     /// The ids of `notes` in the data directory at `path`, and its checkpoint documents.
     func contents(of path: String) throws -> (ids: Set<String>, checkpoints: [JSONValue]) {
         let server = try SetteeProcess.start(dataDirectory: path)
@@ -52,16 +69,19 @@ import Testing
         let a = dir.appending("a"), b = dir.appending("b"), stick = "file://" + dir.appending("stick") + "/notes"
         try write(["a1", "a2", "a3"], into: a)
         try write(["b1"], into: b)
+        let photo = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+        _ = try attachment("photo", in: a, writing: photo)
 
         // A → stick → B, then B → stick → A.
         let out = try settee(["replicate", "notes", stick, "--create-target", "--data-dir", a])
-        #expect(out.status == 0 && out.output.contains("3 read, 3 written"), "\(out.output)")
+        #expect(out.status == 0 && out.output.contains("4 read, 4 written"), "\(out.output)")
         let into = try settee(["replicate", stick, "notes", "--data-dir", b])
-        #expect(into.status == 0 && into.output.contains("3 written"), "\(into.output)")
+        #expect(into.status == 0 && into.output.contains("4 written"), "\(into.output)")
+        #expect(try attachment("photo", in: b) == photo, "the attachment did not arrive whole")
         #expect(try settee(["replicate", "notes", stick, "--data-dir", b]).status == 0)
         let back = try settee(["replicate", stick, "notes", "--data-dir", a])
         #expect(back.status == 0 && back.output.contains("1 read, 1 written"), "\(back.output)")
-        let everything: Set = ["a1", "a2", "a3", "b1"]
+        let everything: Set = ["a1", "a2", "a3", "b1", "photo"]
         #expect(try contents(of: a).ids == everything)
         #expect(try contents(of: b).ids == everything)
 
