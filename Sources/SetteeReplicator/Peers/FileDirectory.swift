@@ -16,7 +16,9 @@ public final class FileDirectory: Sendable {
     /// named by URL keeps the identity its server replicates under.
     public static let uuidFileName = ".uuid"
 
+    /// The directory, as the endpoint named it.
     public let path: String
+    /// Its databases, opened with the store's defaults (no server's configuration applies).
     public let databases: DatabaseDirectory
     /// Half of each of its databases' replication identity (`ReplicationID`).
     public let uuid: String
