@@ -20,7 +20,7 @@ internal import SetteeStore
 
 struct Replicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replicate a database to another (URLs, or names in the data directory).",
+        abstract: "Replicate a database to another (http(s) or file:// URLs, or names in the data directory).",
         discussion: """
             SOURCE and TARGET are http(s) URLs of databases (http://user:pass@host:5984/db), \
             file:// URLs of databases in another data directory or a backup on this machine \
@@ -29,10 +29,10 @@ struct Replicate: AsyncParsableCommand {
             replicate through that server's URL instead.
             """)
 
-    @Argument(help: "Database to read from: a URL or a local database name.")
+    @Argument(help: "Database to read from: an http(s) or file:// URL, or a local database name.")
     var source: String
 
-    @Argument(help: "Database to write to: a URL or a local database name.")
+    @Argument(help: "Database to write to: an http(s) or file:// URL, or a local database name.")
     var target: String
 
     @Flag(help: "Keep following the source's changes until interrupted.")
