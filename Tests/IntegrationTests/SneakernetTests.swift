@@ -145,12 +145,21 @@ import Testing
             #expect(refused.status == 1 && refused.output.contains("is in use by another process"),
                     "\(arguments): \(refused.output)")
         }
-        // The server itself: its own directory answers a clear 409; another one replicates.
+        // The server: a directory another server holds answers a clear 409, its own one a 400;
+        // a directory nobody holds replicates.
+        let other = try SetteeProcess.start(dataDirectory: b)
+        let held = try server.adminRequest("POST", "/_replicate", json: #"{"source":"file://\#(b)/notes","target":"notes"}"#)
+        #expect(held.status == 409 && held.text.contains("the data directory \(b) is in use by another process"), "\(held.text)")
+        other.kill(SIGTERM)
+        _ = try other.waitForExit(timeout: 30)
         let own = try server.adminRequest("POST", "/_replicate", json: #"{"source":"notes","target":"file://\#(a)/notes"}"#)
-        #expect(own.status == 409 && own.text.contains("in use by another process"), "\(own.text)")
+        #expect(own.status == 400 && own.text.contains("in this node's own data directory"), "\(own.text)")
         let pulled = try server.adminRequest("POST", "/_replicate", json: #"{"source":"file://\#(b)/notes","target":"notes"}"#)
         #expect(pulled.status == 200, "\(pulled.text)")
         #expect(try server.adminRequest("GET", "/notes/b1").status == 200)
+        // Its own directory named by URL, from the command line: said so, not taken for another process.
+        let itself = try settee(["replicate", "notes", "file://\(b)/../b/other", "--create-target", "--data-dir", b])
+        #expect(itself.status == 1 && itself.output.contains("is in this node's own data directory"), "\(itself.output)")
         // Released once the replication is over: the command line may open it now.
         #expect(try settee(["replicate", "notes", "file://\(dir.appending("stick"))/notes", "--create-target",
                             "--data-dir", b]).status == 0)

@@ -62,6 +62,15 @@ public final class FileDirectory: Sendable {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether two paths name one existing directory (symbolic links and `..` resolved).
+    public static func isSame(_ first: String, _ second: String) -> Bool {
+        guard let one = realpath(first, nil) else { return false }
+        defer { free(one) }
+        guard let other = realpath(second, nil) else { return false }
+        defer { free(other) }
+        return strcmp(one, other) == 0
+    }
+
     /// Opened directories by path, held weakly: the peers hold them.
     private static let opened = Mutex<[String: WeakReference]>([:])
 

@@ -47,6 +47,9 @@ public struct PeerEndpoints: Sendable {
         if FileEndpoint.isFileURL(text) {
             guard allowsFiles else { throw ReplicationError.fileEndpointRefused(text) }
             let endpoint = try FileEndpoint(url: text)
+            if let own = directory?.configuration.path, FileDirectory.isSame(own, endpoint.directory) {
+                throw ReplicationError.invalidOption("\(text) is in this node's own data directory: name the database without file://")
+            }
             guard mayCreate || FileDirectory.exists(endpoint.directory) else { throw ReplicationError.databaseNotFound(text) }
             let opened = try FileDirectory.open(endpoint.directory, logger: Logger(label: "settee.replicator.file"))
             return LocalPeer(file: endpoint, in: opened, maxDocumentSize: maxDocumentSize, filters: filters)
