@@ -6,6 +6,7 @@ Screenshots of each page go to $ARTIFACTS (default .build-artifacts/web-admin)."
 import json
 import os
 import uuid
+from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlsplit, urlunsplit, unquote
 
 import pytest
@@ -208,7 +209,7 @@ STUB_PEERS = {
     "peers": [
         {"instance": "laptop-b", "host": "laptop-b.local", "port": 5984, "addresses": ["198.18.0.2", "fe80::2"],
          "url": "http://198.18.0.2:5984", "uuid": "b" * 32, "databases": ["photos"], "tls_fingerprint": None,
-         "last_seen": "2020-01-01T00:00:00Z", "seen_since": "2020-01-01T00:00:00Z", "state": "syncing",
+         "last_seen": None, "seen_since": "2020-01-01T00:00:00Z", "state": "syncing",
          "replications": [
              {"id": "discovery+bbb+photos+push", "database": "photos", "direction": "push", "state": "running",
               "caught_up": True, "lag_ms": 120, "docs_written": 7, "checkpointed_seq": 7, "last_error": None},
@@ -230,6 +231,8 @@ def test_5b_peers(browser, admin):
     else:
         assert browser.evaluate(text_of("#peer-count")) == f"{len(real['peers'])} peers"
     # The page's own fetch answers /_peers from window.stubPeers from now on, counting the calls.
+    seen = (datetime.now(timezone.utc) - timedelta(seconds=12)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    STUB_PEERS["peers"][0]["last_seen"] = seen
     browser.evaluate("""(() => {
       window.stubPeers = %s; window.peersCalls = 0; window.realFetch = window.fetch;
       window.fetch = (path, options) => {
@@ -249,7 +252,8 @@ def test_5b_peers(browser, admin):
     laptop, pi = rows
     assert (laptop["instance"], laptop["state"], laptop["bad"]) == ("laptop-b", "syncing", False)
     assert "198.18.0.2" in laptop["addresses"] and "fe80::2" in laptop["addresses"]
-    assert laptop["seen"].endswith(" h ago") and laptop["lag"] == "120 ms"
+    assert laptop["seen"].endswith(" s ago") and laptop["lag"] == "120 ms"
+    assert pi["seen"].endswith(" d ago")
     assert "photos push" in laptop["replications"] and "photos pull" in laptop["replications"]
     assert "lag 40 ms" in laptop["replications"] and "7 written" in laptop["replications"]
     assert (pi["instance"], pi["state"], pi["bad"], pi["lag"]) == ("pi-c", "gone", True, "—")

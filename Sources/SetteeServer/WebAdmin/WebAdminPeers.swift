@@ -19,7 +19,8 @@ function ago(iso) {
   if (!Number.isFinite(seconds)) return iso || "";
   if (seconds < 90) return Math.max(0, seconds) + " s ago";
   if (seconds < 5400) return Math.round(seconds / 60) + " min ago";
-  return Math.round(seconds / 3600) + " h ago";
+  if (seconds < 172800) return Math.round(seconds / 3600) + " h ago";
+  return Math.round(seconds / 86400) + " d ago";
 }
 
 // The largest lag of a peer's replications, in ms, or null when none reported one.
@@ -47,7 +48,7 @@ function peerRow(peer) {
     el("td", { class: "peer-addresses" }, (peer.addresses || []).map((a) => el("div", {}, a)),
       peer.url ? el("div", { class: "muted" }, peer.url) : null),
     el("td", { class: "peer-last-seen", title: peer.last_seen || "" }, ago(peer.last_seen)),
-    el("td", { class: "num peer-lag" }, lag === null ? "—" : lag + " ms"),
+    el("td", { class: "num peer-lag", style: "white-space: nowrap" }, lag === null ? "—" : lag + " ms"),
     el("td", { class: "peer-replications" }, (peer.replications || []).length
       ? peer.replications.map(replicationLine) : el("span", { class: "muted" }, "none")));
 }
