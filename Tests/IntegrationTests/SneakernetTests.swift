@@ -10,19 +10,10 @@ import Testing
 /// running server holds is refused, by `settee replicate`, `settee sync` and `settee check`
 /// (which open their `--data-dir` under the lock `settee serve` takes) and for `file://`.
 @Suite(.serialized) struct SneakernetTests {
-    /// Runs `settee ARGUMENTS`: its exit status, standard output and standard error together.
+    /// Runs `settee ARGUMENTS`: its exit status, and its standard output then standard error.
     func settee(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try SetteeProcess.binaryURL()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SETTEE_") }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let run = try PairingTests.settee(arguments)
+        return (run.status, run.output + run.errors)
     }
 
     /// Writes documents `ids` into `notes` of the data directory at `path` through a server
