@@ -152,7 +152,10 @@ struct Replicate: AsyncParsableCommand {
             !["http://", "https://", "file://"].contains { text.lowercased().hasPrefix($0) }
         }
         guard isLocal(source) || isLocal(target) else {
-            return PeerEndpoints(directory: nil, serverUUID: "", session: session, allowsFiles: true)
+            // A file:// source runs its filter functions here, as a local one does.
+            let hasFile = FileEndpoint.isFileURL(source) || FileEndpoint.isFileURL(target)
+            return PeerEndpoints(directory: nil, serverUUID: "", session: session,
+                                 filters: hasFile ? ReplicationFilters() : nil, allowsFiles: true)
         }
         var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: peers.config, dataDirectory: peers.dataDir),
                                                     environment: ProcessInfo.processInfo.environment)
