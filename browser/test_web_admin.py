@@ -6,6 +6,7 @@ Screenshots of each page go to $ARTIFACTS (default .build-artifacts/web-admin)."
 import json
 import os
 import uuid
+from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlsplit, urlunsplit, unquote
 
 import pytest
@@ -198,6 +199,75 @@ def test_5_replication(browser, admin, names):
     for doc in admin.get(f"{BASE}/_replicator/_all_docs").json()["rows"]:
         if not doc["id"].startswith("_design/"):
             admin.delete(f"{BASE}/_replicator/{doc['id']}", params={"rev": doc["value"]["rev"]})
+
+
+# A room as GET /_peers describes it (the fields NodeDiscovery+Peers.swift writes): discovery
+# needs avahi in a network namespace, so the page's rendering of a populated room is fed
+# this answer through the page's own fetch, and the real server's answer is checked too.
+STUB_PEERS = {
+    "enabled": True, "instance": "settee-here",
+    "peers": [
+        {"instance": "laptop-b", "host": "laptop-b.local", "port": 5984, "addresses": ["198.18.0.2", "fe80::2"],
+         "url": "http://198.18.0.2:5984", "uuid": "b" * 32, "databases": ["photos"], "tls_fingerprint": None,
+         "last_seen": None, "seen_since": "2020-01-01T00:00:00Z", "state": "syncing",
+         "replications": [
+             {"id": "discovery+bbb+photos+push", "database": "photos", "direction": "push", "state": "running",
+              "caught_up": True, "lag_ms": 120, "docs_written": 7, "checkpointed_seq": 7, "last_error": None},
+             {"id": "discovery+bbb+photos+pull", "database": "photos", "direction": "pull", "state": "running",
+              "caught_up": False, "lag_ms": 40, "docs_written": 3, "checkpointed_seq": "3", "last_error": None}]},
+        {"instance": "pi-c", "host": "pi-c.local", "port": 5984, "addresses": ["198.18.0.3"],
+         "url": "http://198.18.0.3:5984", "uuid": "c" * 32, "databases": [], "tls_fingerprint": None,
+         "last_seen": "2020-01-01T00:00:00Z", "state": "gone", "reason": "goodbye", "replications": []}]}
+
+
+def test_5b_peers(browser, admin):
+    """The peer page (issue 41, item 6) lists GET /_peers — state, addresses, last seen,
+    lag, replications — and refreshes itself while shown."""
+    real = admin.get(f"{BASE}/_peers", params={"reachable": "false"}).json()
+    browser.goto(f"{BASE}/_utils/#/peers")
+    browser.wait_for("!!document.querySelector('#peers-refreshed')")
+    if real.get("enabled") is False:
+        assert browser.evaluate("!!document.querySelector('#discovery-off')")
+    else:
+        assert browser.evaluate(text_of("#peer-count")) == f"{len(real['peers'])} peers"
+    # The page's own fetch answers /_peers from window.stubPeers from now on, counting the calls.
+    seen = (datetime.now(timezone.utc) - timedelta(seconds=12)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    STUB_PEERS["peers"][0]["last_seen"] = seen
+    browser.evaluate("""(() => {
+      window.stubPeers = %s; window.peersCalls = 0; window.realFetch = window.fetch;
+      window.fetch = (path, options) => {
+        if (!String(path).startsWith("/_peers")) return window.realFetch(path, options);
+        window.peersCalls += 1;
+        return Promise.resolve(new Response(JSON.stringify(window.stubPeers), {
+          status: 200, headers: { "Content-Type": "application/json" } }));
+      };
+      location.hash = "#/peers?stub";
+    })()""" % json.dumps(STUB_PEERS))
+    browser.wait_for("document.querySelectorAll('#peers-table tr.peer').length === 2")
+    rows = browser.evaluate("""[...document.querySelectorAll('#peers-table tr.peer')].map((row) => ({
+      instance: row.dataset.instance, state: row.querySelector('.peer-state').textContent,
+      bad: row.querySelector('.peer-state').classList.contains('bad'),
+      addresses: row.querySelector('.peer-addresses').textContent, seen: row.querySelector('.peer-last-seen').textContent,
+      lag: row.querySelector('.peer-lag').textContent, replications: row.querySelector('.peer-replications').textContent }))""")
+    laptop, pi = rows
+    assert (laptop["instance"], laptop["state"], laptop["bad"]) == ("laptop-b", "syncing", False)
+    assert "198.18.0.2" in laptop["addresses"] and "fe80::2" in laptop["addresses"]
+    assert laptop["seen"].endswith(" s ago") and laptop["lag"] == "120 ms"
+    assert pi["seen"].endswith(" d ago")
+    assert "photos push" in laptop["replications"] and "photos pull" in laptop["replications"]
+    assert "lag 40 ms" in laptop["replications"] and "7 written" in laptop["replications"]
+    assert (pi["instance"], pi["state"], pi["bad"], pi["lag"]) == ("pi-c", "gone", True, "—")
+    assert "none" in pi["replications"]
+    assert browser.evaluate(text_of("#peer-count")) == "2 peers"
+    shot(browser, "5b-peers")
+    # A replication starts failing: the page shows it on its next refresh, with no navigation.
+    calls = browser.evaluate("window.peersCalls")
+    browser.evaluate("""(() => { const r = window.stubPeers.peers[0];
+      r.state = "failing"; r.replications[0].last_error = "laptop-b is unreachable: timed out"; })()""")
+    browser.wait_for("[...document.querySelectorAll('.peer-error')].some(e => e.textContent.includes('timed out'))"
+                     " && document.querySelector('.peer-state').classList.contains('bad')", timeout=15)
+    assert browser.evaluate("window.peersCalls") > calls
+    browser.evaluate("window.fetch = window.realFetch")
 
 
 def test_6_logout(browser):

@@ -23,6 +23,12 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     case certificateMismatch(peer: String, expected: String, presented: String)
     /// The source has no such filter function (`filter: "ddoc/name"`).
     case filterNotFound(peer: String, name: String, reason: String)
+    /// A `file://` endpoint's data directory is held by another process (`DataDirectoryLock`):
+    /// a running `settee serve` or a program embedding Settee.
+    case directoryInUse(String)
+    /// A `file://` endpoint where they are not allowed (a non-admin's `_replicate`, a
+    /// `_replicator` document): it would open a directory of the server's machine.
+    case fileEndpointRefused(String)
     case cancelled
     /// A spool file (attachment bytes on their way, `SpoolFile`) could not be made,
     /// written or read: `errno` says why (`ENOSPC`: the disk is full).
@@ -42,6 +48,10 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
             "\(peer) presented a TLS certificate with SHA-256 fingerprint \(presented), not the pinned \(expected)"
         case .filterNotFound(let peer, let name, let reason):
             "Couldn't parse filter code from \(name) on `\(peer)`: \(reason)"
+        case .directoryInUse(let path):
+            "the data directory \(path) is in use by another process (settee serve or a program embedding Settee): "
+                + "stop it, or replicate through its URL"
+        case .fileEndpointRefused(let url): "file:// endpoints are for the command line and server admins only: \(url)"
         case .cancelled: "cancelled"
         case .spoolFailed(let operation, let path, let code):
             "could not \(operation) a spool file in \(path): \(String(cString: strerror(code)))"

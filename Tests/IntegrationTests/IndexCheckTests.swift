@@ -91,6 +91,27 @@ import Testing
         #expect(found.output.contains("db: problem: index _design/m/by-n differs from a rebuild"), "\(found.output)")
     }
 
+    /// A repair whose rebuild fails (the database's WAL refuses writes: the EIO shim of
+    /// `FailingDiskTests`) leaves the index broken, and the command says so and exits 1.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/cc")))
+    func aFailedRebuildExitsNonZero() throws {
+        let dir = try builtDirectory()
+        let shim = try #require(try FailingDiskTests.buildShim(into: dir), "the shim did not build")
+        let mango = try table(dir, view: false)
+        _ = try sqlite(dir, "DELETE FROM \(mango) WHERE doc_id = (SELECT doc_id FROM docs WHERE docid = 'd5');")
+        let trigger = dir.appending("disk-fails")
+        #expect(FileManager.default.createFile(atPath: trigger, contents: nil))
+        let failed = try check(["db", "--repair", "--data-dir", dir.path], environment: [
+            "LD_PRELOAD": shim, "SETTEE_EIO_TRIGGER": trigger, "SETTEE_EIO_MATCH": "db.couch-wal"])
+        #expect(failed.status == 1, "\(failed.output)")
+        #expect(failed.output.contains("db: not repaired: index _design/m/by-n: the rebuild failed"), "\(failed.output)")
+        // On a sound disk the same repair succeeds.
+        try FileManager.default.removeItem(atPath: trigger)
+        let repaired = try check(["db", "--repair", "--data-dir", dir.path])
+        #expect(repaired.status == 0 && repaired.output.contains("db: repaired: index _design/m/by-n rebuilt"), "\(repaired.output)")
+    }
+
     /// Runs `settee check ARGUMENTS`: its exit status and its standard output.
     func check(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         try SetteeCommand.run(["check"] + arguments, environment: environment)

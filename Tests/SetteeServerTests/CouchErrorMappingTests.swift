@@ -112,6 +112,11 @@ import Testing
             reason: "p is unreachable: refused"),
         Row(error: ReplicationError.certificateMismatch(peer: "p", expected: "AA", presented: "BB"), status: 500,
             word: "replication_failed", reason: "p presented a TLS certificate with SHA-256 fingerprint BB, not the pinned AA"),
+        Row(error: ReplicationError.directoryInUse("/d"), status: 409, word: "conflict",
+            reason: "the data directory /d is in use by another process (settee serve or a program embedding Settee): "
+                + "stop it, or replicate through its URL"),
+        Row(error: ReplicationError.fileEndpointRefused("file:///d/db"), status: 403, word: "forbidden",
+            reason: "file:// endpoints are for the command line and server admins only: file:///d/db"),
         Row(error: ReplicationError.cancelled, status: 500, word: "replication_failed", reason: "cancelled"),
     ]
 

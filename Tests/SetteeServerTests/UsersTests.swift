@@ -239,4 +239,20 @@ import Testing
         #expect(refused.status == 403 && refused.json["error"] == "forbidden")
         #expect(await harness.send("GET", "/mine").status == 404)
     }
+
+    /// A `file://` endpoint (sneakernet) would open a directory of the server's machine.
+    @Test func fileEndpointsAreForServerAdmins() async throws {
+        let harness = try RouterHarness()
+        #expect(await harness.send("PUT", "/_users").status == 201)
+        let key = try #require(PasswordHash.derive(password: "pw", salt: "s", prf: .sha256, iterations: 10))
+        let doc: JSONValue = ["name": "rita", "roles": [], "type": "user", "password_scheme": "pbkdf2",
+                              "pbkdf2_prf": "sha256", "salt": "s", "iterations": 10, "derived_key": .string(key)]
+        #expect(await harness.send("PUT", "/_users/org.couchdb.user:rita", json: doc).status == 201)
+        let rita = "Basic " + Data("rita:pw".utf8).base64EncodedString()
+        let refused = await harness.send("POST", "/_replicate",
+                                         json: ["source": "file:///tmp/settee-never-made/db", "target": "http://127.0.0.1:9/mine"],
+                                         headers: ["Authorization": rita, "Content-Type": "application/json"], admin: false)
+        #expect(refused.status == 403 && refused.json["error"] == "forbidden")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/settee-never-made"))
+    }
 }

@@ -45,13 +45,14 @@ public final class ReplicationManager: Sendable {
 
     /// Peers for a spec. Each job gets its own HTTP client: a continuous one keeps a
     /// longpoll open on one of its connections, which must not hold up another job.
-    public func endpoints() -> PeerEndpoints {
+    /// `allowingFiles`: `file://` endpoints too (a server admin's `_replicate` only).
+    public func endpoints(allowingFiles: Bool = false) -> PeerEndpoints {
         PeerEndpoints(directory: directory, serverUUID: serverUUID, session: CurlSession(maxConnections: CurlSession.connectionsPerReplication),
-                      maxDocumentSize: maxDocumentSize, filters: filters)
+                      maxDocumentSize: maxDocumentSize, filters: filters, allowsFiles: allowingFiles)
     }
 
-    public func makeReplication(_ spec: ReplicationSpec) throws -> Replication {
-        let (source, target) = try spec.peers(endpoints())
+    public func makeReplication(_ spec: ReplicationSpec, allowingFiles: Bool = false) throws -> Replication {
+        let (source, target) = try spec.peers(endpoints(allowingFiles: allowingFiles))
         return Replication(source: source, target: target, options: spec.options, logger: logger)
     }
 

@@ -94,7 +94,8 @@ public struct ReplicationSpec: Sendable, Equatable {
     /// The peers this spec names.
     public func peers(_ endpoints: PeerEndpoints) throws -> (source: any Peer, target: any Peer) {
         (try endpoints.peer(source, headers: sourceHeaders.sorted { $0.key < $1.key }, pin: sourcePin),
-         try endpoints.peer(target, headers: targetHeaders.sorted { $0.key < $1.key }, pin: targetPin))
+         try endpoints.peer(target, headers: targetHeaders.sorted { $0.key < $1.key }, pin: targetPin,
+                            mayCreate: options.createTarget))
     }
 
     private static func endpoint(_ value: JSONValue?, _ name: String) throws -> (String, [String: String], String?) {

@@ -12,6 +12,9 @@ public struct LocalPeer: Peer {
     let maxDocumentSize: Int
     /// Runs filter functions; without it a filtered replication from here is refused.
     let filters: (any FilterFunctionRunner)?
+    /// The `file://` directory this database is in, kept open (and locked) while the peer lives.
+    let fileDirectory: FileDirectory?
+    public let displayName: String
 
     public init(directory: DatabaseDirectory, name: String, serverUUID: String, maxDocumentSize: Int = 8_000_000,
                 filters: (any FilterFunctionRunner)? = nil) {
@@ -20,9 +23,22 @@ public struct LocalPeer: Peer {
         self.serverUUID = serverUUID
         self.maxDocumentSize = maxDocumentSize
         self.filters = filters
+        fileDirectory = nil
+        displayName = name
     }
 
-    public var displayName: String { name }
+    /// A database of a data directory named by a `file://` URL (sneakernet), under that
+    /// directory's uuid, shown as its URL.
+    public init(file endpoint: FileEndpoint, in directory: FileDirectory, maxDocumentSize: Int = 8_000_000,
+                filters: (any FilterFunctionRunner)? = nil) {
+        self.directory = directory.databases
+        name = endpoint.name
+        serverUUID = directory.uuid
+        self.maxDocumentSize = maxDocumentSize
+        self.filters = filters
+        fileDirectory = directory
+        displayName = endpoint.url
+    }
 
     public func identity() async throws -> PeerIdentity { PeerIdentity(serverUUID: serverUUID, database: name) }
 
@@ -39,7 +55,7 @@ public struct LocalPeer: Peer {
     }
 
     private func database() async throws -> Database {
-        guard let database = try await directory.open(name) else { throw ReplicationError.databaseNotFound(name) }
+        guard let database = try await directory.open(name) else { throw ReplicationError.databaseNotFound(displayName) }
         return database
     }
 

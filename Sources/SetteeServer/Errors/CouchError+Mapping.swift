@@ -57,6 +57,8 @@ extension CouchError {
         case .peerError(let peer, let status, _, _) where status == 401 || status == 403:
             self = CouchError(status, "unauthorized", "unauthorized to access or create database \(peer)/")
         case .filterNotFound: self = .notFound(replication.description)
+        case .directoryInUse: self = CouchError(409, "conflict", replication.description)
+        case .fileEndpointRefused: self = CouchError(403, "forbidden", replication.description)
         case .cancelled: self = CouchError(500, "replication_failed", "cancelled")
         case .revisionMissing, .peerError, .malformedAnswer, .unreachable, .certificateMismatch, .spoolFailed:
             self = CouchError(500, "replication_failed", replication.description)

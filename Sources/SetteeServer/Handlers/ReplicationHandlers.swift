@@ -23,7 +23,8 @@ enum ReplicationHandlers {
         if !context.user.isAdmin, [spec.source, spec.target].contains(where: { !$0.contains("://") }) {
             throw CouchError(403, "forbidden", "Only server admins may replicate databases named without a URL.")
         }
-        let replication = try manager.makeReplication(spec)
+        // A `file://` endpoint (sneakernet) opens a directory of this machine: admins only.
+        let replication = try manager.makeReplication(spec, allowingFiles: context.user.isAdmin)
         let id = try await replication.replicationID() + spec.idSuffix
         if spec.cancel {
             guard manager.cancel(id: id) else { throw CouchError.notFound("missing") }

@@ -18,6 +18,9 @@ public enum IndexCheck {
         public var repaired: [String] = []
         /// What could not be checked, and why (no JavaScriptCore, a view that does not compile).
         public var skipped: [String] = []
+        /// With `repair`, each problem the repair did not fix (a rebuild that failed, an index
+        /// that could not be compared): `settee check --repair` must not exit 0 with these.
+        public var unrepaired: [String] = []
     }
 
     /// Compares every index `database`'s design documents define with a rebuild; with
@@ -29,6 +32,7 @@ public enum IndexCheck {
             indexes = try await mangoIndexes(database) + viewIndexes(database, into: &report)
         } catch {
             report.problems.append("indexes: cannot read the design documents: \(error)")
+            if repair { report.unrepaired.append("indexes: the design documents could not be read") }
             return report
         }
         for (name, index) in indexes {
@@ -44,6 +48,7 @@ public enum IndexCheck {
             found = try await database.verifyIndex(index)
         } catch {
             report.problems.append("index \(name): cannot compare it with a rebuild: \(error)")
+            if repair { report.unrepaired.append("index \(name): not compared, so not rebuilt") }
             return
         }
         guard !found.matches else { return }
@@ -59,6 +64,7 @@ public enum IndexCheck {
             report.repaired.append("index \(name) rebuilt from the documents")
         } catch {
             report.problems.append("index \(name): the rebuild failed: \(error)")
+            report.unrepaired.append("index \(name): the rebuild failed")
         }
     }
 

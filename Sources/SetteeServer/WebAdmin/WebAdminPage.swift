@@ -16,6 +16,7 @@ enum WebAdminPage {
   <nav>
     <a href="#/" id="nav-databases">Databases</a>
     <a href="#/replication" id="nav-replication">Replication</a>
+    <a href="#/peers" id="nav-peers">Peers</a>
   </nav>
   <span id="who"></span>
   <button id="logout" hidden>Log out</button>

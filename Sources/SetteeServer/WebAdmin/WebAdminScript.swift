@@ -1,6 +1,6 @@
 /// `/_utils/app.js`: the web admin, one script, no framework. Routes by the URL's hash
 /// (`#/`, `#/db/NAME`, `#/db/NAME/doc/ID`, `#/db/NAME/new`, `#/db/NAME/conflicts[/ID]`
-/// (`WebAdminConflicts`, appended), `#/replication`, `#/login`)
+/// (`WebAdminConflicts`, appended), `#/replication`, `#/peers` (`WebAdminPeers`, appended), `#/login`)
 /// and talks to the same CouchDB API every client uses, with the `_session` cookie.
 enum WebAdminScript {
     static let javascript = #"""
@@ -8,7 +8,7 @@ enum WebAdminScript {
 const main = document.getElementById("main");
 let session = null;
 let feed = null;       // the open _changes EventSource, closed on navigation
-let poller = null;     // the replication page's refresh timer
+let poller = null;     // the replication and peer pages' refresh timer
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -259,7 +259,7 @@ async function replicationPage() {
     peerList.length ? el("table", { id: "peers" },
       el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "Address"), el("th", {}))),
       el("tbody", {}, peerList.map((peer) => el("tr", {},
-        el("td", {}, peer.name), el("td", {}, peer.url || ""),
+        el("td", {}, peer.instance), el("td", {}, peer.url || ""),
         el("td", {}, el("button", { class: "secondary", onclick: () => { target.value = peer.url || ""; source.focus(); } }, "Sync with")))))
     ) : el("p", { class: "muted", id: "no-peers" }, "No peers discovered."));
   poller = setTimeout(() => { if (location.hash === "#/replication") route(); }, 5000);
@@ -283,6 +283,10 @@ async function route() {
     if (parts[0] === "replication") {
       document.getElementById("nav-replication").classList.add("active");
       return await replicationPage();
+    }
+    if (parts[0] === "peers") {
+      document.getElementById("nav-peers").classList.add("active");
+      return await peersPage();
     }
     document.getElementById("nav-databases").classList.add("active");
     if (parts[0] === "db" && parts.length === 2) return await databasePage(parts[1], Number(params.get("skip") || 0));

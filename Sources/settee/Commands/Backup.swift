@@ -31,7 +31,8 @@ struct Backup: ParsableCommand {
     }
 
     func run() throws {
-        let (data, _) = try location.open(label: "settee.backup")
+        // No lock: a backup is taken while a server goes on writing (SQLite's online backup API).
+        let (data, _, _) = try location.open(label: "settee.backup")
         let copies = try DatabaseDirectory(configuration: StoreConfiguration(path: directory), logger: Logger(label: "settee.backup"))
         var isClean = true
         for name in try database.map({ [$0] }) ?? data.names() {

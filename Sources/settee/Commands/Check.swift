@@ -26,7 +26,12 @@ struct Check: AsyncParsableCommand {
     @OptionGroup var location: DataDirectoryOptions
 
     func run() async throws {
-        let (directory, path) = try location.open(label: "settee.check")
+        // The lock, with or without --repair: beside a running server, the update sequence it is
+        // committing races the check's reading of it, and a check's own opening of the
+        // database for its indexes would be a second writer. A live server's databases are
+        // checked through `settee backup`, which checks the copy it takes.
+        let (directory, path, lock) = try location.open(label: "settee.check", locking: true)
+        defer { withExtendedLifetime(lock) {} }
         defer { directory.closeAll() }
         var isClean = true
         for name in try database.map { [$0] } ?? directory.names() {
@@ -36,31 +41,33 @@ struct Check: AsyncParsableCommand {
             } catch StoreError.databaseNotFound {
                 throw ValidationError("no database \(name) in \(path)")
             }
-            let skipped = await checkIndexes(name, in: directory, into: &report)
-            print(skipped.map { "\(name): not checked: \($0)\n" }.joined() + Self.text(report, repairing: repair),
-                  terminator: "")
-            // Exit 1 while a problem is left, or anything was lost.
-            if !report.isSound && (!repair || !report.lost.isEmpty) { isClean = false }
+            let (skipped, unrepaired) = await checkIndexes(name, in: directory, into: &report)
+            print(skipped.map { "\(name): not checked: \($0)\n" }.joined() + Self.text(report, repairing: repair)
+                  + unrepaired.map { "\(name): not repaired: \($0)\n" }.joined(), terminator: "")
+            // Exit 1 while a problem is left: any without --repair; with it, anything lost or
+            // a repair that failed.
+            if !unrepaired.isEmpty || !report.isSound && (!repair || !report.lost.isEmpty) { isClean = false }
         }
         if !isClean { throw ExitCode(1) }
     }
 
     /// Compares the database's view and Mango indexes with a rebuild (`IndexCheck`), once its
-    /// file can be read; returns what could not be compared.
+    /// file can be read; returns what could not be compared, and what a repair left broken.
     private func checkIndexes(_ name: String, in directory: DatabaseDirectory,
-                              into report: inout DatabaseCheckReport) async -> [String] {
+                              into report: inout DatabaseCheckReport) async -> (skipped: [String], unrepaired: [String]) {
         if !repair, report.problems.contains(where: { $0.hasPrefix("database file:") }) {
-            return ["view and Mango indexes (the file itself is damaged)"]
+            return (["view and Mango indexes (the file itself is damaged)"], [])
         }
         let opened: Database?
         do { opened = try directory.database(named: name) } catch {
-            return ["view and Mango indexes: cannot open the database: \(error)"]
+            let line = "view and Mango indexes: cannot open the database: \(error)"
+            return ([line], repair ? [line] : [])
         }
-        guard let database = opened else { return [] }
+        guard let database = opened else { return ([], []) }
         let found = await IndexCheck.run(database, repair: repair)
         report.problems += found.problems
         report.repaired += found.repaired
-        return found.skipped
+        return (found.skipped, found.unrepaired)
     }
 
     /// The report as lines: `ok`, or each problem, then what was repaired and what is lost.

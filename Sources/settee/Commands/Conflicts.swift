@@ -54,7 +54,7 @@ struct Conflicts: AsyncParsableCommand {
     }
 
     private func local() async throws -> [Row] {
-        let (directory, path) = try location.open(label: "settee.conflicts")
+        let (directory, path, _) = try location.open(label: "settee.conflicts")
         guard let db = try directory.database(named: database) else {
             throw ValidationError("no database \(database) in \(path)")
         }

@@ -20,17 +20,19 @@ internal import SetteeStore
 
 struct Replicate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replicate a database to another (URLs, or names in the data directory).",
+        abstract: "Replicate a database to another (http(s) or file:// URLs, or names in the data directory).",
         discussion: """
-            SOURCE and TARGET are http(s) URLs of databases (http://user:pass@host:5984/db), or \
-            names of databases in --data-dir. Use names only for a data directory that no running \
-            server has open; replicate through that server's URL otherwise.
+            SOURCE and TARGET are http(s) URLs of databases (http://user:pass@host:5984/db), \
+            file:// URLs of databases in another data directory or a backup on this machine \
+            (file:///media/stick/carry/db, for carrying changes on a USB stick), or names of \
+            databases in --data-dir. A data directory a running server has open is refused: \
+            replicate through that server's URL instead.
             """)
 
-    @Argument(help: "Database to read from: a URL or a local database name.")
+    @Argument(help: "Database to read from: an http(s) or file:// URL, or a local database name.")
     var source: String
 
-    @Argument(help: "Database to write to: a URL or a local database name.")
+    @Argument(help: "Database to write to: an http(s) or file:// URL, or a local database name.")
     var target: String
 
     @Flag(help: "Keep following the source's changes until interrupted.")
@@ -79,7 +81,9 @@ struct Replicate: AsyncParsableCommand {
 
     /// The replication; a cancelled continuous one ends normally with its summary.
     /// `redrawing` false: no live progress line (`settee sync` runs two at once).
-    func replicate(redrawing: Bool) async throws {
+    /// `shared`: endpoints another replication of this process made (`settee sync`'s two
+    /// share one, and so the data directory's lock).
+    func replicate(redrawing: Bool, endpoints shared: PeerEndpoints? = nil) async throws {
         var logger = Logger(label: "settee.replicate")
         logger.logLevel = .error
         var options = ReplicationOptions()
@@ -108,11 +112,11 @@ struct Replicate: AsyncParsableCommand {
         options.batchSize = batchSize
         options.workers = workers
         options.useCheckpoints = !noCheckpoints
-        let endpoints = try makeEndpoints(logger: logger)
+        let endpoints = try shared ?? makeEndpoints()
         let replication: Replication
         do {
             replication = Replication(source: try endpoints.peer(source, pin: peers.pin),
-                                      target: try endpoints.peer(target, pin: peers.pin),
+                                      target: try endpoints.peer(target, pin: peers.pin, mayCreate: createTarget),
                                       options: options, logger: logger)
         } catch let error as ReplicationError {
             throw Self.failure(error)
@@ -137,19 +141,30 @@ struct Replicate: AsyncParsableCommand {
         }
     }
 
-    /// The store, opened only when an endpoint is a local name.
-    private func makeEndpoints(logger: Logger) throws -> PeerEndpoints {
+    /// The store, opened only when an endpoint is a local name, under the data directory's
+    /// lock (the one `settee serve` takes): a server running on it would be a second writer.
+    /// `file://` endpoints (sneakernet) open their own directory, under its lock.
+    func makeEndpoints() throws -> PeerEndpoints {
+        var logger = Logger(label: "settee.replicate")
+        logger.logLevel = .error
         let session = CurlSession(maxConnections: CurlSession.connectionsPerReplication, verifyTLS: !peers.insecure)
-        let isLocal = { (text: String) in !text.lowercased().hasPrefix("http://") && !text.lowercased().hasPrefix("https://") }
+        let isLocal = { (text: String) in
+            !["http://", "https://", "file://"].contains { text.lowercased().hasPrefix($0) }
+        }
         guard isLocal(source) || isLocal(target) else {
-            return PeerEndpoints(directory: nil, serverUUID: "", session: session)
+            // A file:// source runs its filter functions here, as a local one does.
+            let hasFile = FileEndpoint.isFileURL(source) || FileEndpoint.isFileURL(target)
+            return PeerEndpoints(directory: nil, serverUUID: "", session: session,
+                                 filters: hasFile ? ReplicationFilters() : nil, allowsFiles: true)
         }
         var settings = try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: peers.config, dataDirectory: peers.dataDir),
                                                     environment: ProcessInfo.processInfo.environment)
         let node = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
+        let lock = try DataDirectoryOptions.lock(node.store.path, command: "settee replicate")
         let directory = try DatabaseDirectory(configuration: node.store, logger: logger)
         return PeerEndpoints(directory: directory, serverUUID: node.uuid, session: session,
-                             maxDocumentSize: node.maxDocumentSize, filters: ReplicationFilters())
+                             maxDocumentSize: node.maxDocumentSize, filters: ReplicationFilters(),
+                             allowsFiles: true, directoryLock: lock)
     }
 
     /// How an interrupted continuous run ends: the task's cancellation, or a transfer it cut.

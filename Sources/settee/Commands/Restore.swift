@@ -29,7 +29,8 @@ struct Restore: ParsableCommand {
     }
 
     func run() throws {
-        let (data, path) = try location.open(label: "settee.restore")
+        let (data, path, lock) = try location.open(label: "settee.restore", locking: true)
+        defer { withExtendedLifetime(lock) {} }
         let copies = try DatabaseDirectory(configuration: StoreConfiguration(path: directory), logger: Logger(label: "settee.restore"))
         for name in try database.map({ [$0] }) ?? copies.names() {
             do {
