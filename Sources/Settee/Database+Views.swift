@@ -1,4 +1,4 @@
-public import FoundationEssentials
+internal import FoundationEssentials
 internal import SetteeJSON
 internal import SetteeServer
 internal import SetteeStore
