@@ -62,6 +62,9 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// memory limit, or a reduce did not shrink), or a view's index could not be brought up
     /// to date: CouchDB's error word (`os_process_error`, `reduce_error`, ...) and reason.
     case designFunction(error: String, reason: String)
+    /// ``Database/resolveConflicts()`` on a database with neither a declared conflicts
+    /// policy nor a Swift resolver.
+    case noConflictPolicy(database: String)
     /// The data directory was closed.
     case closed
 
@@ -90,6 +93,7 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .listener(let reason): "the listener could not start: \(reason)"
         case .javaScriptUnavailable(let reason): reason
         case .designFunction(let error, let reason): "\(error): \(reason)"
+        case .noConflictPolicy(let database): "\(database) has no conflicts policy"
         case .closed: "the data directory is closed"
         }
     }

@@ -9,6 +9,12 @@ package struct EmbeddedFailure: Error, Sendable, Equatable {
     package let error: String
     package let reason: String
 
+    package init(status: Int, error: String, reason: String) {
+        self.status = status
+        self.error = error
+        self.reason = reason
+    }
+
     init(_ error: CouchError) {
         status = error.status
         self.error = error.error
