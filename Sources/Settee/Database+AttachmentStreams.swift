@@ -10,11 +10,16 @@ internal import SetteeDocuments
 extension Database {
     /// Adds (or replaces) attachment `name` of document `id` with the contents of the file
     /// at `file`, read a piece at a time.
-    /// - Parameter revision: the document's current revision (nil: a new document holding
-    ///   only the attachment).
+    /// - Parameters:
+    ///   - file: the file to read (a `file:` URL).
+    ///   - name: the attachment's name.
+    ///   - contentType: its MIME type (compressible types are stored gzip'd).
+    ///   - id: the document's id.
+    ///   - revision: the document's current revision (nil: a new document holding only
+    ///     the attachment).
     /// - Returns: the document's new revision.
     /// - Throws: ``SetteeError/io(operation:path:errno:)`` when the file cannot be read
-    ///   (nothing is written); as ``putAttachment(_:named:contentType:documentID:revision:)``.
+    ///   (nothing is written); as ``putAttachment(_:named:contentType:documentID:revision:)-(Data,_,_,_,_)``.
     public func putAttachment(contentsOf file: URL, named name: String, contentType: String = "application/octet-stream",
                               documentID id: String, revision: String?) async throws(SetteeError) -> String {
         let source = try await AttachmentFile.reading(file.path)

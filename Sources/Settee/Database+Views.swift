@@ -22,6 +22,8 @@ extension Database {
     ///                              reduce: "_count")
     ///
     /// - Parameters:
+    ///   - name: the view's name.
+    ///   - design: the design document's name, without `_design/`.
     ///   - map: a JavaScript `function (doc) { ... emit(key, value) ... }`.
     ///   - reduce: a built-in (`_count`, `_sum`, `_stats`, `_approx_count_distinct`) or a
     ///     JavaScript `function (keys, values, rereduce) { ... }`; nil for none.
