@@ -205,7 +205,7 @@ final class ConflictResolver: ConflictWatcher {
                       in database: Database, _ report: inout Report) {
         report.failed.append((attempt.id, reason))
         if failures.record(attempt, reason: reason, in: database) {
-            logger.warning("conflicts policy of \(declared.origin) failed on a document",
+            logger.warning("conflicts policy of \(declared.designDocument?.id ?? declared.origin) failed on a document",
                            metadata: ["db": "\(database.name)", "doc": "\(attempt.id)", "reason": "\(reason)"])
         }
     }
