@@ -7,7 +7,8 @@ internal import SetteeServer
 /// the documents of one database, where a declared policy would run.
 extension Database {
     /// Makes `resolve` this database's conflict policy, in this process, until
-    /// ``removeConflictResolver()`` or the directory closes. It takes precedence over a
+    /// ``removeConflictResolver()`` or the directory closes (it belongs to the database's
+    /// name: a database deleted and created again under it keeps it). It takes precedence over a
     /// declared policy (``setConflictPolicy(_:designDocument:)``) and does not replicate:
     /// each peer that should merge this way must set it too.
     ///
