@@ -1,4 +1,4 @@
-public import FoundationEssentials
+internal import FoundationEssentials
 internal import SetteeJSON
 
 /// Any JSON value, as a view's keys and values are: what ``ViewQuery`` selects rows by
