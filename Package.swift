@@ -105,7 +105,7 @@ let package = Package(
             name: "Settee",
             dependencies: [
                 "SetteeServer", "SetteeConfig", "SetteeReplicator", "SetteeDocuments", "SetteeStore", "SetteeJSON",
-                "SetteeHTTP",
+                "SetteeHTTP", "SetteeDiscovery",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

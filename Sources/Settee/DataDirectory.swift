@@ -31,6 +31,9 @@ public final class DataDirectory: Sendable {
         /// Publish the listener on DNS-SD (`_couchdb._tcp`) as this instance name
         /// (nil: no publishing).
         public var serviceName: String?
+        /// The databases the DNS-SD record advertises (`path` entries) when published;
+        /// nil for every database but the system ones.
+        public var advertisedDatabases: [String]? = []
         /// Where Settee logs; by default warnings and worse, to standard error.
         public var logger: Logger?
 
@@ -88,6 +91,7 @@ public final class DataDirectory: Sendable {
         if let name = options.serviceName {
             configuration.discovery.enabled = true
             configuration.discovery.instanceName = name
+            configuration.discovery.databases = options.advertisedDatabases
         }
         return configuration
     }

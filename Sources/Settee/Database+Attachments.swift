@@ -54,7 +54,7 @@ extension Database {
         }
     }
 
-    private func checkNames(id: String, attachment name: String) throws(SetteeError) {
+    func checkNames(id: String, attachment name: String) throws(SetteeError) {
         do {
             try DocumentParser.validate(id: id)
             try AttachmentParser.validate(name: name)
@@ -65,7 +65,7 @@ extension Database {
 
     /// The body of revision `base` of `id` (an empty object for a new document) and its
     /// other attachments, kept as stubs.
-    private func contents(id: String, base: RevisionID?,
+    func contents(id: String, base: RevisionID?,
                           without name: String) async throws(SetteeError) -> ([UInt8], [AttachmentUpdate]) {
         guard let base else { return (Array("{}".utf8), []) }
         let stored = try await run(id: id) { try await self.store.document(id: id, revisions: .revision(base)) }
@@ -76,7 +76,7 @@ extension Database {
         return (revision.body ?? Array("{}".utf8), kept)
     }
 
-    private func writeOne(_ update: DocumentUpdate) async throws(SetteeError) -> String {
+    func writeOne(_ update: DocumentUpdate) async throws(SetteeError) -> String {
         let result = try await run(id: update.id) { try await self.write([update]).first ?? .failure(.conflict) }
         switch result {
         case .success(let rev): return rev.description

@@ -2,6 +2,7 @@ internal import SetteeStore
 internal import SetteeDocuments
 internal import SetteeJSON
 internal import SetteeReplicator
+internal import SetteeServer
 
 /// Every failure of the `Settee` API, each naming its cause. Nothing is written when a
 /// write throws one of these (a bulk save reports per-document failures in its result
@@ -54,6 +55,16 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
     case replication(String)
     /// The listener could not start (a port in use, a bad address).
     case listener(String)
+    /// Design document functions (views, JavaScript conflict policies) need JavaScriptCore,
+    /// which could not be loaded (``Database/isJavaScriptAvailable``): why.
+    case javaScriptUnavailable(String)
+    /// A design document function failed (a map or reduce threw, ran past its time or
+    /// memory limit, or a reduce did not shrink), or a view's index could not be brought up
+    /// to date: CouchDB's error word (`os_process_error`, `reduce_error`, ...) and reason.
+    case designFunction(error: String, reason: String)
+    /// ``Database/resolveConflicts()`` on a database with neither a declared conflicts
+    /// policy nor a Swift resolver.
+    case noConflictPolicy(database: String)
     /// The data directory was closed.
     case closed
 
@@ -80,6 +91,9 @@ public enum SetteeError: Error, Sendable, Hashable, CustomStringConvertible {
         case .busy(let reason): "busy: \(reason)"
         case .replication(let reason): "replication failed: \(reason)"
         case .listener(let reason): "the listener could not start: \(reason)"
+        case .javaScriptUnavailable(let reason): reason
+        case .designFunction(let error, let reason): "\(error): \(reason)"
+        case .noConflictPolicy(let database): "\(database) has no conflicts policy"
         case .closed: "the data directory is closed"
         }
     }
@@ -94,6 +108,7 @@ extension SetteeError {
         case let error as StoreError: return from(store: error, id: id, maxDocumentSize: maxDocumentSize)
         case let error as DocumentError: return from(document: error, id: id, maxDocumentSize: maxDocumentSize)
         case let error as MangoError: return .invalidQuery(error: error.error, reason: error.reason)
+        case let error as EmbeddedFailure: return from(failure: error, id: id)
         case let error as ReplicationError: return .replication(error.description)
         case let error as JSONError: return .invalidDocument(String(describing: error))
         case is CancellationError: return .replication("cancelled")
@@ -139,6 +154,24 @@ extension SetteeError {
         case .badSpecialMember(let name): .invalidDocument("Bad special document member: \(name)")
         case .invalidMember(let reason), .badRequest(let reason): .invalidDocument(reason)
         case .unsupportedAttachmentEncoding(let encoding): .invalidDocument("unsupported attachment encoding \(encoding)")
+        }
+    }
+}
+
+extension SetteeError {
+    /// An answer of the server's own code (a view query, a conflict resolution), by its
+    /// HTTP status, as CouchDB would have answered it.
+    static func from(failure: EmbeddedFailure, id: String) -> SetteeError {
+        switch (failure.status, failure.error) {
+        case (501, _): .javaScriptUnavailable(failure.reason)
+        case (404, _): .notFound(id: id, reason: failure.reason)
+        case (401, _): .unauthorized(failure.reason)
+        case (403, _): .forbidden(failure.reason)
+        case (503, _): .busy(failure.reason)
+        case (507, _): .diskFull(failure.reason)
+        case (_, "file_corruption"): .damaged(database: id, reason: failure.reason)
+        case (400, _): .invalidQuery(error: failure.error, reason: failure.reason)
+        default: .designFunction(error: failure.error, reason: failure.reason)
         }
     }
 }

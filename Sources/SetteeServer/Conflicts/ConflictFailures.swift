@@ -15,7 +15,7 @@ final class ConflictFailures: Sendable {
         init(document: StoredDocument, policy: DeclaredConflictPolicy) {
             id = document.id
             leaves = document.tree.winner.map { [$0.rev] + document.tree.conflicts } ?? []
-            policyRevision = policy.designDocument.id + "@" + policy.designDocument.rev
+            policyRevision = policy.origin
         }
     }
 

@@ -29,6 +29,8 @@ enum ConflictPolicy: Sendable, Equatable {
     case winner
     /// `function(leaves, winner) { return merged; }`, run by the node's JavaScript service.
     case javaScript(source: String)
+    /// A program's own policy (the `Settee` library), never declared in a design document.
+    case native(NativeConflictPolicy)
 
     /// Why a design document's `conflicts` member is refused.
     struct Malformed: Error, Equatable {

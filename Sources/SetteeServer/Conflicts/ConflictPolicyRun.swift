@@ -17,10 +17,19 @@ import SetteeViews
  any write. It must return an object; its `_`-prefixed members are ignored.
 */
 
-/// The policy a database declares, with the design document it comes from.
+/// The policy a database declares, with the design document it comes from (none for
+/// a program's own, `NativeConflictPolicy`).
 struct DeclaredConflictPolicy: Sendable {
     let policy: ConflictPolicy
-    let designDocument: DesignDocuments.Revision
+    let designDocument: DesignDocuments.Revision?
+
+    /// Where the policy comes from, for logs and failure records: `_design/x@REV`, or the
+    /// native policy's name.
+    var origin: String {
+        if let designDocument { return designDocument.id + "@" + designDocument.rev }
+        if case .native(let native) = policy { return native.name }
+        return "no design document"
+    }
 
     /// The policy of `database`: the first design document (in id order) declaring one.
     /// Nil when none does; a malformed declaration (replicated in before the check
@@ -66,6 +75,8 @@ enum ConflictPolicyRun {
         case .winner: merged = bodies[0]
         case .javaScript(let source):
             merged = try await run(source, document.id, leaves, bodies, declared, database, service)
+        case .native(let native):
+            merged = try run(native, documents(document.id, leaves, bodies))
         }
         let mergedBytes = JSONWriter.serialize(merged)
         return Database.ConflictResolution(
@@ -78,12 +89,11 @@ enum ConflictPolicyRun {
     private static func run(_ source: String, _ id: String, _ leaves: [RevisionID], _ bodies: [JSONValue],
                             _ declared: DeclaredConflictPolicy, _ database: Database,
                             _ service: JavaScriptService) async throws(ConflictPolicyFailure) -> JSONValue {
-        let documents: [JSONValue] = zip(leaves, bodies).map { rev, body in
-            var document: JSONObject = ["_id": .string(id), "_rev": .string(rev.description)]
-            for member in body.objectValue ?? JSONObject() { document.append(member.key, member.value) }
-            return .object(document)
+        let documents = documents(id, leaves, bodies)
+        guard let designDocument = declared.designDocument else {
+            throw ConflictPolicyFailure(reason: "a JavaScript policy without its design document")
         }
-        let function = policyFunction(source, declared.designDocument.code(database))
+        let function = policyFunction(source, designDocument.code(database))
         let result: JSONValue
         do {
             // The reduce entry point calls fn(a, b, false) and hands back its value:
@@ -96,6 +106,32 @@ enum ConflictPolicyRun {
         } catch {
             throw ConflictPolicyFailure(reason: "the policy failed: \(error)")
         }
+        return try mergedObject(result)
+    }
+
+    /// Calls a program's own policy, with the same arguments and checks as a JavaScript one.
+    private static func run(_ native: NativeConflictPolicy,
+                            _ documents: [JSONValue]) throws(ConflictPolicyFailure) -> JSONValue {
+        let result: JSONValue
+        do {
+            result = try native.merge(documents)
+        } catch {
+            throw ConflictPolicyFailure(reason: "the policy failed: \(error)")
+        }
+        return try mergedObject(result)
+    }
+
+    /// The leaves as a policy function reads them: `_id`, `_rev`, then the body's members.
+    private static func documents(_ id: String, _ leaves: [RevisionID], _ bodies: [JSONValue]) -> [JSONValue] {
+        zip(leaves, bodies).map { rev, body in
+            var document: JSONObject = ["_id": .string(id), "_rev": .string(rev.description)]
+            for member in body.objectValue ?? JSONObject() { document.append(member.key, member.value) }
+            return .object(document)
+        }
+    }
+
+    /// A policy's result as a merged body: an object, without its `_` members.
+    private static func mergedObject(_ result: JSONValue) throws(ConflictPolicyFailure) -> JSONValue {
         guard var object = result.objectValue else {
             throw ConflictPolicyFailure(reason: "the policy returned \(result.typeName), not an object")
         }

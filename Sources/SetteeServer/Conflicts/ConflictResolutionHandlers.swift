@@ -14,12 +14,27 @@ import SetteeStore
 enum ConflictResolutionHandlers {
     static func resolve(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try context.requireDatabaseAdmin()
-        guard try await DeclaredConflictPolicy.find(in: database) != nil else {
+        let outcome = try await resolveAll(in: database, by: resolver(of: database, context))
+        return JSONResponse.ok(["ok": true, "resolved": .int(outcome.resolved),
+                                "failed": .array(outcome.failed.map { ["id": .string($0.id), "reason": .string($0.reason)] }),
+                                "remaining": .int(outcome.remaining)])
+    }
+
+    /// What resolving every document in conflict did.
+    struct Outcome: Sendable {
+        var resolved = 0
+        var failed: [(id: String, reason: String)] = []
+        /// Documents still in conflict afterwards.
+        var remaining = 0
+    }
+
+    /// Resolves every document of `database` in conflict by its policy, now.
+    /// - Throws: 400 `bad_request` when it has no policy; the store's errors.
+    static func resolveAll(in database: Database, by resolver: ConflictResolver) async throws -> Outcome {
+        guard try await resolver.policy(of: database) != nil else {
             throw CouchError.badRequest("No design document of this database declares a conflicts policy.")
         }
-        let resolver = resolver(of: database, context)
-        var resolved = 0
-        var failed: [JSONValue] = []
+        var outcome = Outcome()
         var ids = try await database.conflictedIDs(limit: Int.max)
         // A stale resolution (a write landed meanwhile) gets one more pass with the new leaves.
         for pass in 0..<2 where !ids.isEmpty {
@@ -27,15 +42,14 @@ enum ConflictResolutionHandlers {
             for start in stride(from: 0, to: ids.count, by: ConflictResolver.batchSize) {
                 let report = await resolver.resolve(Array(ids[start..<min(start + ConflictResolver.batchSize, ids.count)]),
                                                     in: database, retryingFailures: pass == 0)
-                resolved += report.resolved.count
+                outcome.resolved += report.resolved.count
                 stale += report.stale
-                failed += report.failed.map { ["id": .string($0.id), "reason": .string($0.reason)] }
+                outcome.failed += report.failed
             }
             ids = stale
         }
-        let remaining = try await database.conflictedDocumentCount()
-        return JSONResponse.ok(["ok": true, "resolved": .int(resolved), "failed": .array(failed),
-                                "remaining": .int(remaining)])
+        outcome.remaining = try await database.conflictedDocumentCount()
+        return outcome
     }
 
     /// The node's resolver (the store's watcher), or one for this request where the

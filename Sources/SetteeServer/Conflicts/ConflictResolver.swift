@@ -28,6 +28,8 @@ final class ConflictResolver: ConflictWatcher {
     let service: JavaScriptService
     let logger: Logger
     let failures = ConflictFailures()
+    /// Policies programs set in Swift, which take precedence over declared ones.
+    let natives = NativeConflictPolicies()
 
     private struct Queue {
         weak var database: Database?
@@ -54,11 +56,18 @@ final class ConflictResolver: ConflictWatcher {
         enqueue(ids, newEdits: newEdits, in: database, evenWithoutPolicy: false)
     }
 
-    private func enqueue(_ ids: [String], newEdits: Bool, in database: Database, evenWithoutPolicy: Bool) {
+    /// Queues every document in conflict: the database's policy may have changed (a
+    /// program set or removed its own, `NativeConflictPolicies`).
+    func policyChanged(in database: Database) {
+        enqueue([], newEdits: true, in: database, evenWithoutPolicy: false, policyChanged: true)
+    }
+
+    private func enqueue(_ ids: [String], newEdits: Bool, in database: Database, evenWithoutPolicy: Bool,
+                         policyChanged: Bool = false) {
         let key = ObjectIdentifier(database)
         let start = queues.withLock { queues -> Bool in
             var queue = queues[key].flatMap { $0.database === database ? $0 : nil } ?? Queue(database: database)
-            if ids.contains(where: { $0.hasPrefix("_design/") }) {
+            if policyChanged || ids.contains(where: { $0.hasPrefix("_design/") }) {
                 (queue.everything, queue.hasPolicy) = (true, nil)
                 queue.policyEpoch += 1
             }
@@ -123,6 +132,13 @@ final class ConflictResolver: ConflictWatcher {
         }
     }
 
+    /// The policy `database` is resolved by: a program's own, else the one its design
+    /// documents declare; nil when there is none.
+    func policy(of database: Database) async throws -> DeclaredConflictPolicy? {
+        if let native = natives.policy(of: database) { return DeclaredConflictPolicy(policy: .native(native), designDocument: nil) }
+        return try await DeclaredConflictPolicy.find(in: database)
+    }
+
     /// What one pass over some ids did.
     struct Report: Sendable {
         var resolved: [String] = []
@@ -138,7 +154,7 @@ final class ConflictResolver: ConflictWatcher {
     func resolve(_ ids: [String], in database: Database, retryingFailures: Bool) async -> Report {
         var report = Report()
         do {
-            guard let declared = try await DeclaredConflictPolicy.find(in: database) else {
+            guard let declared = try await policy(of: database) else {
                 report.hasPolicy = false
                 return report
             }
@@ -189,7 +205,7 @@ final class ConflictResolver: ConflictWatcher {
                       in database: Database, _ report: inout Report) {
         report.failed.append((attempt.id, reason))
         if failures.record(attempt, reason: reason, in: database) {
-            logger.warning("conflicts policy of \(declared.designDocument.id) failed on a document",
+            logger.warning("conflicts policy of \(declared.designDocument?.id ?? declared.origin) failed on a document",
                            metadata: ["db": "\(database.name)", "doc": "\(attempt.id)", "reason": "\(reason)"])
         }
     }

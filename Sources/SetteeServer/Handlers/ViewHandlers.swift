@@ -51,6 +51,12 @@ enum ViewHandlers {
 
     static func definition(_ context: RequestContext, _ ddocName: String, _ viewName: String,
                            _ database: Database) async throws -> RequestedView {
+        try await definition(ddocName, viewName, database, service: context.node.javaScript)
+    }
+
+    /// The same, for a caller without a request (the embedding library: `EmbeddedViews`).
+    static func definition(_ ddocName: String, _ viewName: String, _ database: Database,
+                           service: JavaScriptService) async throws -> RequestedView {
         let ddocID = "_design/" + ddocName
         let design = try await DesignDocuments.revision(ddocID, in: database)
         if design.body["views"]?[viewName]?.objectValue != nil, let language = design.code(database).unknownLanguage,
@@ -60,7 +66,7 @@ enum ViewHandlers {
         guard let view = ViewDefinitions.named(viewName, in: design) else {
             throw CouchError.notFound("missing_named_view")
         }
-        return RequestedView(view: view, code: design.code(database), service: context.node.javaScript)
+        return RequestedView(view: view, code: design.code(database), service: service)
     }
 
     /// One query's response body (without the final newline).

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Settee
+import Testing
+
+/// Browsing peers as an `AsyncSequence`. The full DNS-SD check runs in a child process —
+/// this test binary again, filtered to the inner test — inside a network namespace this
+/// test makes, with its own D-Bus and avahi-daemon (`scripts/mdns-host`); nothing
+/// multicasts in the root namespace (../shared/PLATFORM.md, "DNS-SD").
+@Suite struct PeerBrowserTests {
+    static let marker = "SETTEE_TEST_PEER_BROWSER_CHILD"
+    static var isChild: Bool { ProcessInfo.processInfo.environment[marker] == "1" }
+    static let mdnsHost = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/mdns-host").path
+
+    /// Why the namespace test cannot run here, or nil.
+    static var unavailable: String? {
+        if getuid() != 0 { return "needs root for network namespaces" }
+        for tool in ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/sbin/ip", "/usr/bin/unshare"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (make test installs avahi-daemon, dbus, iproute2)"
+        }
+        return nil
+    }
+
+    /// Iterating starts browsing; cancelling the iterating task ends the sequence promptly
+    /// (here in the root namespace, where no DNS-SD daemon answers: nothing is found).
+    @Test(.enabled(if: !isChild)) func browsingStartsAndCancelsCleanly() async throws {
+        try await withDataDirectory { data in
+            let browser = data.browsePeers()
+            #expect(browser.serviceType == "_couchdb._tcp")
+            let (started, begin) = AsyncStream<Void>.makeStream()
+            let iterating = Task {
+                var events = 0
+                begin.yield()
+                for await _ in browser { events += 1 }
+                return events
+            }
+            var waiter = started.makeAsyncIterator()
+            _ = await waiter.next()
+            iterating.cancel()
+            _ = try await within(.seconds(5)) { await iterating.value }
+            // A second iteration of the same browser starts afresh and ends the same way.
+            let again = Task { for await _ in browser {} }
+            again.cancel()
+            try await within(.seconds(5)) { await again.value }
+        }
+    }
+
+    @Test(.enabled(if: !isChild && unavailable == nil, "\(unavailable ?? "")"))
+    func aPublishedDirectoryAppearsAndLeavesInANamespace() async throws {
+        let netns = "settee-lib\(getpid() % 100_000)"
+        #expect(try await run(["ip", "netns", "add", netns]) == 0)
+        defer { _ = Process.launchedProcess(launchPath: "/usr/bin/env", arguments: ["ip", "netns", "delete", netns]).waitUntilExit() }
+        #expect(try await run(["ip", "-n", netns, "link", "set", "lo", "up"]) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.marker] = "1"
+        let test = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let (status, output) = try await runCapturing(
+            [Self.mdnsHost, netns, "libhost", test, "--testing-library", "swift-testing",
+             "--filter", "PeerBrowserTests/browsesAPublishedDirectory"], environment: environment)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Test browsesAPublishedDirectory() passed"), "\(output)")
+    }
+
+    /// Inside the namespace: directory A publishes its listener, B browses and sees A
+    /// arrive with its name, URL, uuid and databases, then leave when A's listener stops.
+    @Test(.enabled(if: isChild)) func browsesAPublishedDirectory() async throws {
+        var options = DataDirectory.Options()
+        options.serviceName = "Library peer A"
+        options.advertisedDatabases = ["notes"]
+        try await withDataDirectory(options: options) { a in
+            _ = try await a.database("notes")
+            let listener = try await a.startListener()
+            #expect(listener.isPublished)
+            try await withDataDirectory { b in
+                // One task browses throughout: A must appear, then leave once its listener stops.
+                let (found, left) = try await within(.seconds(60)) { () async -> (NearbyPeer?, Bool) in
+                    var events = b.browsePeers().makeAsyncIterator()
+                    var found: NearbyPeer?
+                    while found == nil, let event = await events.next() {
+                        if case .appeared(let peer) = event, peer.name == "Library peer A" { found = peer }
+                    }
+                    guard found != nil else { return (nil, false) }
+                    await listener.stop()
+                    while let event = await events.next() {
+                        if event == .left(name: "Library peer A") { return (found, true) }
+                    }
+                    return (found, false)
+                }
+                let peer = try #require(found)
+                #expect(peer.url.hasSuffix(":\(listener.port)") && peer.url.hasPrefix("http://"))
+                #expect(peer.port == listener.port && peer.databases == ["notes"] && !peer.usesTLS)
+                #expect(peer.uuid?.count == 32)
+                #expect(peer.url(ofDatabase: "notes") == peer.url + "/notes")
+                #expect(left)
+            }
+        }
+    }
+
+    func run(_ arguments: [String]) async throws -> Int32 {
+        try await runCapturing(arguments, environment: ProcessInfo.processInfo.environment).status
+    }
+
+    /// Runs a command to its end (awaited, not blocking a thread); its status and output.
+    func runCapturing(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let status = try await within(.seconds(120)) {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do { try process.run() } catch { continuation.resume(throwing: error) }
+            }
+        }
+        return (status, String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
