@@ -31,6 +31,20 @@ public final class DataDirectory: Sendable {
         /// Publish the listener on DNS-SD (`_couchdb._tcp`) as this instance name
         /// (nil: no publishing).
         public var serviceName: String?
+        /// The DNS-SD service type published and browsed (`[discovery] type`): copies of
+        /// one program can take a type of their own to find only each other.
+        public var serviceType = "_couchdb._tcp"
+        /// Databases kept in continuous two-way replication with every peer found on
+        /// DNS-SD that advertises them (`[discovery] sync`, as `settee serve` keeps them);
+        /// needs ``serviceName`` and a started ``Listener``.
+        public var syncedDatabases: [String] = []
+        /// `name:password` this program presents to those peers (`[discovery]
+        /// credentials`), or a pairing URL (`settee pair`) whose `#fp=` pins its certificate.
+        public var peerCredentials: String?
+        /// Whether to sync with a peer's HTTPS listener pinned to the fingerprint its
+        /// DNS-SD record advertises (`[discovery] trust_advertised_fingerprint`): trust
+        /// on first sight, so off by default, and peers publishing only HTTPS are then left alone.
+        public var trustsAdvertisedFingerprints = false
         /// Where Settee logs; by default warnings and worse, to standard error.
         public var logger: Logger?
 
@@ -88,6 +102,10 @@ public final class DataDirectory: Sendable {
         if let name = options.serviceName {
             configuration.discovery.enabled = true
             configuration.discovery.instanceName = name
+            configuration.discovery.type = options.serviceType
+            configuration.discovery.sync = options.syncedDatabases
+            configuration.discovery.credentials = options.peerCredentials
+            configuration.discovery.trustAdvertisedFingerprint = options.trustsAdvertisedFingerprints
         }
         return configuration
     }
