@@ -119,6 +119,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // Examples/PeerNotes: a terminal notes app that embeds the library and syncs with its
+        // copies on the LAN (issue 43, item 3; the DocC tutorial builds it).
+        .executableTarget(name: "peernotes", dependencies: ["Settee"], path: "Examples/PeerNotes",
+                          swiftSettings: swiftSettings),
+
         // bench/library: the library in-process against the same work over its listener (issue 43, item 5).
         .executableTarget(name: "settee-library-bench", dependencies: ["Settee"], path: "bench/library",
                           swiftSettings: swiftSettings),
