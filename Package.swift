@@ -150,6 +150,8 @@ let package = Package(
         .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery", "CDNSSD"], swiftSettings: swiftSettings),
         // The public API only: imports nothing but `Settee` (issue 43, item 4).
         .testTarget(name: "SetteeLibraryTests", dependencies: ["Settee"], swiftSettings: swiftSettings),
+        // PeerNotes' own logic (notes as lines, commands, arguments), without a data directory.
+        .testTarget(name: "PeerNotesTests", dependencies: ["peernotes"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]
