@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SetteeJSON
 import SetteeTestSupport
 import Testing
 
@@ -53,6 +54,25 @@ import Testing
         return String(answer.dropFirst("added ".count))
     }
 
+    /// Document `path` of `notes` as the copy on `netns` (at `address`) serves it, asked with curl there.
+    static func document(_ netns: String, _ address: String, _ path: String, secret: String) throws -> JSONValue {
+        let url = "https://\(address):5984/notes/\(path)"
+        let answer = try DiscoveryTests.run(["ip", "netns", "exec", netns, "curl", "-sk", "-m", "10", "-u", secret, url])
+        return (try? JSONReader.parse(Array(answer.output.utf8))) ?? .null
+    }
+
+    /// Polls until neither copy has a conflict left on `path`, up to `seconds`; the last answers.
+    static func conflictsLeft(_ hosts: Hosts, _ path: String, secret: String, seconds: TimeInterval) throws -> [JSONValue] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while true {
+            let answers = [try document(hosts.a, "198.18.0.1", path, secret: secret),
+                           try document(hosts.b, "198.18.0.2", path, secret: secret)]
+            let left = answers.filter { $0["_id"] == nil || $0["_conflicts"] != nil }
+            if left.isEmpty || Date() >= deadline { return left }
+            usleep(200_000)  // between polls of both copies' state
+        }
+    }
+
     @Test(.enabled(if: unavailable == nil, "\(unavailable ?? "")"))
     func twoCopiesFindEachOtherSyncAndKeepEveryLineOfEditsMadeApart() throws {
         let hosts = try Hosts()
@@ -99,6 +119,13 @@ import Testing
         // Changed lines stand where the line they replace stood, added ones after them.
         #expect(mergedOnA[fromA].map { Array($0.prefix(2)) }.map(Set.init) == ["a changed this line", "b changed this line"])
         #expect(mergedOnA[fromB] == ["written on b"] && mergedOnB[fromB] == ["written on b"])
+
+        // The merge left no conflict; and both copies wrote the same policy document, the
+        // same bytes and so the same revision, instead of two in conflict.
+        let noteConflicts = try Self.conflictsLeft(hosts, fromA + "?conflicts=true", secret: secret, seconds: 20)
+        #expect(noteConflicts.isEmpty, "\(noteConflicts)")
+        let policyConflicts = try Self.conflictsLeft(hosts, "_design/peernotes?conflicts=true", secret: secret, seconds: 5)
+        #expect(policyConflicts.isEmpty, "\(policyConflicts)")
 
         #expect(try a.quit() == 0)
         #expect(try b.quit() == 0)
