@@ -28,7 +28,7 @@ public final class DataDirectory: Sendable {
         /// Server admins of the listener, name → password (hashed in memory, never
         /// written). Without any, a ``Listener`` admits no one to admin-only databases.
         public var admins: [String: String] = [:]
-        /// Publish the listener on DNS-SD (`_couchdb._tcp`) as this instance name
+        /// Publish the listener on DNS-SD (as ``serviceType``) as this instance name
         /// (nil: no publishing).
         public var serviceName: String?
         /// The DNS-SD service type published and browsed (`[discovery] type`): copies of
@@ -36,7 +36,8 @@ public final class DataDirectory: Sendable {
         public var serviceType = "_couchdb._tcp"
         /// Databases kept in continuous two-way replication with every peer found on
         /// DNS-SD that advertises them (`[discovery] sync`, as `settee serve` keeps them);
-        /// needs ``serviceName`` and a started ``Listener``.
+        /// needs ``serviceName`` and a started ``Listener``. Those replications write as
+        /// the node itself, as `settee serve`'s do, not as ``identity``.
         public var syncedDatabases: [String] = []
         /// `name:password` this program presents to those peers (`[discovery]
         /// credentials`), or a pairing URL (`settee pair`) whose `#fp=` pins its certificate.
