@@ -113,7 +113,7 @@ let package = Package(
             name: "settee",
             dependencies: [
                 "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeReplicator", "SetteeStore", "SetteeJSON",
-                "SetteeDiscovery", "CQREncode",
+                "SetteeDiscovery", "CQREncode", "Settee",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,7 +2,7 @@ public import Logging
 internal import Synchronization
 internal import SetteeConfig
 internal import SetteeReplicator
-internal import SetteeServer
+package import SetteeServer
 internal import SetteeStore
 internal import SetteeHTTP
 
@@ -52,7 +52,7 @@ public final class DataDirectory: Sendable {
         public init() {}
     }
 
-    let node: SetteeNode
+    package let node: SetteeNode
     let directory: DatabaseDirectory
     let options: Options
     let uuid: String
@@ -88,6 +88,24 @@ public final class DataDirectory: Sendable {
         } catch {
             throw SetteeError.from(error)
         }
+    }
+
+    /// The data directory `settee serve` runs on: its lock taken, then its node made from
+    /// the server's own configuration (ini, environment, flags), nothing bound. The
+    /// executable opens its directory through here, as a program does.
+    /// - Throws: the lock's `StoreError.directoryLocked`, or the node's error, as they are:
+    ///   the server reports them in its own words.
+    package init(serving configuration: NodeConfiguration, logger: Logger) throws {
+        path = configuration.store.path
+        var options = Options()
+        options.maxDocumentSize = configuration.maxDocumentSize
+        self.options = options
+        self.logger = logger
+        let lock = try DataDirectoryLock(directory: path)
+        uuid = configuration.uuid
+        node = try SetteeNode(configuration: configuration, logger: logger)
+        directory = node.databaseDirectory
+        self.lock = Mutex(lock)
     }
 
     private static func nodeConfiguration(path: String, options: Options) throws -> NodeConfiguration {
