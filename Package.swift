@@ -113,11 +113,16 @@ let package = Package(
             name: "settee",
             dependencies: [
                 "SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeReplicator", "SetteeStore", "SetteeJSON",
-                "SetteeDiscovery", "CQREncode",
+                "SetteeDiscovery", "CQREncode", "Settee",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+
+        // Examples/PeerNotes: a terminal notes app that embeds the library and syncs with its
+        // copies on the LAN (issue 43, item 3; the DocC tutorial builds it).
+        .executableTarget(name: "peernotes", dependencies: ["Settee"], path: "Examples/PeerNotes",
+                          swiftSettings: swiftSettings),
 
         // bench/library: the library in-process against the same work over its listener (issue 43, item 5).
         .executableTarget(name: "settee-library-bench", dependencies: ["Settee"], path: "bench/library",
@@ -145,6 +150,8 @@ let package = Package(
         .testTarget(name: "SetteeDiscoveryTests", dependencies: ["SetteeDiscovery", "CDNSSD"], swiftSettings: swiftSettings),
         // The public API only: imports nothing but `Settee` (issue 43, item 4).
         .testTarget(name: "SetteeLibraryTests", dependencies: ["Settee"], swiftSettings: swiftSettings),
+        // PeerNotes' own logic (notes as lines, commands, arguments), without a data directory.
+        .testTarget(name: "PeerNotesTests", dependencies: ["peernotes"], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]

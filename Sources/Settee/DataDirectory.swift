@@ -2,7 +2,7 @@ public import Logging
 internal import Synchronization
 internal import SetteeConfig
 internal import SetteeReplicator
-internal import SetteeServer
+package import SetteeServer
 internal import SetteeStore
 internal import SetteeHTTP
 
@@ -28,19 +28,34 @@ public final class DataDirectory: Sendable {
         /// Server admins of the listener, name → password (hashed in memory, never
         /// written). Without any, a ``Listener`` admits no one to admin-only databases.
         public var admins: [String: String] = [:]
-        /// Publish the listener on DNS-SD (`_couchdb._tcp`) as this instance name
+        /// Publish the listener on DNS-SD (as ``serviceType``) as this instance name
         /// (nil: no publishing).
         public var serviceName: String?
         /// The databases the DNS-SD record advertises (`path` entries) when published;
         /// nil for every database but the system ones.
         public var advertisedDatabases: [String]? = []
+        /// The DNS-SD service type published and browsed (`[discovery] type`): copies of
+        /// one program can take a type of their own to find only each other.
+        public var serviceType = "_couchdb._tcp"
+        /// Databases kept in continuous two-way replication with every peer found on
+        /// DNS-SD that advertises them (`[discovery] sync`, as `settee serve` keeps them);
+        /// needs ``serviceName`` and a started ``Listener``. Those replications write as
+        /// the node itself, as `settee serve`'s do, not as ``identity``.
+        public var syncedDatabases: [String] = []
+        /// `name:password` this program presents to those peers (`[discovery]
+        /// credentials`), or a pairing URL (`settee pair`) whose `#fp=` pins its certificate.
+        public var peerCredentials: String?
+        /// Whether to sync with a peer's HTTPS listener pinned to the fingerprint its
+        /// DNS-SD record advertises (`[discovery] trust_advertised_fingerprint`): trust
+        /// on first sight, so off by default, and peers publishing only HTTPS are then left alone.
+        public var trustsAdvertisedFingerprints = false
         /// Where Settee logs; by default warnings and worse, to standard error.
         public var logger: Logger?
 
         public init() {}
     }
 
-    let node: SetteeNode
+    package let node: SetteeNode
     let directory: DatabaseDirectory
     let options: Options
     let uuid: String
@@ -78,6 +93,24 @@ public final class DataDirectory: Sendable {
         }
     }
 
+    /// The data directory `settee serve` runs on: its lock taken, then its node made from
+    /// the server's own configuration (ini, environment, flags), nothing bound. The
+    /// executable opens its directory through here, as a program does.
+    /// - Throws: the lock's `StoreError.directoryLocked`, or the node's error, as they are:
+    ///   the server reports them in its own words.
+    package init(serving configuration: NodeConfiguration, logger: Logger) throws {
+        path = configuration.store.path
+        var options = Options()
+        options.maxDocumentSize = configuration.maxDocumentSize
+        self.options = options
+        self.logger = logger
+        let lock = try DataDirectoryLock(directory: path)
+        uuid = configuration.uuid
+        node = try SetteeNode(configuration: configuration, logger: logger)
+        directory = node.databaseDirectory
+        self.lock = Mutex(lock)
+    }
+
     private static func nodeConfiguration(path: String, options: Options) throws -> NodeConfiguration {
         let store = StoreConfiguration(path: path)
         let uuid = try NodeSetup.resolveUUID(configured: nil, dataDirectory: path)
@@ -92,6 +125,10 @@ public final class DataDirectory: Sendable {
             configuration.discovery.enabled = true
             configuration.discovery.instanceName = name
             configuration.discovery.databases = options.advertisedDatabases
+            configuration.discovery.type = options.serviceType
+            configuration.discovery.sync = options.syncedDatabases
+            configuration.discovery.credentials = options.peerCredentials
+            configuration.discovery.trustAdvertisedFingerprint = options.trustsAdvertisedFingerprints
         }
         return configuration
     }

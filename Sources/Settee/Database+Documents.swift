@@ -90,11 +90,20 @@ extension Database {
         return update
     }
 
-    /// `value` as a JSON object (members in the order its encoder wrote them), and its text.
+    /// Members in byte order: `JSONEncoder`'s own order changes from process to process, and
+    /// a revision id is a digest of the body, so one value saved by two programs would be two
+    /// revisions, in conflict once replicated, instead of one (CouchDB's deterministic revs).
+    static let encoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    /// `value` as a JSON object (members in byte order), and its text.
     static func encode<Value: Encodable>(_ value: Value) throws(SetteeError) -> (JSONObject, [UInt8]) {
         let bytes: [UInt8]
         do {
-            bytes = Array(try JSONEncoder().encode(value))
+            bytes = Array(try Self.encoder.encode(value))
         } catch {
             throw .encoding(String(describing: error))
         }

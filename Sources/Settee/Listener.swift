@@ -9,6 +9,12 @@ internal import SetteeServer
 ///     let listener = try await data.startListener(port: 5984)
 ///     print("sync with http://127.0.0.1:\(listener.port)/notes")
 ///
+/// With ``TLS`` it speaks HTTPS only, with the certificate `settee serve` would use
+/// (`[ssl]`), and tells its ``tlsFingerprint`` so that peers can pin it:
+///
+///     let listener = try await data.startListener(port: 6984, tls: .selfSigned)
+///     print("pin \(listener.tlsFingerprint!)")
+///
 /// Peers are whoever they authenticate as (``DataDirectory/Options/admins``, `_users`),
 /// never admins by default; new databases admit admins only (CouchDB 3's default
 /// `_security`), as with `settee serve`.
@@ -19,15 +25,31 @@ public final class Listener: Sendable {
     public let address: String
     /// Whether it is published on DNS-SD (``DataDirectory/Options/serviceName``).
     public let isPublished: Bool
+    /// The SHA-256 fingerprint of its certificate, `AB:CD:…` as `openssl x509
+    /// -fingerprint -sha256` and `settee serve` print it; nil for plain HTTP. A peer
+    /// pins it with ``Replicator/Peer/url(_:pin:)``; DNS-SD advertises it (TXT `fp`).
+    public let tlsFingerprint: String?
     let server: HTTPServer
     let node: SetteeNode
 
-    init(server: HTTPServer, node: SetteeNode, port: Int, address: String, isPublished: Bool) {
+    init(server: HTTPServer, node: SetteeNode, port: Int, address: String, isPublished: Bool, tlsFingerprint: String?) {
         self.server = server
         self.node = node
         self.port = port
         self.address = address
         self.isPublished = isPublished
+        self.tlsFingerprint = tlsFingerprint
+    }
+
+    /// Whether it speaks HTTPS.
+    public var usesTLS: Bool { tlsFingerprint != nil }
+
+    /// Its base URL, `http://ADDRESS:PORT/` or `https://…` (an IPv6 address in brackets,
+    /// RFC 3986 §3.2.2). A wildcard address (`0.0.0.0`, `::`) is given as it is: peers
+    /// reach the listener at one of the host's own addresses.
+    public var url: String {
+        let host = address.contains(":") ? "[\(address)]" : address
+        return "\(usesTLS ? "https" : "http")://\(host):\(port)/"
     }
 
     /// Stops accepting, lets requests in flight finish, withdraws the DNS-SD record.
@@ -40,21 +62,33 @@ public final class Listener: Sendable {
 extension DataDirectory {
     /// Starts serving the CouchDB API on `address`:`port` (0: a free port), and
     /// publishes it on DNS-SD when the directory was opened with a ``Options/serviceName``.
-    /// - Throws: ``SetteeError/listener(_:)`` when the address cannot be bound.
-    public func startListener(port: Int = 0, address: String = "127.0.0.1") async throws(SetteeError) -> Listener {
+    ///
+    /// With `tls`, the listener speaks HTTPS only, and is published with the TLS profile
+    /// `settee serve` gives its `[ssl]` port (TXT `tls=1` and `fp`, the fingerprint).
+    /// - Throws: ``SetteeError/listener(_:)`` when the address cannot be bound, or the
+    ///   certificate or key cannot be read (or made).
+    public func startListener(port: Int = 0, address: String = "127.0.0.1",
+                              tls: Listener.TLS? = nil) async throws(SetteeError) -> Listener {
         try checkOpen()
         var http = ServerConfiguration()
         http.bindAddresses = [address]
         http.port = port
+        if let tls {
+            http.tls = try await tls.listener(port: port, dataDirectory: path, address: address)
+            http.servesPlainHTTP = false
+        }
         let server = node.makeListener(http, logger: logger)
         let ports: [Int]
         do { ports = try server.start() } catch { throw .listener(String(describing: error)) }
-        guard let bound = ports.first else {
+        guard let bound = (tls == nil ? ports : server.tlsPorts).first else {
             await server.shutdown()
             throw .listener("no port bound on \(address)")
         }
-        let published = node.startDiscovery(ports: [bound])
-        let listener = Listener(server: server, node: node, port: bound, address: address, isPublished: published)
+        let fingerprint = http.tls?.context.fingerprint
+        let published = tls == nil ? node.startDiscovery(ports: [bound])
+            : node.startDiscovery(ports: [], tlsPorts: [bound], tlsFingerprint: fingerprint)
+        let listener = Listener(server: server, node: node, port: bound, address: address, isPublished: published,
+                                tlsFingerprint: fingerprint)
         listeners.withLock { $0.append(listener) }
         return listener
     }

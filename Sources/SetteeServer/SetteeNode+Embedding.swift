@@ -16,11 +16,13 @@ extension SetteeNode {
         HTTPServer(configuration: http, responder: router, logger: logger)
     }
 
-    /// Publishes the node on DNS-SD (`[discovery]` of its configuration) for `ports`.
+    /// Publishes the node on DNS-SD (`[discovery]` of its configuration) for `ports`, and
+    /// `tlsPorts` with the TLS profile (`tls=1` and the certificate's fingerprint), as
+    /// `settee serve` publishes its `[ssl]` port.
     /// - Returns: false when the configuration has discovery off.
-    package func startDiscovery(ports: [Int]) -> Bool {
+    package func startDiscovery(ports: [Int], tlsPorts: [Int] = [], tlsFingerprint: String? = nil) -> Bool {
         guard let discovery else { return false }
-        discovery.start(ports: ports, tlsPorts: [], tlsFingerprint: nil)
+        discovery.start(ports: ports, tlsPorts: tlsPorts, tlsFingerprint: tlsFingerprint)
         return true
     }
 

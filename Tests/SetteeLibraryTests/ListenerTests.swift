@@ -56,4 +56,71 @@ import Testing
             await listener.stop()
         }
     }
+
+    /// Pushes `outbox`'s documents to `url` pinned to `pin`; the push's final status.
+    static func push(from peer: DataDirectory, to url: String, pin: String?) async throws -> ReplicatorStatus {
+        let outbox = try await peer.database("outbox")
+        _ = try await outbox.save(Note(text: "over TLS"), id: "sealed")
+        let push = Replicator(outbox, peer: .url(url, pin: pin), direction: .push)
+        push.start()
+        return await push.finished()
+    }
+
+    /// HTTPS with the directory's own self-signed certificate: a peer pinned to the
+    /// fingerprint the listener tells pushes through it; one pinned to another is
+    /// refused and writes nothing; the certificate outlives the listener (same fingerprint).
+    @Test func anHTTPSListenerIsReachedPinnedToItsFingerprint() async throws {
+        var options = DataDirectory.Options()
+        options.admins = ["admin": "secret"]
+        try await withDataDirectory(options: options) { server in
+            let inbox = try await server.database("inbox")
+            let listener = try await server.startListener(tls: .selfSigned)
+            let fingerprint = try #require(listener.tlsFingerprint)
+            #expect(listener.usesTLS && listener.url == "https://127.0.0.1:\(listener.port)/")
+            // 32 bytes as colon-separated upper-case hex pairs, as `settee serve` prints it.
+            #expect(fingerprint.count == 95 && fingerprint.split(separator: ":").count == 32)
+            let url = "https://admin:secret@127.0.0.1:\(listener.port)/inbox"
+            let wrongPin = String(fingerprint.reversed())
+            let refused = try await withDataDirectory { try await Self.push(from: $0, to: url, pin: wrongPin) }
+            guard case .stopped(_, let refusal) = refused else { throw TimedOut() }
+            #expect(refusal != nil, "a push pinned to another certificate succeeded")
+            #expect(try await inbox.info().documentCount == 0)
+            let pinned = try await withDataDirectory { try await Self.push(from: $0, to: url, pin: fingerprint) }
+            guard case .stopped(_, let failure) = pinned else { throw TimedOut() }
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(try await inbox.document(Note.self, id: "sealed")?.value.text == "over TLS")
+            // Plain HTTP on that port is not served.
+            let plain = try await withDataDirectory {
+                try await Self.push(from: $0, to: "http://admin:secret@127.0.0.1:\(listener.port)/inbox", pin: nil)
+            }
+            guard case .stopped(_, let plainFailure) = plain else { throw TimedOut() }
+            #expect(plainFailure != nil)
+            await listener.stop()
+            let again = try await server.startListener(tls: .selfSigned)
+            #expect(again.tlsFingerprint == fingerprint)
+            await again.stop()
+        }
+    }
+
+    /// Certificate and key files: another directory's generated pair serves with the
+    /// same fingerprint; a missing file is a listener error, and nothing listens.
+    @Test func anHTTPSListenerServesGivenFilesAndRefusesMissingOnes() async throws {
+        try await withDataDirectory { first in
+            let original = try await first.startListener(tls: .selfSigned)
+            let certificate = first.path + "/tls/certificate.pem", key = first.path + "/tls/key.pem"
+            try await withDataDirectory { second in
+                let copy = try await second.startListener(tls: .files(certificate: certificate, key: key))
+                #expect(copy.tlsFingerprint == original.tlsFingerprint && copy.port != original.port)
+                await copy.stop()
+                do {
+                    _ = try await second.startListener(tls: .files(certificate: second.path + "/none.pem", key: key))
+                    Issue.record("a listener started with a missing certificate")
+                } catch {
+                    guard case SetteeError.listener(let reason) = error else { throw error }
+                    #expect(reason.contains("TLS"), "\(reason)")
+                }
+            }
+            await original.stop()
+        }
+    }
 }

@@ -138,4 +138,53 @@ import Testing
         try? curl.run()
         curl.waitUntilExit()
     }
+
+    /// A `_merge` policy by line id (`_design/lines`), as two programs write it: the same
+    /// policy, written apart, so the design document itself ends up in conflict.
+    struct LinePolicy: Codable, Sendable {
+        struct Conflicts: Codable, Sendable {
+            var policy = "_merge", key = "id"
+            var order: String?
+        }
+        var conflicts: Conflicts
+    }
+    struct Line: Codable, Sendable, Equatable { var id: String; var text: String }
+    struct Lines: Codable, Sendable { var lines: [Line] }
+
+    /// Edits made apart on two directories merge by the policy once replicated, even while
+    /// the policy's design document is in conflict too (before, the resolver spun on that
+    /// conflicted design document and dropped the queued documents: nothing merged).
+    @Test func editsMadeApartMergeWhileThePolicyDocumentIsInConflict() async throws {
+        try await withDataDirectory { a in
+            try await withDataDirectory { b in
+                let left = try await a.database("notes"), right = try await b.database("notes")
+                _ = try await left.save(LinePolicy(conflicts: .init()), id: "_design/lines")
+                _ = try await right.save(LinePolicy(conflicts: .init(order: "id")), id: "_design/lines")
+                var note = try await left.save(Lines(lines: [Line(id: "0", text: "first")]), id: "n")
+                let sync = { () async -> ReplicatorStatus in
+                    let replicator = Replicator(left, peer: .database(right), direction: .pushAndPull)
+                    replicator.start()
+                    return await replicator.finished()
+                }
+                _ = await sync()
+                var other = try #require(try await right.document(Lines.self, id: "n"))
+                note.value.lines.append(Line(id: "a", text: "from a"))
+                other.value.lines.append(Line(id: "b", text: "from b"))
+                _ = try await left.save(note)
+                _ = try await right.save(other)
+                _ = await sync()
+                let everyLine = [Line(id: "0", text: "first"), Line(id: "a", text: "from a"), Line(id: "b", text: "from b")]
+                let merged = try await within(.seconds(20)) {
+                    while true {
+                        // In id order: which of the two declarations wins decides the merged order.
+                        let onLeft = try await left.document(Lines.self, id: "n")?.value.lines.sorted { $0.id < $1.id }
+                        let onRight = try await right.document(Lines.self, id: "n")?.value.lines.sorted { $0.id < $1.id }
+                        if onLeft == everyLine && onRight == everyLine { return true }
+                        try await Task.sleep(for: .milliseconds(20))  // between polls of the resolved state
+                    }
+                }
+                #expect(merged)
+            }
+        }
+    }
 }

@@ -92,18 +92,22 @@ final class ConflictResolver: ConflictWatcher {
         while true {
             let (batch, everything, left, epoch) = queues.withLock { queues -> ([String], Bool, Int, Int) in
                 guard var queue = queues[key] else { return ([], false, 0, 0) }
-                let batch = Array(queue.ids.prefix(Self.batchSize))
-                queue.ids.removeFirst(batch.count)
-                queue.queued.subtract(batch)
                 let everything = queue.everything
                 queue.everything = false
+                // Everything first, and no batch taken then: the ids it queues join these,
+                // and a batch taken beside it would be dropped by its `continue`.
+                let batch = everything ? [] : Array(queue.ids.prefix(Self.batchSize))
+                queue.ids.removeFirst(batch.count)
+                queue.queued.subtract(batch)
                 if batch.isEmpty && !everything { queue.isDraining = false }
                 queues[key] = queue
                 return (batch, everything, queue.ids.count, queue.policyEpoch)
             }
             if everything {
+                // Design documents are never resolved; queued as if written, a conflicted
+                // one would ask for everything again, and this loop would never end.
                 let all = (try? await database.conflictedIDs(limit: Int.max)) ?? []
-                enqueue(all, newEdits: false, in: database, evenWithoutPolicy: true)
+                enqueue(all.filter { !$0.hasPrefix("_design/") }, newEdits: false, in: database, evenWithoutPolicy: true)
                 continue
             }
             guard !batch.isEmpty else { break }

@@ -16,6 +16,7 @@ internal import SetteeConfig
 internal import SetteeHTTP
 internal import SetteeServer
 internal import SetteeStore
+internal import Settee
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,10 +58,6 @@ struct Serve: AsyncParsableCommand {
         try settings.checkBindSafety()
         try settings.checkListeners()
         var nodeConfiguration = try NodeSetup.nodeConfiguration(for: &settings, logger: logger)
-        // One process per data directory: another `settee serve` or a program embedding
-        // Settee keeps it until it exits (issue 43).
-        let directoryLock = try Self.lockDataDirectory(settings.dataDirectory)
-        defer { withExtendedLifetime(directoryLock) {} }
         nodeConfiguration.setLogLevel = { LineLogHandler.setLevel(couchName: $0) }
         // Before any database or socket opens: the caps must fit the descriptors there are.
         DescriptorBudget.fit(&nodeConfiguration, limit: DescriptorBudget.raiseLimit(logger: logger), logger: logger)
@@ -69,7 +66,11 @@ struct Serve: AsyncParsableCommand {
             // creating a database needs an admin, so say how to add one.
             logger.warning("no admin configured: creating databases needs one; start with SETTEE_ADMIN=name:password or add it under [admins]")
         }
-        let node = try SetteeNode(configuration: nodeConfiguration, logger: logger)
+        // One process per data directory: another `settee serve` or a program embedding
+        // Settee keeps it until it exits (issue 43). Opened as a program opens one.
+        let data = try Self.openDataDirectory(nodeConfiguration, logger: logger)
+        defer { withExtendedLifetime(data) {} }
+        let node = data.node
         try await node.prepare()
         Self.handleTerminationSignals(node: node, logger: logger)
         let ports = try node.start()
@@ -87,11 +88,11 @@ struct Serve: AsyncParsableCommand {
         LogSink.shared.flush()
     }
 
-    /// The data directory's `DataDirectoryLock`, or exit 1 with who holds it.
-    static func lockDataDirectory(_ path: String) throws -> DataDirectoryLock {
+    /// The data directory, locked, with its node; or exit 1 with who holds it.
+    static func openDataDirectory(_ configuration: NodeConfiguration, logger: Logger) throws -> DataDirectory {
         do {
-            return try DataDirectoryLock(directory: path)
-        } catch .directoryLocked(let path) {
+            return try DataDirectory(serving: configuration, logger: logger)
+        } catch StoreError.directoryLocked(let path) {
             StandardStreams.error("settee: the data directory \(path) is in use by another process "
                                   + "(settee serve or a program embedding Settee)\n")
             throw ExitCode.failure

@@ -1,0 +1,43 @@
+import Foundation
+import Settee
+
+@main
+enum PeerNotes {
+    static func main() async throws {
+        let data = try DataDirectory(path: CommandLine.arguments.dropFirst().first ?? "peernotes-data")
+        let notes = try await NoteBook.open(in: data)
+        print("ready")
+        // readLine() blocks: on a thread of its own, never on Swift's cooperative pool.
+        let lines = AsyncStream<String> { continuation in
+            Thread {
+                while let line = readLine() { continuation.yield(line) }
+                continuation.finish()
+            }.start()
+        }
+        for await line in lines {
+            guard await perform(line, on: notes) else { break }
+        }
+        await data.close()
+    }
+
+    /// Runs one command; false for `quit`.
+    static func perform(_ line: String, on notes: NoteBook) async -> Bool {
+        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+        do {
+            switch words.first {
+            case "add" where words.count == 2:
+                print("added \(try await notes.add(words[1]))")
+            case "list":
+                for note in try await notes.all() {
+                    print(note.id)
+                    for (index, line) in note.value.visibleLines.enumerated() { print("  \(index + 1). \(line.text)") }
+                }
+            case "quit": return false
+            default: print("error: add TEXT, list or quit")
+            }
+        } catch {
+            print("error: \(error)")
+        }
+        return true
+    }
+}
