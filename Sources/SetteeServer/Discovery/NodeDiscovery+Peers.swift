@@ -31,6 +31,7 @@ extension NodeDiscovery {
             let replications = ids.map { Self.replicationJSON($0, jobs[$0]) }
             row.append("state", .string(Self.state(peerUUID, ids: ids, jobs: jobs, snapshot)))
             if let since = snapshot.unanswered[peerUUID] { row.append("unanswered_since", .string(since.formatted(.iso8601))) }
+            if snapshot.closed.contains(peerUUID) { row.append("reason", "refuses connections on every address") }
             if checkReachability { row.append("reachable", .bool(await answers(entry.peer.baseURL))) }
             row.append("replications", .array(replications))
             rows.append(.object(row))
