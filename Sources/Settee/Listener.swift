@@ -54,7 +54,7 @@ public final class Listener: Sendable {
 
     /// Stops accepting, lets requests in flight finish, withdraws the DNS-SD record.
     public func stop() async {
-        if isPublished { node.stopDiscovery() }
+        if isPublished { node.withdrawDiscovery(ports: [port]) }
         await server.shutdown()
     }
 }

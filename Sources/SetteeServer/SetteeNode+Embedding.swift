@@ -28,6 +28,9 @@ extension SetteeNode {
 
     package func stopDiscovery() { discovery?.stop() }
 
+    /// Withdraws the DNS-SD services of `ports` (one listener stopped); discovery stops with the last.
+    package func withdrawDiscovery(ports: [Int]) { discovery?.withdraw(ports: ports) }
+
     /// Creates database `name` as `PUT /{db}` does (with the configured default `_security`).
     package func createDatabase(_ name: String) async throws -> Database {
         try await DatabaseHandlers.create(name, directory: directory, configuration: configuration)

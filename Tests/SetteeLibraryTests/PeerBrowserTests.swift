@@ -49,7 +49,17 @@ import Testing
 
     @Test(.enabled(if: !isChild && unavailable == nil, "\(unavailable ?? "")"))
     func aPublishedDirectoryAppearsAndLeavesInANamespace() async throws {
-        let netns = "settee-lib\(getpid() % 100_000)"
+        try await runInNamespace("browsesAPublishedDirectory")
+    }
+
+    @Test(.enabled(if: !isChild && unavailable == nil, "\(unavailable ?? "")"))
+    func twoListenersOfOneDirectoryAreWithdrawnEachOnItsOwn() async throws {
+        try await runInNamespace("stoppingOneListenerKeepsTheOtherPublished")
+    }
+
+    /// Runs the child test `name` (this binary again) under `scripts/mdns-host` in a namespace of its own.
+    func runInNamespace(_ name: String) async throws {
+        let netns = "settee-lib\(getpid() % 100_000)-\(name.count)"  // the two tests may run at once
         #expect(try await run(["ip", "netns", "add", netns]) == 0)
         defer { _ = Process.launchedProcess(launchPath: "/usr/bin/env", arguments: ["ip", "netns", "delete", netns]).waitUntilExit() }
         #expect(try await run(["ip", "-n", netns, "link", "set", "lo", "up"]) == 0)
@@ -58,9 +68,41 @@ import Testing
         let test = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let (status, output) = try await runCapturing(
             [Self.mdnsHost, netns, "libhost", test, "--testing-library", "swift-testing",
-             "--filter", "PeerBrowserTests/browsesAPublishedDirectory"], environment: environment)
+             "--filter", "PeerBrowserTests/\(name)"], environment: environment)
         #expect(status == 0, "\(output)")
-        #expect(output.contains("Test browsesAPublishedDirectory() passed"), "\(output)")
+        #expect(output.contains("Test \(name)() passed"), "\(output)")
+    }
+
+    /// Inside the namespace: a program with two listeners publishes both; stopping the
+    /// first withdraws its service only (it used to stop discovery for both), and the
+    /// second is still found by a browser started afterwards, until it stops too.
+    @Test(.enabled(if: isChild)) func stoppingOneListenerKeepsTheOtherPublished() async throws {
+        var options = DataDirectory.Options()
+        options.serviceName = "Two listeners"
+        try await withDataDirectory(options: options) { a in
+            let first = try await a.startListener(), second = try await a.startListener()
+            #expect(first.isPublished && second.isPublished && first.port != second.port)
+            try await withDataDirectory { b in
+                let secondStillThere = try await within(.seconds(60)) { () async -> Bool in
+                    var names: [Int: String] = [:]
+                    var events = b.browsePeers().makeAsyncIterator()
+                    while Set(names.keys) != [first.port, second.port], let event = await events.next() {
+                        if case .appeared(let peer) = event { names[peer.port] = peer.name }
+                    }
+                    await first.stop()
+                    // The first's service leaves (its withdrawal reached the daemon, the
+                    // second's too had both been withdrawn); a browser started then finds the second.
+                    while let event = await events.next(), event != .left(name: names[first.port] ?? "") {}
+                    var later = b.browsePeers().makeAsyncIterator()
+                    while let event = await later.next() {
+                        if case .appeared(let peer) = event, peer.port == second.port { return true }
+                    }
+                    return false
+                }
+                #expect(secondStillThere)
+                await second.stop()
+            }
+        }
     }
 
     /// Inside the namespace: directory A publishes its listener, B browses and sees A

@@ -72,17 +72,19 @@ final class NodeDiscovery: @unchecked Sendable {
 
     let configuration: DiscoveryConfiguration
     let uuid: String
-    private let directory: DatabaseDirectory
+    let directory: DatabaseDirectory
     let replications: ReplicationManager
     let logger: Logger
     let state = Mutex(State())
     /// Probes peers whose replications fail (`PeerWatch`): one session, not one per probe.
     let probes = CurlSession(maxConnections: 32, verifyTLS: false)
-    private var discovery: Discovery?
-    private var browser: ServiceBrowser?
-    private var watcher: Task<Void, Never>?
-    private var peerWatch: Task<Void, Never>?
-    private var tlsFingerprint: String?
+    var discovery: Discovery?
+    var browser: ServiceBrowser?
+    var watcher: Task<Void, Never>?
+    var peerWatch: Task<Void, Never>?
+    var tlsFingerprint: String?
+    /// Serialises `start` and `stop` (a program may start and stop listeners from several tasks).
+    let lifecycle = Mutex(())
 
     init(configuration: DiscoveryConfiguration, uuid: String, directory: DatabaseDirectory,
          replications: ReplicationManager, logger: Logger) {
@@ -99,45 +101,12 @@ final class NodeDiscovery: @unchecked Sendable {
         return "Settee on \(host)"
     }
 
-    func start(ports: [Int], tlsPorts: [Int], tlsFingerprint: String?) {
-        self.tlsFingerprint = tlsFingerprint
-        let discovery = Discovery(logger: logger)
-        self.discovery = discovery
-        let advertised = configuration.advertised(among: (try? directory.names()) ?? [])
-        var publishers: [ServicePublisher] = []
-        for port in Set(ports).sorted() {
-            publishers.append(discovery.publish(name: instanceName, type: configuration.type, port: port,
-                                                record: record(advertised, tls: false)))
-        }
-        for port in Set(tlsPorts).sorted() {
-            publishers.append(discovery.publish(name: instanceName + " (TLS)", type: configuration.type, port: port,
-                                                record: record(advertised, tls: true)))
-        }
-        state.withLock {
-            $0.publishers = publishers
-            $0.advertised = advertised
-        }
-        watcher = Task { await self.followDatabases() }
-        peerWatch = Task { await self.watchPeers() }
-        browser = discovery.browse(type: configuration.type) { [weak self] event in self?.handle(event) }
-    }
-
-    func stop() {
-        watcher?.cancel()
-        peerWatch?.cancel()
-        browser?.stop()
-        let (publishers, jobs) = state.withLock { s in (s.publishers, s.syncing.values.flatMap(\.jobs)) }
-        publishers.forEach { $0.withdraw() }
-        for id in jobs { _ = replications.cancel(id: id) }
-        discovery?.stop()
-    }
-
-    private func record(_ databases: [String], tls: Bool) -> TXTRecord {
+    func record(_ databases: [String], tls: Bool) -> TXTRecord {
         PeerProfile(databases: databases, uuid: uuid, usesTLS: tls, tlsFingerprint: tls ? tlsFingerprint : nil).record
     }
 
     /// Keeps the advertised `path` entries in step with databases created and deleted.
-    private func followDatabases() async {
+    func followDatabases() async {
         var seq = directory.updates.sequence
         while !Task.isCancelled {
             guard let next = await directory.updates.wait(after: seq, timeout: .seconds(60)) else { continue }
@@ -156,7 +125,7 @@ final class NodeDiscovery: @unchecked Sendable {
 
     // MARK: Peers
 
-    private func handle(_ event: PeerEvent) {
+    func handle(_ event: PeerEvent) {
         switch event {
         case .appeared(let peer):
             guard let profile = peer.profile, let peerUUID = profile.uuid else { return ignore(peer) }
