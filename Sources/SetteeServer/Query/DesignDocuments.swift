@@ -1,6 +1,5 @@
 import SetteeJSON
 import SetteeStore
-internal import Synchronization
 
 /// The live design documents of a database, parsed: what Mango's indexes, views and
 /// `validate_doc_update` are read from.
@@ -30,6 +29,8 @@ enum DesignDocuments {
         let rev: String
         let body: JSONValue
         let digest: String
+        /// Its views, each parsed once (`ViewDefinitions`).
+        let views = ParsedViews()
 
         func code(_ database: Database) -> DesignCode {
             DesignCode(database: database, id: id, rev: rev, body: body, digest: digest)
@@ -39,37 +40,22 @@ enum DesignDocuments {
     /// Design document `id` with its revision (404 as `named`). Kept, parsed, while the
     /// database takes no write: a view's point queries read it on every request.
     static func revision(_ id: String, in database: Database) async throws -> Revision {
-        let key = database.name + "/" + id
+        let key = "design\u{0}" + id
         let sequence = database.changesNotifier.sequence
-        if let kept = parsed.withLock({ $0[key] }), kept.database === database, kept.sequence == sequence {
-            return kept.revision
-        }
+        if let kept = database.derived[key, as: Parsed.self], kept.sequence == sequence { return kept.revision }
         guard let stored = try await database.winner(id: id), !stored.isDeleted, let bytes = stored.body else {
             throw CouchError.notFound("missing")
         }
         let body = try JSONReader.parse(bytes)
         let found = Revision(id: id, rev: stored.rev.description, body: body, digest: DesignCode.digest(of: body))
-        parsed.withLock { parsed in
-            if parsed.count >= 256 { parsed.removeAll() }
-            parsed[key] = Parsed(database: database, sequence: sequence, revision: found)
-        }
+        database.derived.keep(Parsed(sequence: sequence, revision: found), for: key)
         return found
     }
 
-    private final class Parsed: Sendable {
-        /// Weak: a deleted and recreated database is another object, never this one again
-        /// (an `ObjectIdentifier` could be reused by the next object at the same address).
-        weak let database: Database?
-        /// The database's update sequence when it was read (read before the document).
+    /// A design document as read, and the database's update sequence when it was read
+    /// (read before the document): kept with the database (`Database.derived`).
+    private struct Parsed: Sendable {
         let sequence: Int64
         let revision: Revision
-
-        init(database: Database, sequence: Int64, revision: Revision) {
-            self.database = database
-            self.sequence = sequence
-            self.revision = revision
-        }
     }
-
-    private static let parsed = Mutex<[String: Parsed]>([:])
 }

@@ -27,6 +27,8 @@ public final class Database: Sendable {
     let indexRanks = Mutex<[String: KeyIndexRanks]>([:])
     /// One refresh per key index at a time, and each index's last failure.
     let indexRefreshes = KeyIndexRefreshes()
+    /// What the server derives from this database's design documents, kept with it.
+    package let derived = DerivedValues()
     /// Attachment bytes, content-addressed, in `<file>.blobs`.
     let blobs: BlobStore
     /// Attachment types stored gzip'd.
