@@ -288,6 +288,24 @@ def test_validate_doc_update(db, admin_auth):
     put_doc(db, "_design/other", {"bad": True})
 
 
+def test_validate_doc_update_exceptions(db):
+    """What a validate_doc_update throws, other than forbidden/unauthorized, answers 500:
+    an Error by its name (TypeError, ReferenceError, Error), a string as unknown_error with
+    the string, an object as unknown_error with its member's value (CouchDB 3.4.3, couchjs
+    on QuickJS; its reason for an Error is "{[]}", so only the error is asserted there)."""
+    cases = [
+        ("function(n, o) { return n.x.y.z; }", "TypeError", None),
+        ("function(n, o) { notAFunction(); }", "ReferenceError", None),
+        ("function(n, o) { throw new Error('plain'); }", "Error", None),
+        ("function(n, o) { throw 'oops'; }", "unknown_error", "oops"),
+        ("function(n, o) { throw {foo: 'bar'}; }", "unknown_error", "bar"),
+    ]
+    for i, (source, error, reason) in enumerate(cases):
+        rev = put_doc(db, "_design/v", {"validate_doc_update": source})["rev"]
+        assert_error(db.client.put(db.url("doc%d" % i), json={}), 500, error, reason)
+        assert_status(db.client.delete(db.url("_design/v"), params={"rev": rev}), 200)
+
+
 FILTERS = {
     "filters": {
         "by_type": "function(doc, req) { return doc.type === req.query.type; }",

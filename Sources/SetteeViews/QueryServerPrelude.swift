@@ -25,6 +25,13 @@ extension JavaScriptEngine {
       catch (e) {
         if (e && e.forbidden !== undefined) return JSON.stringify({forbidden: String(e.forbidden)});
         if (e && e.unauthorized !== undefined) return JSON.stringify({unauthorized: String(e.unauthorized)});
+        // As couchjs: an Error answers by its name (TypeError, ReferenceError...); another
+        // object by its first member's value; anything else by its text.
+        if (e instanceof Error) return JSON.stringify({error: String(e), name: String(e.name)});
+        if (e && typeof e === "object") {
+          var keys = Object.keys(e);
+          if (keys.length > 0) return JSON.stringify({error: String(e[keys[0]])});
+        }
         return JSON.stringify({error: String(e)});
       }
     }

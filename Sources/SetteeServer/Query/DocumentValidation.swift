@@ -8,8 +8,10 @@ internal import Synchronization
 /// Update Functions"): every design document's function runs on every write to its
 /// database — `PUT`, `_bulk_docs`, replicated (`new_edits=false`) — with the new
 /// document, the stored one (or null), the writer's `userCtx` and the `_security`
-/// object. `throw({forbidden: ...})` is 403, `throw({unauthorized: ...})` 401; any other
-/// exception 500 `unknown_error` with its message (as CouchDB 3.4.3 answers). Design documents are
+/// object. `throw({forbidden: ...})` is 403, `throw({unauthorized: ...})` 401; an `Error`
+/// 500 with its name as the error (`TypeError`), anything else thrown 500 `unknown_error`
+/// with its text (as CouchDB 3.4.3 answers; its reason for an `Error` is `{[]}`, Settee's
+/// the message). Design documents are
 /// not passed through them, as in CouchDB; theirs are checked instead (`DesignDocumentCheck`).
 ///
 /// The functions run on the node's `JavaScriptService`, before the write's transaction.
@@ -97,7 +99,7 @@ final class DocumentValidation: UpdateValidator {
         if let reason = verdict["forbidden"]?.stringValue { return .forbidden(reason) }
         if let reason = verdict["unauthorized"]?.stringValue { return .unauthorized(reason) }
         if let reason = verdict["error"]?.stringValue {
-            return .refused(status: 500, error: "unknown_error", reason: reason)
+            return .refused(status: 500, error: verdict["name"]?.stringValue ?? "unknown_error", reason: reason)
         }
         return nil
     }
