@@ -8,7 +8,8 @@
    because the shipped config/settee.ini is a tracked file that should stay pristine.
  - Admin passwords written in plain text under `[admins]` are hashed and the ini is
    rewritten in place with the hashes, so the plain text does not outlive the first
-   start. `SETTEE_ADMIN` is hashed in memory only.
+   start. `SETTEE_ADMIN` is hashed in memory only, with a salt derived from the cookie
+   secret, so that its hash (and the sessions signed with it) is the same at every start.
 */
 internal import SetteeReplicator
 internal import FoundationEssentials
@@ -56,8 +57,11 @@ public enum NodeSetup {
                                       fileName: secretFileName)
         node.admins = hashFileAdmins(&config, logger: logger)
         if let admin = config.environmentAdmin {
+            // Its salt is derived from the cookie secret: the same hash at every start keeps
+            // the admin's sessions valid across restarts.
             let hash = PasswordHash.isHashed(admin.password)
                 ? admin.password : PasswordHash.hash(password: admin.password,
+                                                     salt: PasswordHash.salt(for: admin.name, secret: node.secret),
                                                      iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
             node.admins[admin.name] = hash
             node.environmentAdmins[admin.name] = hash

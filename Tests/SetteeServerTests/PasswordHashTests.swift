@@ -21,6 +21,18 @@ import Testing
 
     /// The legacy SHA-1 form from CouchDB's configuration docs (PBKDF2-HMAC-SHA1,
     /// salt used as text). Expected key computed independently (Python hashlib).
+    /// The SETTEE_ADMIN salt: the same for one node and name, another for another node or name.
+    @Test func derivedSaltsAreStablePerNodeAndName() {
+        let salt = PasswordHash.salt(for: "admin", secret: "s1")
+        #expect(salt.count == 32 && salt.allSatisfy(\.isHexDigit))
+        #expect(PasswordHash.salt(for: "admin", secret: "s1") == salt)
+        #expect(PasswordHash.salt(for: "admin", secret: "s2") != salt)
+        #expect(PasswordHash.salt(for: "root", secret: "s1") != salt)
+        let hash = PasswordHash.hash(password: "pw", salt: salt, iterations: 10)
+        #expect(hash == PasswordHash.hash(password: "pw", salt: salt, iterations: 10))
+        #expect(PasswordHash.verify(password: "pw", against: hash) && !PasswordHash.verify(password: "px", against: hash))
+    }
+
     @Test func verifiesLegacySHA1Form() {
         let stored = "-pbkdf2-" + Self.pythonPBKDF2SHA1 + ",921a12f74df0c1052b3e562a23cd227f,10"
         #expect(PasswordHash.verify(password: "pass", against: stored))

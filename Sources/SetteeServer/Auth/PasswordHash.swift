@@ -25,9 +25,24 @@ public enum PasswordHash {
     /// Hashes `password` with PBKDF2-HMAC-SHA256 and a fresh random salt, in
     /// CouchDB 3.4's `-pbkdf2:sha256-KEY,SALT,ITERATIONS` form.
     public static func hash(password: String, iterations: Int = defaultIterations) -> String {
-        let salt = randomHex(byteCount: 16)
+        hash(password: password, salt: randomHex(byteCount: 16), iterations: iterations)
+    }
+
+    /// Hashes `password` with `salt` (32 hex characters, used as text, as CouchDB's).
+    public static func hash(password: String, salt: String, iterations: Int) -> String {
         let key = derive(password: password, salt: salt, prf: .sha256, iterations: iterations) ?? ""
         return "-pbkdf2:sha256-\(key),\(salt),\(iterations)"
+    }
+
+    /// A salt that is the same at every start of one node for one user, and another on
+    /// another node (HMAC-SHA256 of the name under the node's cookie secret): for a password
+    /// given anew at each start (`SETTEE_ADMIN`). A session cookie is signed with the
+    /// user's salt (CouchDB's `couch_httpd_auth`), so a fresh random one made every
+    /// restart end every admin's session.
+    public static func salt(for name: String, secret: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(("SETTEE_ADMIN salt:" + name).utf8),
+                                                  using: SymmetricKey(data: Array(secret.utf8)))
+        return hexString(mac).prefix(32).description
     }
 
     /// Whether `password` matches `stored`, which may be any form CouchDB 3.x reads
