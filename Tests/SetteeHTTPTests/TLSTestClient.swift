@@ -94,6 +94,7 @@ final class TLSTestClient: @unchecked Sendable {
     /// The records OpenSSL makes of `bytes`, not sent.
     func sealedRecords(_ bytes: [UInt8]) async throws -> [UInt8] {
         try await queue.run {
+            ERR_clear_error()
             guard SSL_write(self.ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw Failure.tls("SSL_write") }
             return self.drainOutgoing()
         }
@@ -119,6 +120,7 @@ final class TLSTestClient: @unchecked Sendable {
         await queue.run {
             while true {
                 var scratch = [UInt8](repeating: 0, count: 16384)
+                ERR_clear_error()
                 let n = SSL_read(self.ssl, &scratch, Int32(scratch.count))
                 if n > 0 { continue }
                 switch SSL_get_error(self.ssl, n) {
@@ -135,6 +137,7 @@ final class TLSTestClient: @unchecked Sendable {
 
     private func handshake() throws {
         while true {
+            ERR_clear_error()  // SSL_get_error reads this thread's queue: another test's leftovers must not count
             let result = SSL_do_handshake(ssl)
             sendAll(drainOutgoing())
             if result == 1 { log.handshakeDone = true; return }
@@ -145,6 +148,7 @@ final class TLSTestClient: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) throws {
+        ERR_clear_error()
         guard SSL_write(ssl, bytes, Int32(bytes.count)) == Int32(bytes.count) else {
             throw Failure.tls(TLSError.lastOpenSSLReason())
         }
@@ -180,6 +184,7 @@ final class TLSTestClient: @unchecked Sendable {
     private func readMore() throws {
         var scratch = [UInt8](repeating: 0, count: 16384)
         while true {
+            ERR_clear_error()
             let n = SSL_read(ssl, &scratch, Int32(scratch.count))
             sendAll(drainOutgoing())  // a KeyUpdate the server asked for
             if n > 0 {
