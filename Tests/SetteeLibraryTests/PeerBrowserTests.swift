@@ -143,22 +143,4 @@ import Testing
     func run(_ arguments: [String]) async throws -> Int32 {
         try await runCapturing(arguments, environment: ProcessInfo.processInfo.environment).status
     }
-
-    /// Runs a command to its end (awaited, not blocking a thread); its status and output.
-    func runCapturing(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let status = try await within(.seconds(120)) {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch { continuation.resume(throwing: error) }
-            }
-        }
-        return (status, String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-    }
 }

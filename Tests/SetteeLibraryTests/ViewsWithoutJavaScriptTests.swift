@@ -16,21 +16,10 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["SETTEE_JAVASCRIPT_LIBRARY"] = scratch.path + "/missing.so"
         environment[Self.marker] = "1"
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing",
-                           "--filter", "ViewsWithoutJavaScriptTests/viewQueriesSayTheEngineIsMissing"]
-        child.environment = environment
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = output
-        let status = try await within(.seconds(120)) {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-                child.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try child.run() } catch { continuation.resume(throwing: error) }
-            }
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let test = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let (status, text) = try await runCapturing(
+            [test, "--testing-library", "swift-testing", "--filter", "ViewsWithoutJavaScriptTests/viewQueriesSayTheEngineIsMissing"],
+            environment: environment)
         #expect(status == 0, "\(text)")
         // It ran (not skipped, not filtered away) and passed.
         #expect(text.contains("Test viewQueriesSayTheEngineIsMissing() passed"), "\(text)")

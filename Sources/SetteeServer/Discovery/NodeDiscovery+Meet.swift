@@ -61,8 +61,9 @@ extension NodeDiscovery {
     /// The peer at the most preferred of its addresses that answers (every address is asked
     /// at once; a preferred one's answer is awaited before a later one is taken), or nil and
     /// why not: its first address's refusal, `closed` only when every address refuses the connection.
-    func reach(_ peer: DiscoveredPeer) async -> (DiscoveredPeer?, Refusal) {
-        let addresses = peer.addresses
+    /// With `firstAddressOnly`, only the address it is reached at now is asked.
+    func reach(_ peer: DiscoveredPeer, firstAddressOnly: Bool = false) async -> (DiscoveredPeer?, Refusal) {
+        let addresses = firstAddressOnly ? Array(peer.addresses.prefix(1)) : peer.addresses
         guard !addresses.isEmpty else {
             return (nil, await refusal(peer.baseURL) ?? Refusal(reason: "no address", closed: false))
         }

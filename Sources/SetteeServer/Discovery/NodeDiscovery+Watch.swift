@@ -92,13 +92,8 @@ extension NodeDiscovery {
         let answers = await withTaskGroup(of: (String, DiscoveredPeer?, Refusal).self) { group in
             for peer in probe {
                 group.addTask {
-                    let asked = peer.everyAddress ? peer.sync.peer : DiscoveredPeer(
-                        instance: peer.sync.peer.instance, host: peer.sync.peer.host, port: peer.sync.peer.port,
-                        addresses: Array(peer.sync.peer.addresses.prefix(1)), interfaceIndex: peer.sync.peer.interfaceIndex,
-                        record: peer.sync.peer.record)
-                    let (reached, refusal) = await self.reach(asked)
-                    // With all its addresses, the one that answered first.
-                    return (peer.uuid, reached?.addresses.first.map(peer.sync.peer.reached(at:)), refusal)
+                    let (reached, refusal) = await self.reach(peer.sync.peer, firstAddressOnly: !peer.everyAddress)
+                    return (peer.uuid, reached, refusal)
                 }
             }
             var answers: [String: (DiscoveredPeer?, Refusal)] = [:]
