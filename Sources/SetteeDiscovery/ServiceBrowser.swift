@@ -61,6 +61,9 @@ public final class ServiceBrowser: @unchecked Sendable {
         /// Address queries (0: A, 1: AAAA) the daemon refused or dropped: asked again.
         var unasked: Set<Int> = []
 
+        /// Whether an address of the family of query `index` (0: IPv4, 1: IPv6) has come.
+        func hasAddress(_ index: Int) -> Bool { addresses.contains { $0.contains(":") == (index == 1) } }
+
         init(instance: String, interfaceIndex: UInt32, key: String, domain: String, browser: ServiceBrowser) {
             self.instance = instance
             self.interfaceIndex = interfaceIndex
@@ -210,8 +213,7 @@ public final class ServiceBrowser: @unchecked Sendable {
         } else {
             // A family with no address yet is asked again (its query refused, or let go before
             // its answer: in a flood, a peer known only by its AAAA record was never synced with).
-            if !resolution.addresses.contains(where: { !$0.contains(":") }) { query(resolution, host: host, index: 0) }
-            if !resolution.addresses.contains(where: { $0.contains(":") }) { query(resolution, host: host, index: 1) }
+            for index in [0, 1] where !resolution.hasAddress(index) { query(resolution, host: host, index: index) }
         }
         report(resolution)
     }
@@ -263,8 +265,7 @@ public final class ServiceBrowser: @unchecked Sendable {
             onEvent(.appeared(peer))
         }
         // Others wait for a slot: let go once both families answered (else at `checkAnswered`).
-        let bothFamilies = resolution.addresses.contains { $0.contains(":") } && resolution.addresses.contains { !$0.contains(":") }
-        if !waiting.isEmpty && bothFamilies { letGo(resolution, key: resolution.key, domain: resolution.domain) }
+        if !waiting.isEmpty && resolution.hasAddress(0) && resolution.hasAddress(1) { letGo(resolution, key: resolution.key, domain: resolution.domain) }
     }
 
     /// Closes the resolution's refs (it stays in `resolving` unless the caller removes it).
