@@ -19,8 +19,37 @@ final class TLS13TrafficKey {
         }
 
         var keyLength: Int { self == .aes128GCMSHA256 ? 16 : 32 }
-        var digest: OpaquePointer { self == .aes128GCMSHA256 ? EVP_sha256() : EVP_sha384() }
-        var cipher: OpaquePointer { self == .aes128GCMSHA256 ? EVP_aes_128_gcm() : EVP_aes_256_gcm() }
+        var cipher: OpaquePointer? { self == .aes128GCMSHA256 ? Algorithms.aes128GCM : Algorithms.aes256GCM }
+        var hmac: OpaquePointer? { self == .aes128GCMSHA256 ? Algorithms.hmacSHA256 : Algorithms.hmacSHA384 }
+    }
+
+    /// OpenSSL 3 looks an algorithm up by name in its providers (locks, string compares,
+    /// allocations) each time `EVP_aes_128_gcm()` or `HMAC()` is used, and a key is made
+    /// per direction per connection and per KeyUpdate: fetched once here instead
+    /// (https://docs.openssl.org/3.0/man7/crypto/#explicit-fetching). Never freed: they
+    /// live as long as the process. The HMACs are contexts with the digest set and no key,
+    /// duplicated for each use.
+    private enum Algorithms {
+        nonisolated(unsafe) static let aes128GCM = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil)
+        nonisolated(unsafe) static let aes256GCM = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+        nonisolated(unsafe) static let hmacSHA256 = hmacContext(digest: "SHA256")
+        nonisolated(unsafe) static let hmacSHA384 = hmacContext(digest: "SHA384")
+
+        private static func hmacContext(digest: String) -> OpaquePointer? {
+            guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return nil }
+            defer { EVP_MAC_free(mac) }  // the context holds its own reference
+            guard let context = EVP_MAC_CTX_new(mac) else { return nil }
+            let set = digest.withCString { name in
+                var params = [OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
+                              OSSL_PARAM_construct_end()]
+                return EVP_MAC_CTX_set_params(context, &params) == 1
+            }
+            guard set else {
+                EVP_MAC_CTX_free(context)
+                return nil
+            }
+            return context
+        }
     }
 
     static let tagLength = 16
@@ -127,10 +156,14 @@ final class TLS13TrafficKey {
         let fullLabel = Array("tls13 \(label)".utf8)
         let info = [UInt8(length >> 8), UInt8(length & 0xff), UInt8(fullLabel.count)] + fullLabel + [0, 1]
         var block = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var blockLength: UInt32 = 0
+        var blockLength = 0
         defer { block.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        guard HMAC(suite.digest, secret, Int32(secret.count), info, info.count, &block, &blockLength) != nil,
-              Int(blockLength) >= length else { return nil }
+        guard let context = EVP_MAC_CTX_dup(suite.hmac) else { return nil }
+        defer { EVP_MAC_CTX_free(context) }
+        guard EVP_MAC_init(context, secret, secret.count, nil) == 1,
+              EVP_MAC_update(context, info, info.count) == 1,
+              EVP_MAC_final(context, &block, &blockLength, block.count) == 1,
+              blockLength >= length else { return nil }
         return Array(block[..<length])
     }
 
