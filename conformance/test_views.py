@@ -194,6 +194,26 @@ def test_incremental_updates(vdb):
     assert out["total_rows"] == 5
 
 
+def test_reductions_follow_writes_and_the_reduce_function(vdb):
+    """The same reduce query asked again answers what the index holds now: after a write,
+    read with update=false too, and with a new reduce function over the same map (Guide to Views › Reduce/
+    Rereduce: reductions are kept in the b-tree and updated with it)."""
+    stats = {"group": True}
+    first = rows(vdb, "stats", stats)["rows"]
+    assert first == rows(vdb, "stats", stats)["rows"]
+    assert rows(vdb, "by_t_n", {})["rows"] == [{"key": None, "value": 5}]
+    put_doc(vdb, "f", {"n": 100, "t": "x"})
+    # A query brings the index up to f; update=false then reads it as it is.
+    assert rows(vdb, "by_t_n", {})["rows"] == [{"key": None, "value": 6}]
+    assert rows(vdb, "by_t_n", {"update": "false"})["rows"] == [{"key": None, "value": 6}]
+    x = next(r["value"] for r in rows(vdb, "stats", stats)["rows"] if r["key"] == "x")
+    assert x["sum"] == 1 + 3 + 5 + 100 and x["count"] == 4 and x["max"] == 100
+    ddoc = body_of(vdb.client.get(vdb.url("_design/d")))
+    ddoc["views"]["by_t_n"]["reduce"] = "function(keys, values, rereduce) { return 42; }"
+    put_doc(vdb, "_design/d", ddoc)
+    assert rows(vdb, "by_t_n", {})["rows"] == [{"key": None, "value": 42}]
+
+
 def test_conflicts_index_the_winner(db):
     """A document in conflict is mapped once, from its winning revision."""
     put_doc(db, "_design/d", DDOC)

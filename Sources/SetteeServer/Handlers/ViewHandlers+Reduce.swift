@@ -7,6 +7,26 @@ import SetteeViews
 extension ViewHandlers {
     static func reduced(_ database: Database, _ index: KeyIndex, _ requested: RequestedView,
                         _ query: ViewQuery, _ ranges: [KeyRange]) async throws -> [UInt8] {
+        var out = Array("{".utf8)
+        if query.updateSeq {
+            out.append(contentsOf: #""update_seq":"#.utf8)
+            SequenceToken.write(try await database.updateSequence(), to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        let kept = ReducedRows.of(database)
+        // `reduce_limit` decides whether an answer holds an overflow error: part of the key.
+        let limit = requested.service.limits.value.reduceLimit
+        let key = ReducedRows.key(signature: index.signature, reduce: "\(limit) \(requested.view.reduce ?? "")", query)
+        let sequence = try await database.indexedSequence(index)
+        if let rows = kept.rows(key, at: sequence) { return out + rows }
+        let rows = try await reducedRows(database, index, requested, query, ranges)
+        kept.keep(rows, for: key, at: sequence)
+        return out + rows
+    }
+
+    /// `"rows":[…]}` of a reduce query, read and reduced.
+    private static func reducedRows(_ database: Database, _ index: KeyIndex, _ requested: RequestedView,
+                                    _ query: ViewQuery, _ ranges: [KeyRange]) async throws -> [UInt8] {
         let view = requested.view
         let level: Int? = query.group ? nil : query.groupLevel
         let grouping = query.group || query.groupLevel != nil
@@ -70,13 +90,7 @@ extension ViewHandlers {
         } else {
             values = shown.map { _ in .null }
         }
-        var out = Array("{".utf8)
-        if query.updateSeq {
-            out.append(contentsOf: #""update_seq":"#.utf8)
-            SequenceToken.write(try await database.updateSequence(), to: &out)
-            out.append(UInt8(ascii: ","))
-        }
-        out.append(contentsOf: #""rows":["#.utf8)
+        var out = Array(#""rows":["#.utf8)
         var written = 0
         for (index, (group, value)) in zip(shown, values).enumerated() {
             out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))

@@ -234,6 +234,12 @@ extension Database {
         return (ranks.total, before, page)
     }
 
+    /// The update sequence `index` has caught up to: in memory once a refresh ran, read
+    /// from the file before. A read of the index made after this call sees at least that.
+    public func indexedSequence(_ index: KeyIndex) async throws -> Int64 {
+        try await rankedSequence(index)
+    }
+
     /// The sequence `index` has caught up to, which its ranks are taken at: in memory once
     /// a refresh ran, read from the file before.
     private func rankedSequence(_ index: KeyIndex) async throws -> Int64 {
