@@ -178,7 +178,7 @@ public final class HTTPServer: Sendable {
         let transport: any Transport
         var session: TLSTransport?
         if let tls {
-            guard let tlsTransport = try? TLSTransport(asyncSocket, context: tls.context) else { return }
+            guard let tlsTransport = try? TLSTransport(asyncSocket, context: tls.context, recordLayer: tls.recordLayer) else { return }
             transport = tlsTransport
             session = tlsTransport
         } else {
@@ -200,6 +200,8 @@ public final class HTTPServer: Sendable {
                     self.remove(id)
                     return
                 }
+                logger.debug("TLS session", metadata: ["peer": "\(peer)",
+                                                       "records": "\(session.usesOwnRecords ? "settee" : "openssl")"])
             }
             await connection.run()
             self.remove(id)
