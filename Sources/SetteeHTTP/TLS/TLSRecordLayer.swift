@@ -6,4 +6,7 @@ public enum TLSRecordLayer: String, Sendable, CaseIterable {
     case settee
     /// OpenSSL's, throughout: for a deployment that wants only OpenSSL's code on the wire.
     case openssl
+
+    /// What a setting of it must be, for a refusal: "settee or openssl".
+    public static var expectation: String { allCases.map(\.rawValue).joined(separator: " or ") }
 }
