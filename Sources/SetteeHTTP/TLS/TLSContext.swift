@@ -25,7 +25,7 @@ public final class TLSContext: @unchecked Sendable {
     /// Loads a PEM certificate (chain) and its private key.
     /// - Parameters:
     ///   - clientCAFile: PEM certificates a client certificate must chain to; clients are
-    ///     then asked for one, and a verified one names its user (`TLSTransport.clientName`).
+    ///     then asked for one, and a verified one names its user (`OpenSSLTransport.clientName`).
     ///   - requireClientCertificate: refuse the handshake of a client without one.
     /// - Throws: `TLSError` naming the file and OpenSSL's reason.
     public init(certificateFile: String, keyFile: String, clientCAFile: String? = nil,
