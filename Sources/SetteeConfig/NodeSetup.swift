@@ -99,6 +99,7 @@ public enum NodeSetup {
         if files.created { logger.notice("generated a self-signed TLS certificate", metadata: ["file": "\(files.certificate)"]) }
         var listener = TLSListener(port: config.tls.port, context: context)
         listener.handshakeTimeout = .seconds(config.tls.handshakeTimeout)
+        listener.recordLayer = config.tls.recordLayer
         return listener
     }
 

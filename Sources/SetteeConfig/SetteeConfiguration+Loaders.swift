@@ -1,4 +1,5 @@
 internal import FoundationEssentials
+internal import SetteeHTTP
 internal import SetteeReplicator
 public import SetteeServer
 
@@ -78,6 +79,12 @@ extension SetteeConfiguration {
         "verify_ssl_certificates": { $0.tls.verifyClientCertificates = try boolean($1, origin: $2) },
         "cacert_file": { config, value, _ in config.tls.clientCAFile = value.isEmpty ? nil : value },
         "fail_if_no_peer_cert": { $0.tls.requireClientCertificate = try boolean($1, origin: $2) },
+        "record_layer": { config, value, origin throws(ConfigError) in
+            guard let layer = TLSRecordLayer(rawValue: value) else {
+                throw .invalidValue(origin: origin, value: value, expected: TLSRecordLayer.expectation)
+            }
+            config.tls.recordLayer = layer
+        },
     ]
 
     private static let discoveryLoaders: [String: Loader] = [

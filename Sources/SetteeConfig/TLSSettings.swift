@@ -1,3 +1,5 @@
+public import SetteeHTTP
+
 /// `[ssl]` as CouchDB names it: HTTPS on its own port (6984) beside HTTP.
 /// With no `cert_file`/`key_file`, a self-signed certificate is made on first
 /// start and kept in the data directory (`TLSFiles`).
@@ -14,6 +16,9 @@ public struct TLSSettings: Sendable {
     public var clientCAFile: String?
     /// `fail_if_no_peer_cert`: refuse clients without one.
     public var requireClientCertificate = false
+    /// `record_layer` (Settee's own): which record layer carries TLS 1.3 AES-GCM sessions
+    /// after the handshake; `openssl` keeps every session with OpenSSL throughout.
+    public var recordLayer = TLSRecordLayer.settee
 
     public init() {}
 }

@@ -115,4 +115,31 @@ import Testing
         #expect(try refused.waitForExit() != 0)
         #expect(refused.output.contains("[ssl] enable = true"))
     }
+
+    /// `[ssl] record_layer`: by default a TLS 1.3 AES-GCM session (curl's) moves to Settee's
+    /// own record layer after the handshake; with `openssl` it stays with OpenSSL and is
+    /// served the same. The server's debug log names the record layer of every session.
+    @Test(arguments: [("", "settee"), ("record_layer = openssl", "openssl"), ("record_layer = settee", "settee")])
+    func recordLayerSettingChoosesWhoCarriesTheRecords(setting: String, layer: String) throws {
+        let dir = try TempDirectory(prefix: "tls-records")
+        let (settee, _, tlsPort) = try Self.start(dir, extra: "\(setting)\n[log]\nlevel = debug")
+        defer { settee.kill(SIGKILL) }
+        for _ in 0..<2 {
+            let ok = try Self.run("curl", ["-sS", "-k", "--tlsv1.3", "https://127.0.0.1:\(tlsPort)/_up"])
+            #expect(ok.status == 0 && ok.output.contains("\"ok\""))
+        }
+        #expect(settee.waitForOutput(containing: "records=\(layer)"))
+        #expect(!settee.output.contains("records=\(layer == "settee" ? "openssl" : "settee")"))
+    }
+
+    /// A record layer Settee does not have stops the start, naming the line and the choices.
+    @Test func anUnknownRecordLayerIsRefusedAtStart() throws {
+        let dir = try TempDirectory(prefix: "tls-records-bad")
+        let ini = dir.appending("settee.ini")
+        try "[ssl]\nenable = true\nport = \(try FreePort.find())\nrecord_layer = kernel\n"
+            .write(toFile: ini, atomically: true, encoding: .utf8)
+        let refused = try SetteeProcess(arguments: ["--port", "0", "--data-dir", dir.appending("data"), "--config", ini])
+        #expect(try refused.waitForExit() != 0)
+        #expect(refused.output.contains("settee.ini:4: invalid value \"kernel\": expected settee or openssl"))
+    }
 }

@@ -9,30 +9,6 @@ import Testing
 /// after an AES-GCM handshake: requests and responses across many records, the client's
 /// KeyUpdates, and records a client may not send. RFC 8446 §4.6.3, §5, §6.
 @Suite struct TLSRecordsTests {
-    /// Starts an HTTPS-only server with a fresh self-signed certificate, runs `body` with its port.
-    private func withTLSServer(_ body: (Int, TLSContext) async throws -> Void) async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let pair = try SelfSignedCertificate.generate(commonName: "test", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
-        try pair.certificate.write(toFile: dir.appending("cert.pem"), atomically: true, encoding: .utf8)
-        try pair.key.write(toFile: dir.appending("key.pem"), atomically: true, encoding: .utf8)
-        var config = ServerConfiguration()
-        config.port = 0
-        config.servesPlainHTTP = false
-        config.limits.maxBodyBytes = 1 << 20
-        let context = try TLSContext(certificateFile: dir.appending("cert.pem"), keyFile: dir.appending("key.pem"))
-        config.tls = TLSListener(port: 0, context: context)
-        let server = HTTPServer(configuration: config, responder: TestResponder(), logger: Logger(label: "test"))
-        _ = try server.start()
-        do {
-            try await body(server.tlsPorts[0], context)
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
-    }
-
     /// A body that spans several 16 KiB records each way, not repeating within a record.
     private static let largeBody = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
 
@@ -46,7 +22,7 @@ import Testing
                       ("TLS_AES_128_GCM_SHA256", false, true, 0)])
     func requestsAndLargeBodiesCrossEverySuite(suite: String, tls12: Bool, smallRecords: Bool,
                                                ownRecords: Int) async throws {
-        try await withTLSServer { port, context in
+        try await TLSTestServer.run { port, context in
             let client = try await TLSTestClient(port: port, suites: suite, tls12: tls12, smallRecords: smallRecords)
             #expect(client.version == (tls12 ? "TLSv1.2" : "TLSv1.3"))
             for _ in 0..<3 {
@@ -66,7 +42,7 @@ import Testing
     /// A KeyUpdate from the client moves the server's reading key; one that asks for an
     /// update moves its sending key too, announced by a KeyUpdate of its own (§4.6.3).
     @Test func clientKeyUpdatesAreFollowed() async throws {
-        try await withTLSServer { port, context in
+        try await TLSTestServer.run { port, context in
             let client = try await TLSTestClient(port: port)
             #expect(try await client.request("GET", "/hello").status == 200)
             #expect(context.sessionsOnOwnRecords.load(ordering: .relaxed) == 1)
@@ -85,7 +61,7 @@ import Testing
     /// A record altered in flight fails authentication: the server answers bad_record_mac
     /// (alert 20) and closes that connection only; the next client is served.
     @Test func alteredRecordEndsOnlyItsConnection() async throws {
-        try await withTLSServer { port, _ in
+        try await TLSTestServer.run { port, _ in
             let client = try await TLSTestClient(port: port)
             #expect(try await client.request("GET", "/hello").status == 200)
             var records = try await client.sealedRecords(Array("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -104,7 +80,7 @@ import Testing
     /// (record_overflow, 22) — refused from its header, without waiting for its body.
     @Test(arguments: [([22, 3, 3, 0, 4, 1, 0, 0, 0] as [UInt8], UInt8(10)), ([23, 3, 3, 0x48, 0x01], UInt8(22))])
     func recordsAClientMayNotSendEndTheConnection(record: [UInt8], alert: UInt8) async throws {
-        try await withTLSServer { port, _ in
+        try await TLSTestServer.run { port, _ in
             let client = try await TLSTestClient(port: port)
             #expect(try await client.request("GET", "/hello").status == 200)
             await client.sendRaw(record)
@@ -116,7 +92,7 @@ import Testing
     /// The server sends close_notify before it closes its side (`Connection: close`, §6.1);
     /// the client's close_notify ends the connection at once.
     @Test func closeNotifyBothWays() async throws {
-        try await withTLSServer { port, _ in
+        try await TLSTestServer.run { port, _ in
             let client = try await TLSTestClient(port: port)
             #expect(try await client.request("GET", "/hello", headers: "Connection: close\r\n").status == 200)
             #expect(await client.readUntilClosed() == .closeNotify)

@@ -178,7 +178,8 @@ public final class HTTPServer: Sendable {
         let transport: any Transport
         var session: TLSTransport?
         if let tls {
-            guard let tlsTransport = try? TLSTransport(asyncSocket, context: tls.context) else { return }
+            guard let tlsTransport = try? TLSTransport(asyncSocket, context: tls.context,
+                                                       recordLayer: tls.recordLayer) else { return }
             transport = tlsTransport
             session = tlsTransport
         } else {
@@ -190,20 +191,31 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.connections[id] = connection }
         // A shutdown that listed connections before this insert must still close it if idle.
         if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
-        Task { [logger, session, tls] in
-            if let session, let tls {
-                do {
-                    try await session.handshake(deadline: .now + tls.handshakeTimeout)
-                } catch {
-                    logger.debug("TLS handshake failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-                    session.close()
-                    self.remove(id)
-                    return
-                }
+        Task { [session, tls] in
+            if let session, let tls, await !self.handshake(session, tls: tls, peer: peer) {
+                self.remove(id)
+                return
             }
             await connection.run()
             self.remove(id)
         }
+    }
+
+    /// Completes a TLS connection's handshake within the listener's limit; false, with the
+    /// session closed, when it fails.
+    private func handshake(_ session: TLSTransport, tls: TLSListener, peer: String) async -> Bool {
+        do {
+            try await session.handshake(deadline: .now + tls.handshakeTimeout)
+        } catch {
+            logger.debug("TLS handshake failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            session.close()
+            return false
+        }
+        // Which record layer carries the session (`[ssl] record_layer`, and the suite).
+        logger.debug("TLS session", metadata: [
+            "peer": "\(peer)", "records": "\(session.usesOwnRecords ? "settee" : "openssl")",
+        ])
+        return true
     }
 
     private func remove(_ id: ObjectIdentifier) {

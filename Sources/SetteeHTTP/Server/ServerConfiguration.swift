@@ -28,6 +28,8 @@ public struct TLSListener: Sendable {
     public var port: Int
     public var context: TLSContext
     public var handshakeTimeout: Duration = .seconds(10)
+    /// Which record layer carries TLS 1.3 AES-GCM sessions after the handshake.
+    public var recordLayer: TLSRecordLayer = .settee
 
     public init(port: Int, context: TLSContext) {
         self.port = port

@@ -6,7 +6,7 @@
 /// OpenSSL's; this frames records (RFC 8446 §5), keeps sequence numbers, and handles
 /// what a client may send after the handshake: application data, alerts, KeyUpdate.
 ///
-/// Not thread-safe: `TLSTransport` calls it under its lock.
+/// Not thread-safe: `TLS13RecordTransport` calls it under its lock.
 final class TLS13Records {
     /// What the next `open` produced.
     enum Opened {

@@ -25,7 +25,7 @@ public final class TLSContext: @unchecked Sendable {
     /// Loads a PEM certificate (chain) and its private key.
     /// - Parameters:
     ///   - clientCAFile: PEM certificates a client certificate must chain to; clients are
-    ///     then asked for one, and a verified one names its user (`TLSTransport.clientName`).
+    ///     then asked for one, and a verified one names its user (`OpenSSLTransport.clientName`).
     ///   - requireClientCertificate: refuse the handshake of a client without one.
     /// - Throws: `TLSError` naming the file and OpenSSL's reason.
     public init(certificateFile: String, keyFile: String, clientCAFile: String? = nil,
@@ -42,8 +42,9 @@ public final class TLSContext: @unchecked Sendable {
         // Read whole socket buffers, not a record header and then its body: one recv per
         // request instead of two (bench/tls).
         settee_ssl_ctx_set_read_ahead(context, 1)
-        // The TLS 1.3 traffic secrets go to the session's own record layer (TLS13Records).
-        settee_ssl_ctx_capture_traffic_secrets(context)
+        // The TLS 1.3 traffic secrets of sessions that capture them go to the server's own
+        // record layer (TLS13RecordTransport).
+        TLS13SecretCapture.installKeyLog(on: context)
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
             SSL_CTX_free(context)
             throw TLSError.file(certificateFile, TLSError.lastOpenSSLReason())

@@ -1,3 +1,4 @@
+internal import SetteeHTTP
 internal import SetteeViews
 
 /// The rows of `ConfigKeys`, by area. Defaults are CouchDB 3.4.3's default.ini unless noted.
@@ -19,6 +20,10 @@ extension ConfigKeys {
         ConfigKey("ssl", "verify_ssl_certificates", .startOnly, default: "false"),
         ConfigKey("ssl", "cacert_file", .startOnly),
         ConfigKey("ssl", "fail_if_no_peer_cert", .startOnly, default: "false"),
+        // Settee's own: which record layer carries TLS 1.3 AES-GCM sessions (TLSRecordLayer).
+        ConfigKey("ssl", "record_layer", .startOnly, default: "settee", check: {
+            TLSRecordLayer(rawValue: $0) != nil ? nil : TLSRecordLayer.expectation
+        }),
         ConfigKey("prometheus", "additional_port", .startOnly, default: "false"),
         ConfigKey("prometheus", "bind_address", .startOnly, default: "127.0.0.1"),
         ConfigKey("prometheus", "port", .startOnly, default: "17986"),
