@@ -73,6 +73,10 @@ fuzz-smoke: build fuzz-venv
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/api.py --requests 20000 --seed 1
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" fuzz/wire.py --cases 10000 --seed 1
 	SETTEE_WITH_TLS=1 scripts/with-settee "$$(swift build --show-bin-path)/settee" .venv/bin/python fuzz/tls_records.py --cases 200 --seed 1
+	# The same records to OpenSSL's record layer ([ssl] record_layer = openssl): both answer alike.
+	printf '[ssl]\nrecord_layer = openssl\n' > .build/record-layer-openssl.ini
+	SETTEE_CONFIG="$$PWD/.build/record-layer-openssl.ini" SETTEE_WITH_TLS=1 scripts/with-settee "$$(swift build --show-bin-path)/settee" \
+		.venv/bin/python fuzz/tls_records.py --cases 200 --seed 1
 
 # Long fuzzing outside CI (fuzz/long): every libFuzzer target and live fuzzer for
 # FUZZ_SECONDS each, random seeds; fuzz/RESULTS.md records runs.
