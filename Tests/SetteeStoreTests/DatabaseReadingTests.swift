@@ -22,6 +22,31 @@ import Logging
         #expect(try await db.document(id: "nope", revisions: .winner) == nil)
     }
 
+    /// `documents` reads several in one trip to a reader: each as `document(id:revisions:)`
+    /// reads it alone, in the order asked, nil for an id never written (`_bulk_get`).
+    @Test func readsSeveralDocumentsTogetherAsEachAlone() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        let first = try await db.put("a", #"{"v":1}"#).get()
+        let second = try await db.put("a", #"{"v":2}"#, base: first).get()
+        _ = try await db.put("b", #"{"w":1}"#).get()
+        let lookups: [(id: String, revisions: RevisionSelection)] =
+            [("b", .allLeaves), ("nope", .winner), ("a", .revision(first)), ("a", .revision(rev("9-zz"))), ("a", .winner)]
+        let together = try await db.documents(lookups)
+        #expect(together.count == lookups.count)
+        for (lookup, read) in zip(lookups, together) {
+            let alone = try await db.document(id: lookup.id, revisions: lookup.revisions)
+            #expect(read?.id == alone?.id)
+            #expect(read?.revisions.map(\.rev) == alone?.revisions.map(\.rev))
+            #expect(read?.revisions.map(\.body) == alone?.revisions.map(\.body))
+        }
+        #expect(together[1] == nil)
+        #expect(together[2]?.revisions.first?.body == bytes(#"{"v":1}"#))
+        #expect(together[4]?.revisions.map(\.rev) == [second])
+        #expect(try await db.documents([]).isEmpty)
+    }
+
     /// `.winner` takes the body and the attachment check from the statement that reads
     /// the tree; it must give what reading the same revision by id gives, conflicts or not.
     @Test func winnerReadMatchesReadingTheWinnerById() async throws {
