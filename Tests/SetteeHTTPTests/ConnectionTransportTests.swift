@@ -82,14 +82,23 @@ import Testing
     /// A long stream (a `_changes` feed, open for hours) goes on in a task of its own and
     /// the task that served the request ends, taking the stack slabs its router frames
     /// needed with it (about 14 KiB under each idle feed before, heaptrack, issue 45).
-    @Test(.timeLimit(.minutes(1))) func aStreamedResponseGoesOnInATaskOfItsOwn() async {
+    @Test func aStreamedResponseGoesOnInATaskOfItsOwn() async throws {
         let transport = ScriptedTransport(["GET /held HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
         let gate = AsyncStream<Void>.makeStream()
         let closed = AsyncStream<Void>.makeStream()
         let connection = Connection(transport: transport, configuration: ServerConfiguration(),
                                     responder: HeldStreamResponder(gate: gate.stream), logger: Logger(label: "test"),
                                     isServerStopping: { false }, onClose: { closed.continuation.yield() })
-        await connection.run()  // returns while the stream is held open
+        let returned = ReturnFlag()
+        Task {
+            await connection.run()
+            returned.value.store(true, ordering: .releasing)
+        }
+        // run() returns while the stream is held open (a poll with a deadline, not a sleep to sync).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !returned.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let hasReturned = returned.isSet
+        #expect(hasReturned, "the task that served the request still waits for the stream")
         #expect(!transport.events.contains("close"))
         gate.continuation.yield()
         var isClosed = closed.stream.makeAsyncIterator()
@@ -117,4 +126,9 @@ private struct HeldStreamResponder: HTTPResponder {
             try await writer.write(Array("held".utf8))
         })
     }
+}
+
+private final class ReturnFlag: Sendable {
+    let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
