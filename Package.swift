@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "SetteeLibraryTests", dependencies: ["Settee"], swiftSettings: swiftSettings),
         // PeerNotes' own logic (notes as lines, commands, arguments), without a data directory.
         .testTarget(name: "PeerNotesTests", dependencies: ["peernotes"], swiftSettings: swiftSettings),
-        .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeJSON", "SetteeTestSupport"],
+        .testTarget(name: "IntegrationTests", dependencies: ["SetteeConfig", "SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
     ]
 )

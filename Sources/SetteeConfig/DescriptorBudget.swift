@@ -37,10 +37,14 @@ public enum DescriptorBudget {
             logger.warning("cannot read the file descriptor limit", metadata: ["errno": "\(errno)"])
             return 1024
         }
-        if limit.rlim_cur < limit.rlim_max {
+        // An unlimited hard limit still stops at the kernel's fs.nr_open (setrlimit(2): EPERM above it).
+        let ceiling = limit.rlim_max == rlim_t.max ? kernelCeiling() : limit.rlim_max  // RLIM_INFINITY
+        if limit.rlim_cur < ceiling {
             var raised = limit
-            raised.rlim_cur = limit.rlim_max
+            raised.rlim_cur = ceiling
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 {
+                logger.info("raised the file descriptor limit", metadata: [
+                    "from": "\(limit.rlim_cur)", "to": "\(raised.rlim_cur)"])
                 limit = raised
             } else {
                 logger.warning("cannot raise the file descriptor limit to the hard limit",
@@ -48,6 +52,16 @@ public enum DescriptorBudget {
             }
         }
         return Int(clamping: limit.rlim_cur)
+    }
+
+    /// `/proc/sys/fs/nr_open`: the most descriptors a process may have (1,048,576 unless tuned).
+    static func kernelCeiling() -> rlim_t {
+        guard let file = fopen("/proc/sys/fs/nr_open", "r") else { return 1 << 20 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 32)
+        guard fgets(&line, Int32(line.count), file) != nil else { return 1 << 20 }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return rlim_t(text.split(separator: "\n").first ?? "") ?? 1 << 20
     }
 
     /// What `limit` descriptors allow: open databases and connections, each at most as configured.
@@ -59,17 +73,31 @@ public enum DescriptorBudget {
         return (databases, connections)
     }
 
-    /// Lowers `node`'s caps to what `limit` allows, saying so when it does.
+    /// The start-up warning when `limit` holds caps below what is configured, naming only
+    /// the caps it lowered; nil when both fit.
+    public static func loweredCapsWarning(limit: Int, databases: Int, configuredDatabases: Int,
+                                   connections: Int, configuredConnections: Int) -> String? {
+        var lowered: [String] = []
+        if databases < configuredDatabases {
+            lowered.append("[couchdb] max_dbs_open to \(databases) (configured \(configuredDatabases))")
+        }
+        if connections < configuredConnections {
+            lowered.append("[settee] max_connections to \(connections) (configured \(configuredConnections))")
+        }
+        guard !lowered.isEmpty else { return nil }
+        return "the file descriptor limit (\(limit); raise the hard limit, e.g. `ulimit -Hn` or LimitNOFILE=) "
+            + "is too low for the configured caps: lowered " + lowered.joined(separator: " and ")
+    }
+
+    /// Lowers `node`'s caps to what `limit` allows, saying so (once, at start-up) when it does.
     public static func fit(_ node: inout NodeConfiguration, limit: Int, logger: Logger) {
         let readers = max(1, node.store.readerCount)
         let (databases, connections) = caps(limit: limit, maxOpenDatabases: node.store.maxOpenDatabases,
                                             maxConnections: node.http.maxConnections, readers: readers)
-        if databases < node.store.maxOpenDatabases || connections < node.http.maxConnections {
-            logger.warning("""
-                the file descriptor limit (\(limit); raise the hard limit, e.g. `ulimit -Hn`, LimitNOFILE=) \
-                holds [couchdb] max_dbs_open at \(databases) (configured \(node.store.maxOpenDatabases)) \
-                and client connections at \(connections) (configured \(node.http.maxConnections))
-                """)
+        if let warning = loweredCapsWarning(limit: limit, databases: databases,
+                                            configuredDatabases: node.store.maxOpenDatabases,
+                                            connections: connections, configuredConnections: node.http.maxConnections) {
+            logger.warning("\(warning)")
         }
         node.store.maxOpenDatabases = databases
         node.http.maxConnections = connections

@@ -39,6 +39,7 @@ public enum NodeSetup {
         http.port = config.port
         if let size = config.maxHTTPRequestSize { http.limits.maxBodyBytes = size }
         http.servesPlainHTTP = config.plainHTTP
+        if let count = config.maxConnections { http.maxConnections = count }
         if config.tls.enabled { http.tls = try tlsListener(config, logger: logger) }
         var node = NodeConfiguration(http: http, store: StoreConfiguration(path: config.dataDirectory), uuid: uuid)
         if let size = config.maxDocumentSize { node.maxDocumentSize = size }

@@ -39,6 +39,12 @@ extension SetteeConfiguration {
         "settee": [
             "reader_mmap_size": { $0.readerMmapSize = try count($1, origin: $2, expected: "a number of bytes (0: off)") },
             "plain_http": { $0.plainHTTP = try boolean($1, origin: $2) },
+            "max_connections": { config, value, origin throws(ConfigError) in
+                guard let count = Int(value), count >= 1 else {
+                    throw .invalidValue(origin: origin, value: value, expected: "a number of connections, at least 1")
+                }
+                config.maxConnections = count
+            },
         ],
         "ssl": sslLoaders,
         "discovery": discoveryLoaders,

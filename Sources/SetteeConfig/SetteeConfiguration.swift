@@ -88,6 +88,8 @@ public struct SetteeConfiguration: Sendable {
     /// `[prometheus] additional_port, bind_address, port` (CouchDB's defaults: off,
     /// 127.0.0.1, 17986): metrics without credentials on a listener of their own.
     public var metrics: (enabled: Bool, address: String, port: Int) = (false, "127.0.0.1", 17986)
+    /// `[settee] max_connections`, when set: client connections open at once (HTTP and HTTPS).
+    public var maxConnections: Int?
     /// `[settee] plain_http`: whether plain HTTP is served at all.
     public var plainHTTP = true
     /// `[admins]` as written in the file: name → plain password or CouchDB hash.

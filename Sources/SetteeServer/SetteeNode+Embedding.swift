@@ -13,7 +13,7 @@ extension SetteeNode {
     /// An HTTP server answering with this node's CouchDB API (the router `settee serve`
     /// listens with); the caller starts and shuts it down.
     package func makeListener(_ http: ServerConfiguration, logger: Logger) -> HTTPServer {
-        HTTPServer(configuration: http, responder: router, logger: logger)
+        HTTPServer(configuration: http, responder: router, logger: logger, connectionCount: router.state.connections)
     }
 
     /// Publishes the node on DNS-SD (`[discovery]` of its configuration) for `ports`, and

@@ -138,7 +138,8 @@ public final class SetteeNode: Sendable {
         replications = router.state.replications
         discovery = router.state.discovery
         state = router.state
-        server = HTTPServer(configuration: configuration.http, responder: router, logger: logger)
+        server = HTTPServer(configuration: configuration.http, responder: router, logger: logger,
+                            connectionCount: router.state.connections)
         if let listener = configuration.metricsListener {
             var http = ServerConfiguration()
             http.bindAddresses = [listener.address]

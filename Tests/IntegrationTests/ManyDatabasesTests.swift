@@ -111,7 +111,8 @@ import Testing
         let limits = try String(contentsOfFile: "/proc/\(settee.pid)/limits", encoding: .utf8)
         let files = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }?.split(separator: " ") ?? []
         #expect(files.dropFirst(3).prefix(2) == ["1024", "1024"], "\(files)")
-        #expect(settee.output.contains("holds [couchdb] max_dbs_open at 32 (configured 500)"), "\(settee.output)")
+        #expect(settee.output.contains("lowered [couchdb] max_dbs_open to 32 (configured 500)"), "\(settee.output)")
+        #expect(settee.output.contains("raised the file descriptor limit"), "\(settee.output)")
         #expect(try settee.adminRequest("GET", "/_node/_local/_system").json?["max_dbs_open"]?.intValue == 32)
         for i in 0..<60 {
             #expect(try settee.adminRequest("PUT", "/small\(i)").status == 201)

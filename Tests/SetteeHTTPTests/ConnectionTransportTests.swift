@@ -45,11 +45,15 @@ import Testing
         func close() { state.withLock { $0.events.append("close") } }
     }
 
+    /// Serves `transport` until the connection is closed (a streamed response is sent by
+    /// a task of its own, so `run` may return before that).
     private func serve(_ transport: ScriptedTransport) async {
-        let connection = Connection(transport: transport, configuration: ServerConfiguration(),
-                                    responder: TestResponder(), logger: Logger(label: "test"),
-                                    isServerStopping: { false })
-        await connection.run()
+        await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+            let connection = Connection(transport: transport, configuration: ServerConfiguration(),
+                                        responder: TestResponder(), logger: Logger(label: "test"),
+                                        isServerStopping: { false }, onClose: { closed.resume() })
+            Task { await connection.run() }
+        }
     }
 
     @Test func pipelinedRequestsSplitAnywhereAreAnsweredInOrder() async {
@@ -75,6 +79,34 @@ import Testing
         #expect(transport.events == ["shutdownWrite", "eof", "close"])
     }
 
+    /// A long stream (a `_changes` feed, open for hours) goes on in a task of its own and
+    /// the task that served the request ends, taking the stack slabs its router frames
+    /// needed with it (about 14 KiB under each idle feed before, heaptrack, issue 45).
+    @Test func aStreamedResponseGoesOnInATaskOfItsOwn() async throws {
+        let transport = ScriptedTransport(["GET /held HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
+        let gate = AsyncStream<Void>.makeStream()
+        let closed = AsyncStream<Void>.makeStream()
+        let connection = Connection(transport: transport, configuration: ServerConfiguration(),
+                                    responder: HeldStreamResponder(gate: gate.stream), logger: Logger(label: "test"),
+                                    isServerStopping: { false }, onClose: { closed.continuation.yield() })
+        let returned = ReturnFlag()
+        Task {
+            await connection.run()
+            returned.value.store(true, ordering: .releasing)
+        }
+        // run() returns while the stream is held open (a poll with a deadline, not a sleep to sync).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !returned.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let hasReturned = returned.isSet
+        #expect(hasReturned, "the task that served the request still waits for the stream")
+        #expect(!transport.events.contains("close"))
+        gate.continuation.yield()
+        var isClosed = closed.stream.makeAsyncIterator()
+        _ = await isClosed.next()
+        #expect(transport.output.hasSuffix("4\r\nheld\r\n0\r\n\r\n"))
+        #expect(transport.events.last == "close")
+    }
+
     @Test func aStreamedResponseIsWrittenThroughTheTransport() async {
         let transport = ScriptedTransport(["GET /stream HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"])
         await serve(transport)
@@ -82,4 +114,21 @@ import Testing
         #expect(transport.output.hasSuffix("1\r\na\r\n2\r\nbb\r\n3\r\nccc\r\n0\r\n\r\n"))
         #expect(transport.events.last == "close")
     }
+}
+
+/// A stream that sends "held" once `gate` yields.
+private struct HeldStreamResponder: HTTPResponder {
+    let gate: AsyncStream<Void>
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        HTTPResponse(status: 200, body: .stream { [gate] writer in
+            for await _ in gate { break }
+            try await writer.write(Array("held".utf8))
+        })
+    }
+}
+
+private final class ReturnFlag: Sendable {
+    let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

@@ -1,9 +1,27 @@
 internal import Logging
 internal import Synchronization
 
+/// What serving one request leaves the connection to do.
+enum ServeOutcome {
+    /// Read the next request.
+    case next
+    /// Close the connection (the answer, if any, is sent).
+    case close
+    /// Send this streamed response, from a task of its own (`Connection.run`).
+    case stream(StreamedResponse)
+}
+
+/// A streamed response whose head and body are still to be sent, with what its access-log line needs.
+struct StreamedResponse {
+    let produce: @Sendable (any ResponseBodyWriter) async throws -> Void
+    let head: ResponseHead
+    let logLine: @Sendable (_ ms: Int64) -> String
+    let started: ContinuousClock.Instant
+}
+
 extension Connection {
-    /// Serves one request. - Returns: whether the connection may read another.
-    func serve(_ head: RequestHead) async -> Bool {
+    /// Serves one request, or answers it with a stream for `run` to send.
+    func serve(_ head: RequestHead) async -> ServeOutcome {
         let started = ContinuousClock.now
         body = BodyState(framing: head.framing, expectsContinue: head.expectsContinue,
                          maxBodyBytes: configuration.limits.maxBodyBytes,
@@ -17,42 +35,57 @@ extension Connection {
         let reusable = await settleBody() && head.isKeepAlive && !isServerStopping()
         let responseHead = ResponseHead(response: response, requestMethod: head.method, version: head.version,
                                         closing: !reusable)
-        let sent = await send(response, head: responseHead)
-        let millis = (ContinuousClock.now - started).milliseconds
         // One line a request: method, path, status, time, body bytes (- when streamed), and
         // what the responder adds (the user, the request id).
+        let note = response.logNote.map { " " + $0 } ?? ""
+        let (method, path, status) = (head.method, request.rawPath, response.status)
+        if case .stream(let produce) = response.body, responseHead.mode != .none {
+            return .stream(StreamedResponse(produce: produce, head: responseHead, logLine: { ms in
+                "\(method) \(path) \(status) \(ms) ms - B\(note)"
+            }, started: started))
+        }
+        var sent = true
+        do {
+            try await transport.write(responseHead.wire, deadline: .now + configuration.bodyTimeout)
+        } catch {
+            logger.debug("response not completed: \(error)")
+            sent = false
+        }
         let size: String
         switch response.body {
         case .empty: size = "0"
         case .bytes(let bytes): size = String(bytes.count)
         case .stream: size = "-"
         }
-        let note = response.logNote.map { " " + $0 } ?? ""
-        logger.info("\(head.method) \(request.rawPath) \(response.status) \(millis) ms \(size) B\(note)")
-        guard sent, !responseHead.closing else {
-            if sent { await lingeringClose() }
-            return false
-        }
-        return true
+        logger.info("\(method) \(path) \(status) \((ContinuousClock.now - started).milliseconds) ms \(size) B\(note)")
+        return await settle(sent: sent, closing: responseHead.closing)
     }
 
-    /// Writes the head and body. - Returns: false if the connection must close.
-    private func send(_ response: HTTPResponse, head: ResponseHead) async -> Bool {
-        let deadline = ContinuousClock.now + configuration.bodyTimeout
+    /// After an answer: close (lingering when it was sent) or read the next request.
+    private func settle(sent: Bool, closing: Bool) async -> ServeOutcome {
+        guard sent, !closing else {
+            if sent { await lingeringClose() }
+            return .close
+        }
+        return .next
+    }
+
+    /// Sends a streamed response's head and body, then settles the connection.
+    /// - Returns: whether the connection may read another request.
+    func send(_ stream: StreamedResponse) async -> Bool {
+        var sent = false
         do {
-            guard case .stream(let produce) = response.body, head.mode != .none else {
-                try await transport.write(head.wire, deadline: deadline)
-                return true
-            }
-            try await transport.write(head.wire, deadline: deadline)
-            let writer = StreamWriter(transport: transport, mode: head.mode, timeout: configuration.bodyTimeout,
+            try await transport.write(stream.head.wire, deadline: .now + configuration.bodyTimeout)
+            let writer = StreamWriter(transport: transport, mode: stream.head.mode, timeout: configuration.bodyTimeout,
                                       isServerStopping: isServerStopping)
-            try await runProducer { try await produce(writer) }
-            return try await writer.finish()
+            try await runProducer { try await stream.produce(writer) }
+            sent = try await writer.finish()
         } catch {
             logger.debug("response not completed: \(error)")
-            return false
         }
+        logger.info("\(stream.logLine((ContinuousClock.now - stream.started).milliseconds))")
+        guard case .next = await settle(sent: sent, closing: stream.head.closing) else { return false }
+        return true
     }
 
     /// Runs a stream's producer as a task that the peer's going away, or the

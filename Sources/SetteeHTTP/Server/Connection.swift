@@ -22,6 +22,13 @@ internal import Synchronization
  - `phase` lets `HTTPServer.shutdown()` close idle connections without racing
    a request that just arrived: it only interrupts a connection marked idle,
    and a connection only goes idle if the server is not shutting down.
+ - A streamed response (a `_changes` feed: open for hours) is sent by a task of
+   its own, which then goes on serving the connection, and the task that served
+   the request ends. A task keeps every stack slab its deepest call needed until
+   it ends (the Swift runtime's task allocator reuses them, never frees them), and
+   the router's frames left about 14 KiB of them under each idle feed (heaptrack,
+   issue 45); the fresh task holds only the streaming frames. `onClose` runs once,
+   when whichever task serves the connection last has closed it.
  */
 
 /// Serves the requests of one connection. Mutable state is touched by one task at a time.
@@ -33,6 +40,8 @@ final class Connection: @unchecked Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let isServerStopping: @Sendable () -> Bool
+    /// Called once the connection is closed (the server forgets it then).
+    let onClose: @Sendable () -> Void
     private let phase = Mutex(Phase.busy)
     /// The producer of a streamed response while one runs; cancelled when the peer
     /// goes or the server stops, so an idle feed ends at once instead of at its next write.
@@ -43,7 +52,8 @@ final class Connection: @unchecked Sendable {
     var body = BodyState(framing: .none, expectsContinue: false, maxBodyBytes: 0, maxTrailerBytes: 0)
 
     init(transport: any Transport, configuration: ServerConfiguration, responder: any HTTPResponder,
-         logger: Logger, isServerStopping: @escaping @Sendable () -> Bool) {
+         logger: Logger, isServerStopping: @escaping @Sendable () -> Bool,
+         onClose: @escaping @Sendable () -> Void = {}) {
         self.transport = transport
         self.configuration = configuration
         self.responder = responder
@@ -51,14 +61,32 @@ final class Connection: @unchecked Sendable {
         logger[metadataKey: "peer"] = "\(transport.peer)"
         self.logger = logger
         self.isServerStopping = isServerStopping
+        self.onClose = onClose
     }
 
-    /// Serves requests until the connection must close, then closes it.
+    /// Serves requests until the connection must close, then closes it and calls
+    /// `onClose`; or until a streamed response hands the connection to a task of its
+    /// own (which serves on and closes it in the end).
     func run() async {
         while let head = await nextHead() {
-            guard await serve(head) else { break }
+            switch await serve(head) {
+            case .next: continue
+            case .close: break
+            case .stream(let stream):
+                Task { [self] in
+                    guard await send(stream) else { return close() }
+                    await run()
+                }
+                return
+            }
+            break
         }
+        close()
+    }
+
+    private func close() {
         transport.close()
+        onClose()
     }
 
     /// Closes the connection now if it waits for a request; otherwise the

@@ -14,6 +14,8 @@ public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     private let responder: any HTTPResponder
     private let logger: Logger
+    /// Shared with the node's other listeners, for its figures.
+    private let connectionCount: ConnectionCount
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
 
@@ -30,10 +32,14 @@ public final class HTTPServer: Sendable {
         var lastRefusalLog: ContinuousClock.Instant?
     }
 
-    public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    /// - Parameter connectionCount: where this server adds its open connections (a node
+    ///   passes one for all its listeners); a count of its own by default.
+    public init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger,
+                connectionCount: ConnectionCount = ConnectionCount()) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.connectionCount = connectionCount
     }
 
     /// Binds every configured address and starts accepting.
@@ -185,10 +191,12 @@ public final class HTTPServer: Sendable {
         } else {
             transport = asyncSocket
         }
+        let id = ObjectIdentifier(asyncSocket)
         let connection = Connection(transport: transport, configuration: configuration, responder: responder,
-                                    logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) })
-        let id = ObjectIdentifier(connection)
+                                    logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) },
+                                    onClose: { [self] in remove(id) })
         state.withLock { $0.connections[id] = connection }
+        connectionCount.opened()
         // A shutdown that listed connections before this insert must still close it if idle.
         if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
         Task { [session, tls] in
@@ -196,8 +204,8 @@ public final class HTTPServer: Sendable {
                 self.remove(id)
                 return
             }
+            // It calls `remove(id)` when it closes, from whichever task serves it last.
             await connection.run()
-            self.remove(id)
         }
     }
 
@@ -219,6 +227,7 @@ public final class HTTPServer: Sendable {
     }
 
     private func remove(_ id: ObjectIdentifier) {
+        connectionCount.closed()
         let waiters = state.withLock { s in
             s.connections[id] = nil
             guard s.connections.isEmpty else { return [CheckedContinuation<Void, Never>]() }

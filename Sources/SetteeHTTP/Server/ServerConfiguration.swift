@@ -12,8 +12,10 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(60)
     /// A body that makes no progress for this long ends the connection.
     public var bodyTimeout: Duration = .seconds(60)
-    /// Connections beyond this are accepted and closed at once.
-    public var maxConnections: Int = 10_000
+    /// Connections beyond this are accepted, answered 503 (plain HTTP) and closed at once.
+    /// 12,000: room for 10,000 idle `_changes` feeds (issue 45's target) and the
+    /// requests, replications and admins beside them (`[settee] max_connections`).
+    public var maxConnections: Int = 12_000
     /// Plain HTTP on `port`; false serves HTTPS only (needs `tls`).
     public var servesPlainHTTP = true
     /// HTTPS on its own port, on the same addresses (CouchDB's `[ssl]`).

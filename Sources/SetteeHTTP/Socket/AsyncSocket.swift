@@ -66,7 +66,9 @@ final class AsyncSocket: Transport {
             }
             switch outcome {
             case .done(let n): offset += n
-            case .wouldBlock: try await waiter.wait(for: .write, deadline: deadline)
+            case .wouldBlock:
+                loop.watchWritable(waiter)
+                try await waiter.wait(for: .write, deadline: deadline)
             }
         }
     }
@@ -85,6 +87,7 @@ final class AsyncSocket: Transport {
     /// whose library read or wrote the socket itself and got EAGAIN).
     /// - Throws: `HTTPError.timedOut` past `deadline`, or the interrupting error.
     func waitUntilReady(for direction: IOWaiter.Direction, deadline: ContinuousClock.Instant?) async throws {
+        if direction == .write { loop.watchWritable(waiter) }
         try await waiter.wait(for: direction, deadline: deadline)
     }
 

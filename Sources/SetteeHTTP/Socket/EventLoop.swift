@@ -7,13 +7,19 @@ internal import Synchronization
  (STYLE rule 17). Tasks do the socket syscalls themselves on non-blocking fds and
  only suspend, through `IOWaiter.wait`, after EAGAIN (STYLE rule 19).
 
- Registration is EDGE-triggered (EPOLLET) for EPOLLIN|EPOLLOUT|EPOLLRDHUP, once per
- fd, for the fd's whole life: no epoll_ctl per wait, and an idle keep-alive
- connection costs one registry entry plus one suspended task. Because an edge is
- reported once, `IOWaiter` remembers edges that nobody was waiting for.
+ Registration is EDGE-triggered (EPOLLET) for EPOLLIN|EPOLLRDHUP, once per fd, for
+ the fd's whole life: no epoll_ctl per wait, and an idle keep-alive connection costs
+ one registry entry plus one suspended task. Because an edge is reported once,
+ `IOWaiter` remembers edges that nobody was waiting for. EPOLLOUT is added (one
+ EPOLL_CTL_MOD, kept from then on) only once a write to the fd has met EAGAIN: with
+ it from the start, every ACK freeing send-buffer space was an event for this thread,
+ 10,000 of them after one change fanned out to 10,000 feeds (perf, issue 45), for
+ sockets that never fill. The MOD reports the fd at once if it is writable by then
+ (epoll_ctl(2) re-checks readiness), so a write waiting after EAGAIN misses nothing.
 
  Timeouts: epoll_wait wakes at least every `tick`; the loop then resumes waiters
- whose deadline passed with `HTTPError.timedOut`. Timeouts are therefore accurate
+ whose deadline passed with `HTTPError.timedOut`, looking only at those that may
+ have one pending (`TimedWaiters`). Timeouts are therefore accurate
  to one tick (50 ms), which is plenty for idle/header/body limits in seconds.
 
  One loop serves a whole server: the syscalls and the HTTP work run on the pool's
@@ -26,6 +32,7 @@ final class EventLoop: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let waiters = Mutex<[Int32: IOWaiter]>([:])
+    private let timed = TimedWaiters()
     private let isStopping = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
 
@@ -63,9 +70,9 @@ final class EventLoop: Sendable {
 
     /// Registers `fd` for its whole life; pair with `deregister`.
     func register(fd: Int32) throws(HTTPError) -> IOWaiter {
-        let waiter = IOWaiter(fd: fd)
+        let waiter = IOWaiter(fd: fd, timed: timed)
         waiters.withLock { $0[fd] = waiter }
-        let mask = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        let mask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
         var event = epoll_event(events: mask, data: epoll_data_t(fd: fd))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
             let code = errno
@@ -75,11 +82,21 @@ final class EventLoop: Sendable {
         return waiter
     }
 
+    /// Adds EPOLLOUT to `waiter`'s registration, once: call after a write met EAGAIN,
+    /// before waiting for `.write`. A failure fails the waiter (the fd is unusable).
+    func watchWritable(_ waiter: IOWaiter) {
+        guard !waiter.watchesWritable.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let mask = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        var event = epoll_event(events: mask, data: epoll_data_t(fd: waiter.fd))
+        if epoll_ctl(epollFD, EPOLL_CTL_MOD, waiter.fd, &event) != 0 { waiter.fail(.socket(call: "epoll_ctl", errno: errno)) }
+    }
+
     /// Removes `waiter` before its fd is closed, so a reused fd number never reaches it.
     func deregister(_ waiter: IOWaiter) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, waiter.fd, nil)
         waiters.withLock { if $0[waiter.fd] === waiter { $0[waiter.fd] = nil } }
         waiter.fail(.connectionClosed)
+        timed.remove(waiter)
     }
 
     /// Stops the thread and waits for it to exit.
@@ -103,7 +120,7 @@ final class EventLoop: Sendable {
             let now = ContinuousClock.now
             if now >= nextSweep {
                 nextSweep = now + Self.tick
-                for waiter in waiters.withLock({ Array($0.values) }) { waiter.expire(now: now) }
+                timed.sweep(now: now)
             }
         }
     }

@@ -29,9 +29,29 @@ final class IOWaiter: Sendable {
     }
 
     let fd: Int32
+    /// Where a wait with a deadline makes this waiter known to the loop's sweep.
+    private let timed: TimedWaiters?
+    /// Whether the fd's registration includes EPOLLOUT (`EventLoop.watchWritable`).
+    let watchesWritable = Atomic<Bool>(false)
     private let state = Mutex(State())
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, timed: TimedWaiters? = nil) {
+        self.fd = fd
+        self.timed = timed
+    }
+
+    enum DeadlineState { case none, pending, passed }
+
+    /// Whether a wait with a deadline is pending, and whether its deadline has passed at `now`.
+    func deadlineState(at now: ContinuousClock.Instant) -> DeadlineState {
+        state.withLock { s in
+            var earliest: ContinuousClock.Instant?
+            if s.reader != nil, let deadline = s.readDeadline { earliest = deadline }
+            if s.writer != nil, let deadline = s.writeDeadline { earliest = min(earliest ?? deadline, deadline) }
+            guard let earliest else { return .none }
+            return earliest <= now ? .passed : .pending
+        }
+    }
 
     /// True once the peer has shut down its sending side (EPOLLRDHUP) or reset.
     var isPeerClosed: Bool { state.withLock { $0.isPeerClosed } }
@@ -65,7 +85,7 @@ final class IOWaiter: Sendable {
                 }
                 return nil
             }
-            if let immediate { continuation.resume(with: immediate) }
+            if let immediate { continuation.resume(with: immediate) } else if deadline != nil { timed?.add(self) }
         }
     }
 

@@ -34,7 +34,7 @@ struct ChangesFeed: Sendable {
     func response() -> HTTPResponse {
         let type = query.feed == .eventsource ? "text/event-stream" : "application/json"
         return HTTPResponse(status: 200, headers: ["Content-Type": type, "Cache-Control": "must-revalidate"],
-                            body: .stream { writer in try await run(writer) })
+                            body: .stream { writer in try await hub.counting { try await run(writer) } })
     }
 
     private func run(_ writer: any ResponseBodyWriter) async throws {

@@ -15,6 +15,18 @@ final class ChangesHub: Sendable {
     }
 
     private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let feedCount = Atomic<Int>(0)
+
+    /// Longpoll, continuous and eventsource feeds streaming now: CouchDB's
+    /// `couchdb.httpd.clients_requesting_changes` (chttpd_db counts every feed but normal).
+    var feeds: Int { feedCount.load(ordering: .relaxed) }
+
+    /// Runs `feed`, counted in `feeds` while it runs.
+    func counting<T>(_ feed: () async throws -> T) async rethrows -> T {
+        feedCount.add(1, ordering: .relaxed)
+        defer { feedCount.subtract(1, ordering: .relaxed) }
+        return try await feed()
+    }
 
     /// The lines `key` names for `database`, encoded once for every caller asking
     /// the same at the same sequence (`SharedAtSequence` has the rules that make

@@ -79,6 +79,8 @@ extension ConfigKeys {
     static let settee: [ConfigKey] = [
         ConfigKey("settee", "reader_mmap_size", .startOnly),
         ConfigKey("settee", "plain_http", .startOnly, default: "true"),
+        // Fitted to the descriptor limit at start-up (DescriptorBudget), as max_dbs_open is.
+        ConfigKey("settee", "max_connections", .startOnly, default: "12000"),
         ConfigKey("settee", "javascript_threads", .startOnly),
         ConfigKey("settee", "javascript_queue", .startOnly),
     ] + ["enabled", "name", "type", "databases", "sync", "credentials", "trust_advertised_fingerprint", "topology"]

@@ -25,10 +25,14 @@ enum StatsHandlers {
             "memory": ["rss": .int(processStatus("VmRSS") * 1024), "virtual": .int(processStatus("VmSize") * 1024)],
             "threads": .int(processStatus("Threads")),
             "open_databases": .int(context.node.directory.openCount),
-            // Settee's own, beside CouchDB's fields: the descriptors open and the cap on
-            // open databases, so a deployment of many databases can watch both.
+            // Settee's own, beside CouchDB's fields: each count next to its cap, so a deployment
+            // of many databases, feeds or clients can watch how close it runs (issue 45).
             "open_os_files": .int(openDescriptors()),
+            "os_file_limit": .int(descriptorLimit()),
             "max_dbs_open": .int(context.node.directory.maxOpenDatabases),
+            "open_connections": .int(context.node.connections.value),
+            "max_connections": .int(context.node.configuration.http.maxConnections),
+            "clients_requesting_changes": .int(context.node.changesHub.feeds),
         ])
     }
 
@@ -98,7 +102,10 @@ enum StatsHandlers {
         let jobs = jobCounts(context.node)
         return [
             "couchdb": [
-                "httpd": ["requests": counter(c.requests, "number of HTTP requests")],
+                "httpd": ["requests": counter(c.requests, "number of HTTP requests"),
+                          // A counter in CouchDB's stats_descriptions.cfg, raised and lowered as feeds come and go.
+                          "clients_requesting_changes": counter(context.node.changesHub.feeds,
+                                                                "number of clients for continuous _changes")],
                 "httpd_request_methods": .object(methods),
                 "httpd_status_codes": .object(statuses),
                 "request_time": requestTime,
@@ -150,6 +157,13 @@ enum StatsHandlers {
         return max(0, count - 1)
     }
 
+    /// The soft RLIMIT_NOFILE in force (raised at start-up by `DescriptorBudget`); 0 if unreadable.
+    static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// A `/proc/self/status` field (kB for memory, a count for `Threads`); 0 if unreadable.
     static func processStatus(_ field: String) -> Int {
         guard let file = fopen("/proc/self/status", "r") else { return 0 }
@@ -158,7 +172,8 @@ enum StatsHandlers {
         while fgets(&line, Int32(line.count), file) != nil {
             let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if text.hasPrefix(field + ":") {
-                return Int(text.dropFirst(field.count + 1).split(separator: " ").first ?? "") ?? 0
+                // "VmRSS:\t  1234 kB": a tab, then spaces.
+                return Int(text.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first ?? "") ?? 0
             }
         }
         return 0

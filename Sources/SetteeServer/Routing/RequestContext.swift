@@ -91,8 +91,10 @@ final class NodeState: Sendable {
     let configuration: NodeConfiguration
     let directory: DatabaseDirectory
     let authenticator: Authenticator
-    /// Shared encodings of `_changes` feed lines.
+    /// Shared encodings of `_changes` feed lines, and how many feeds stream.
     let changesHub = ChangesHub()
+    /// Client connections open on the node's listeners (`_system`'s `open_connections`).
+    let connections = ConnectionCount()
     /// Replications: `_replicate` jobs and `_replicator` documents.
     let replications: ReplicationManager
     /// DNS-SD publishing, browsing and `[discovery] sync`, when `[discovery] enabled`.
