@@ -1,5 +1,7 @@
 internal import CDNSSD
+internal import Dispatch
 internal import Logging
+internal import Synchronization
 
 /*
  Several hosts that start together with one host name (every Raspberry Pi is
@@ -34,6 +36,8 @@ final class HostNameGuard: @unchecked Sendable {
     private var client: OpaquePointer?
     private var collisions = 0
     private var told = false
+    /// Set by `stop`; a pending rename holds it while it uses the client.
+    private let stopped = Mutex(false)
 
     init(logger: Logger, onRename: @escaping @Sendable (String) -> Void, onSettled: @escaping @Sendable () -> Void) {
         self.logger = logger
@@ -55,6 +59,7 @@ final class HostNameGuard: @unchecked Sendable {
     /// Ends the client and its thread (call before the guard is released).
     func stop() {
         guard let poll else { return }
+        stopped.withLock { $0 = true }  // after a pending rename, if one is under way
         avahi_threaded_poll_stop(poll)
         if let client { avahi_client_free(client) }
         client = nil
@@ -71,13 +76,31 @@ final class HostNameGuard: @unchecked Sendable {
         case AVAHI_CLIENT_S_COLLISION:
             collisions += 1
             collidedSinceRunning = true
-            if collisions >= Self.collisionsBeforeActing { rename(client) }
+            guard collisions >= Self.collisionsBeforeActing else { return }
+            collisions = 0
+            renameUnlessSettled(client)
         default: break
         }
     }
 
+    /// Renames after a short random pause, unless the daemon settled meanwhile: one renamed by
+    /// hand while running (its state signal not yet read here) was seen to stay unheard by
+    /// the others after its new name was established (1 device in 10, 3 rooms in 9).
+    private func renameUnlessSettled(_ client: OpaquePointer) {
+        let pause = Double.random(in: 0.2...0.8)
+        let box = UncheckedBox(client)
+        DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
+            stopped.withLock { stopped in
+                guard !stopped, let poll = self.poll else { return }
+                avahi_threaded_poll_lock(poll)
+                defer { avahi_threaded_poll_unlock(poll) }
+                guard avahi_client_get_state(box.value) != AVAHI_CLIENT_S_RUNNING else { return }
+                rename(box.value)
+            }
+        }
+    }
+
     private func rename(_ client: OpaquePointer) {
-        collisions = 0
         let current = avahi_client_get_host_name(client).map { String(cString: $0) } ?? "settee"
         let name = Self.nameOfItsOwn(from: current)
         let status = avahi_client_set_host_name(client, name)
@@ -107,4 +130,10 @@ final class HostNameGuard: @unchecked Sendable {
         let suffix = String(UInt32.random(in: 0...0xFF_FFFF), radix: 16)
         return kept + "-" + String(repeating: "0", count: 6 - suffix.count) + suffix
     }
+}
+
+/// An avahi client pointer carried to the pause's closure (used there under the poll's lock).
+private struct UncheckedBox: @unchecked Sendable {
+    let value: OpaquePointer
+    init(_ value: OpaquePointer) { self.value = value }
 }
