@@ -27,7 +27,7 @@ public final class Discovery: Sendable {
     public func publish(name: String, type: String = defaultType, port: Int, record: TXTRecord) -> ServicePublisher {
         hostNameGuard.withLock {
             $0 = $0 ?? HostNameGuard(logger: logger, onRename: { [weak self] in self?.hostRenamed(suffix: $0) },
-                                     onSettled: { [weak self] in self?.browsers.withLock { $0 }.forEach { $0.browseAgain() } })
+                                     onSettled: { [weak self] in self?.hostSettled() })
         }
         let publisher = ServicePublisher(name: name, type: type, port: port, record: record, loop: loop, logger: logger)
         let suffix = published.withLock { p in
@@ -46,6 +46,15 @@ public final class Discovery: Sendable {
             return p.publishers
         }
         for publisher in publishers { publisher.distinguish(by: suffix) }
+    }
+
+    /// The daemon runs again after renaming its host: browse anew, and register again what was
+    /// renamed with it (a device renamed by HostNameGuard and by nothing after stayed unheard by
+    /// the others in 4 of ~20 shared-name rooms: its registration outlived the rename).
+    private func hostSettled() {
+        browsers.withLock { $0 }.forEach { $0.browseAgain() }
+        let (publishers, suffix) = published.withLock { ($0.publishers, $0.suffix) }
+        if suffix != nil { publishers.forEach { $0.registerAgain() } }
     }
 
     /// Starts browsing for `type`; `onEvent` runs on the discovery thread (keep it short).

@@ -105,6 +105,8 @@ final class HostNameGuard: @unchecked Sendable {
         let name = Self.nameOfItsOwn(from: current)
         let status = avahi_client_set_host_name(client, name)
         if status == AVAHI_OK {
+            // Its next RUNNING counts as settling after a rename (the services register again then).
+            collidedSinceRunning = true
             logger.info("mDNS: avahi-daemon's host name collided \(Self.collisionsBeforeActing) times in a row (hosts of one name starting together); asked it to use \"\(name)\"")
             onRename(String(name.suffix(6)))
         } else if !told {

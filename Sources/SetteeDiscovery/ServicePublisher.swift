@@ -90,6 +90,14 @@ public final class ServicePublisher: @unchecked Sendable {
         }
     }
 
+    /// Registers again under the current name (the daemon renamed its host meanwhile).
+    func registerAgain() {
+        loop.perform { [self] in
+            guard !isWithdrawn else { return }
+            reregister()
+        }
+    }
+
     /// Stops advertising (a goodbye packet goes out).
     public func withdraw() {
         loop.perform { [self] in
