@@ -32,6 +32,8 @@ final class HostNameGuard: @unchecked Sendable {
     /// Told when the daemon runs again after renaming its host (on avahi's thread).
     private let onSettled: @Sendable () -> Void
     private var collidedSinceRunning = false
+    /// How many times the daemon reached RUNNING (a pending rename is dropped if it did meanwhile).
+    private var settlings = 0
     private let poll: OpaquePointer?
     private var client: OpaquePointer?
     private var collisions = 0
@@ -71,6 +73,7 @@ final class HostNameGuard: @unchecked Sendable {
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
             collisions = 0
+            settlings += 1
             if collidedSinceRunning { onSettled() }
             collidedSinceRunning = false
         case AVAHI_CLIENT_S_COLLISION:
@@ -87,14 +90,15 @@ final class HostNameGuard: @unchecked Sendable {
     /// hand while running (its state signal not yet read here) was seen to stay unheard by
     /// the others after its new name was established (1 device in 10, 3 rooms in 9).
     private func renameUnlessSettled(_ client: OpaquePointer) {
-        let pause = Double.random(in: 0.2...0.8)
-        let box = UncheckedBox(client)
+        // Long enough for a RUNNING signal to arrive when the daemon settled (probing takes 0.75 s).
+        let pause = Double.random(in: 1.2...2.0)
+        let box = UncheckedBox(client), seen = settlings
         DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
             stopped.withLock { stopped in
                 guard !stopped, let poll = self.poll else { return }
                 avahi_threaded_poll_lock(poll)
                 defer { avahi_threaded_poll_unlock(poll) }
-                guard avahi_client_get_state(box.value) != AVAHI_CLIENT_S_RUNNING else { return }
+                guard settlings == seen, avahi_client_get_state(box.value) != AVAHI_CLIENT_S_RUNNING else { return }
                 rename(box.value)
             }
         }
