@@ -94,6 +94,16 @@ public final class ServiceBrowser: @unchecked Sendable {
         }
     }
 
+    /// Browses anew (the daemon asks the network again): after it renamed its host, a service
+    /// announced meanwhile may never have been reported (HostNameGuard). Known instances stay.
+    func browseAgain() {
+        loop.perform { [self] in
+            guard !isStopped else { return }
+            loop.remove(self)
+            browse()
+        }
+    }
+
     private func browse() {
         guard !isStopped else { return }
         var ref: DNSServiceRef?

@@ -17,6 +17,8 @@ public final class ServicePublisher: @unchecked Sendable {
     public let port: Int
     /// The name registered next: the configured one, or its rename after a conflict.
     private var requestedName: String
+    /// The name it was asked to publish under (`name` is what the network let it have).
+    public let configuredName: String
     private let loop: DNSSDLoop
     private let logger: Logger
     private var record: TXTRecord
@@ -36,6 +38,7 @@ public final class ServicePublisher: @unchecked Sendable {
 
     init(name: String, type: String, port: Int, record: TXTRecord, loop: DNSSDLoop, logger: Logger) {
         requestedName = name
+        configuredName = name
         nameLock = Mutex(name)
         self.type = type
         self.port = port
@@ -66,6 +69,31 @@ public final class ServicePublisher: @unchecked Sendable {
         loop.perform { [self] in
             guard !isWithdrawn, confirmed else { return }
             logger.info("mDNS: \"\(requestedName)\" vanished from the network; registering it again")
+            reregister()
+        }
+    }
+
+    /// The host shares its name with hosts that started with it (`HostNameGuard` gave the
+    /// daemon's host name `suffix`): so does this instance name, and the same services probing
+    /// in step would be renamed in step (`#2`, `#3`, ...) for as long as the host names were,
+    /// one published a round at best. It takes the host's suffix instead ("Settee on pi (3f9a0c)",
+    /// before a " (TLS)"), logged once.
+    func distinguish(by suffix: String) {
+        loop.perform { [self] in
+            let tls = configuredName.hasSuffix(" (TLS)")
+            let name = (tls ? String(configuredName.dropLast(6)) : configuredName) + " (\(suffix))" + (tls ? " (TLS)" : "")
+            guard !isWithdrawn, requestedName != name else { return }
+            logger.info("mDNS: this host's name is shared by hosts that started with it; publishing \"\(requestedName)\" as \"\(name)\"")
+            requestedName = name
+            nameLock.withLock { $0 = name }
+            reregister()
+        }
+    }
+
+    /// Registers again under the current name (the daemon renamed its host meanwhile).
+    func registerAgain() {
+        loop.perform { [self] in
+            guard !isWithdrawn else { return }
             reregister()
         }
     }

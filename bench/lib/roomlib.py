@@ -192,8 +192,11 @@ class Room:
             self.devices.append(d)
             sh("ip", "netns", "add", d.netns)
             self.made.append(d.netns)
+            # MAC addresses descend as IPv4 addresses ascend, so IPv6 link-local addresses sort
+            # the other way round from IPv4 ones: the order in which avahi's record-by-record
+            # probe tie-break makes every host sharing a name lose (HostNameGuard.swift), every run.
             sh("ip", "-n", self.switch, "link", "add", d.port_name, "type", "veth", "peer", "name", "eth0",
-               "netns", d.netns)
+               "address", f"02:00:00:00:{(0xfffe - i) >> 8:02x}:{(0xfffe - i) & 0xff:02x}", "netns", d.netns)
             sh("ip", "-n", self.switch, "link", "set", d.port_name, "master", "br0", "up")
             sh("ip", "-n", d.netns, "addr", "add", f"{d.address}/24", "dev", "eth0")
             sh("ip", "-n", d.netns, "link", "set", "lo", "up")
@@ -226,7 +229,8 @@ class Room:
             # avahi its own host name, every settee the same instance name; distinct: neither shared.
             host = "raspberrypi" if self.settings.names == "shared" else f"device{d.index}"
             env = dict(os.environ, SETTEE_ADMIN=f"{USER}:{PASS}",
-                       SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"))
+                       SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"),
+                       MDNS_HOST_AVAHI_LOG=os.path.join(d.dir, "avahi.log"))
             env.pop("SETTEE_TLS_PORT", None)
             d.log = open(os.path.join(d.dir, "settee.log"), "w")
             d.process = subprocess.Popen(

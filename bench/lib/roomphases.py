@@ -46,15 +46,22 @@ def pct(values, p):
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def peers_running(d):
-    """Peer uuids with both `room` replications running, as the device's /_peers says."""
+def peer_view(d):
+    """(peer uuids listed, peer uuids with both `room` replications running) from /_peers."""
     status, body = d.request("GET", "/_peers?reachable=false", timeout=10)
-    ready = set()
+    listed, ready = set(), set()
     for peer in (body or {}).get("peers", []):
+        if not peer.get("uuid") or peer.get("state") == "gone":
+            continue
+        listed.add(peer["uuid"])
         states = [r.get("state") for r in peer.get("replications", [])]
-        if len(states) >= 2 and all(s == "running" for s in states) and peer.get("uuid"):
+        if len(states) >= 2 and all(s == "running" for s in states):
             ready.add(peer["uuid"])
-    return ready
+    return listed, ready
+
+
+def peers_running(d):
+    return peer_view(d)[1]
 
 
 def doc_counts(room):
@@ -78,26 +85,51 @@ def wait_counts(room, total, seconds):
 
 
 def formed(room):
+    """Seconds from the last `settee serve` until every device replicates with every other
+    (mesh) or with the elected hub (hub) and holds each device's first document; with when
+    each milestone was reached (median and last device): all listening, every peer listed
+    by DNS-SD, every replication running, every first document there."""
     t0 = room.start()
     room.wait_listening()
-    for d in room.devices:
-        d.request("PUT", "/room")
-        d.request("PUT", f"/room/hello-{d.index}", {"device": d.index})
+    listening = time.monotonic() - t0
+    with ThreadPoolExecutor(len(room.devices)) as pool:
+        list(pool.map(lambda d: (d.request("PUT", "/room"), d.request("PUT", f"/room/hello-{d.index}", {"device": d.index})),
+                      room.devices))
     deadline = t0 + (60 + 3 * room.n)  # shared host names: avahi renames hosts one round at a time
     hub = os.environ.get("ROOM_TOPOLOGY") == "hub"
-    while time.monotonic() < deadline:
-        # Mesh: each device with every other. Hub: one device with all, the others with it.
-        links = sorted(len(peers_running(d)) for d in room.devices)
-        ready = room.n if (links == [1] * (room.n - 1) + [room.n - 1] if hub else links == [room.n - 1] * room.n) else 0
-        if ready == room.n and min(doc_counts(room)) == room.n:
-            say("formed", f"{time.monotonic() - t0:.2f} s (every device replicating both ways with the "
-                + ("elected hub" if hub else f"{room.n - 1} others") + ", each one's first document on all)")
-            return True
-        time.sleep(0.1)
+    seen_at, ready_at, docs_at = {}, {}, {}
+    with ThreadPoolExecutor(len(room.devices)) as pool:
+        while time.monotonic() < deadline:
+            views = list(pool.map(peer_view, room.devices))
+            counts = doc_counts(room)
+            now = time.monotonic() - t0
+            for d, (listed, ready), count in zip(room.devices, views, counts):
+                if len(listed) == room.n - 1:
+                    seen_at.setdefault(d.index, now)
+                if len(ready) >= (1 if hub else room.n - 1):
+                    ready_at.setdefault(d.index, now)
+                if count == room.n:
+                    docs_at.setdefault(d.index, now)
+            # Mesh: each device with every other. Hub: one device with all, the others with it.
+            links = sorted(len(ready) for _, ready in views)
+            ready = links == [1] * (room.n - 1) + [room.n - 1] if hub else links == [room.n - 1] * room.n
+            if ready and min(counts) == room.n:
+                say("formed", f"{now:.2f} s (every device replicating both ways with the "
+                    + ("elected hub" if hub else f"{room.n - 1} others") + ", each one's first document on all)")
+                say("  phases", f"all listening {listening:.2f} s; every peer listed {milestone(seen_at)}; "
+                    f"replications running {milestone(ready_at)}; first documents everywhere {milestone(docs_at)} "
+                    "(median / last device, from the last start)")
+                return True
+            time.sleep(0.1)
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
         f"{[len(peers_running(d)) for d in room.devices]}, doc counts {doc_counts(room)}")
     show_peers(room)
     return False
+
+
+def milestone(at):
+    values = sorted(at.values())
+    return f"{statistics.median(values):.2f} / {values[-1]:.2f} s" if values else "never"
 
 
 def show_peers(room):
@@ -271,14 +303,16 @@ def idle(room):
 
 
 def run_phases(room):
+    """Every phase, or those ROOM_PHASES names (formed always runs first)."""
+    wanted = set(os.environ.get("ROOM_PHASES", "spread burst churn partition idle").replace(",", " ").split())
     if not formed(room):
         return False
     tracker = Tracker(room)
     state = {"total": room.n}
-    ok = spread(room, tracker, state)
-    ok &= burst(room, state)
-    ok &= churn(room, state)
-    ok &= partition(room, state)
-    ok &= idle(room)
+    ok = spread(room, tracker, state) if "spread" in wanted else True
+    for name, phase in (("burst", burst), ("churn", churn), ("partition", partition)):
+        if name in wanted:
+            ok &= phase(room, state)
+    ok &= idle(room) if "idle" in wanted else True
     tracker.stop.set()
     return ok

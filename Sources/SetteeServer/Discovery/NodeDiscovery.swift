@@ -118,7 +118,7 @@ final class NodeDiscovery: @unchecked Sendable {
                 return s.publishers
             }
             for publisher in publishers {
-                publisher.update(record(advertised, tls: publisher.name.hasSuffix("(TLS)")))
+                publisher.update(record(advertised, tls: publisher.configuredName.hasSuffix("(TLS)")))
             }
         }
     }
