@@ -80,7 +80,7 @@ final class TLS13SecretCapture {
         bytes.reserveCapacity(hex.count / 2)
         var index = hex.startIndex
         while index < hex.endIndex {
-            guard let high = digit(hex[index]), let low = digit(hex[index + 1]) else {
+            guard let high = PercentDecoding.hexValue(hex[index]), let low = PercentDecoding.hexValue(hex[index + 1]) else {
                 bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
                 return nil
             }
@@ -88,14 +88,5 @@ final class TLS13SecretCapture {
             index += 2
         }
         return bytes
-    }
-
-    private static func digit(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
