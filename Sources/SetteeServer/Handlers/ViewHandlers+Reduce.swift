@@ -19,14 +19,15 @@ extension ViewHandlers {
         let key = ReducedRows.key(signature: index.signature, reduce: "\(limit) \(requested.view.reduce ?? "")", query)
         let sequence = try await database.indexedSequence(index)
         if let rows = kept.rows(key, at: sequence) { return out + rows }
-        let rows = try await reducedRows(database, index, requested, query, ranges)
+        let rows = try await reducedRows(database, index, requested, query, ranges, limit: limit)
         kept.keep(rows, for: key, at: sequence)
         return out + rows
     }
 
     /// `"rows":[…]}` of a reduce query, read and reduced.
     private static func reducedRows(_ database: Database, _ index: KeyIndex, _ requested: RequestedView,
-                                    _ query: ViewQuery, _ ranges: [KeyRange]) async throws -> [UInt8] {
+                                    _ query: ViewQuery, _ ranges: [KeyRange],
+                                    limit: JavaScriptLimits.ReduceLimit) async throws -> [UInt8] {
         let view = requested.view
         let level: Int? = query.group ? nil : query.groupLevel
         let grouping = query.group || query.groupLevel != nil
@@ -81,7 +82,6 @@ extension ViewHandlers {
             }
         } else if let reduce = ViewIndexes.reduceFunction(view, requested.code) {
             let inputs = shown.map { ReduceInput(keys: $0.keys, ids: $0.ids, values: $0.values) }
-            let limit = requested.service.limits.value.reduceLimit
             let results = try await javaScriptReduce(reduce, inputs, requested.service, limit: limit)
             values = results.map { (try? $0.get()) ?? .null }
             for (index, result) in results.enumerated() {

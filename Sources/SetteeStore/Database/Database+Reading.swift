@@ -22,7 +22,9 @@ extension Database {
     public func documents(_ lookups: [(id: String, revisions: RevisionSelection)]) async throws -> [StoredDocument?] {
         guard !lookups.isEmpty else { return [] }
         // Many documents hold a reader as a scan does: placed as one, point reads need not queue behind it.
-        return try await readers.read(lookups.count > 8 ? .scan : .point) { db in try lookups.map { try Self.document(db, id: $0.id, revisions: $0.revisions) } }
+        return try await readers.read(lookups.count > 8 ? .scan : .point) { db in
+            try lookups.map { try Self.document(db, id: $0.id, revisions: $0.revisions) }
+        }
     }
 
     private static func document(_ db: Connection, id: String, revisions: RevisionSelection) throws -> StoredDocument? {
