@@ -112,6 +112,22 @@ import Testing
         #expect(repaired.status == 0 && repaired.output.contains("db: repaired: index _design/m/by-n rebuilt"), "\(repaired.output)")
     }
 
+    /// A database the check can read but the server could not open (a file a newer Settee
+    /// wrote) is a problem: the check says why and exits 1, with or without --repair. It
+    /// said "ok" and exited 0 before, with the indexes merely "not checked".
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aDatabaseThatCannotBeOpenedFailsTheCheck() throws {
+        let dir = try builtDirectory()
+        _ = try sqlite(dir, "PRAGMA user_version = 999")
+        for arguments in [["db"], ["db", "--repair"]] {
+            let found = try check(arguments + ["--data-dir", dir.path])
+            #expect(found.status == 1, "\(found.output)")
+            #expect(found.output.contains("db: problem: cannot open the database: The database file was written by a newer version of Settee."),
+                    "\(found.output)")
+            #expect(!found.output.contains("db: ok"), "\(found.output)")
+        }
+    }
+
     /// Runs `settee check ARGUMENTS`: its exit status and its standard output.
     func check(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         try SetteeCommand.run(["check"] + arguments, environment: environment)

@@ -60,8 +60,11 @@ struct Check: AsyncParsableCommand {
         }
         let opened: Database?
         do { opened = try directory.database(named: name) } catch {
-            let line = "view and Mango indexes: cannot open the database: \(error)"
-            return ([line], repair ? [line] : [])
+            // A problem, not a skip: a server could not open it either (a file a newer Settee
+            // wrote, say), so the check must not end "ok" with exit status 0.
+            let reason = (error as? StoreError)?.couchAnswer.reason ?? "\(error)"
+            report.problems.append("cannot open the database: \(reason)")
+            return (["view and Mango indexes (the database cannot be opened)"], repair ? ["cannot open the database: \(reason)"] : [])
         }
         guard let database = opened else { return ([], []) }
         let found = await IndexCheck.run(database, repair: repair)
