@@ -15,7 +15,8 @@ internal import Synchronization
  daemon that never settles never publishes a service (dns_sd registrations wait for it),
  and the room saw only 3–5 of 10 devices. This guard watches the daemon's state through
  avahi's client API and, after `collisionsBeforeActing` host-name collisions in a row, asks it
- for a name of its own (`raspberrypi-3f9a0c`: random, so the probers are no longer in step).
+ for a name of its own (`raspberrypi-3f9a0c`: random, so the probers are no longer in step);
+ `HostStateWatch` reads the states.
  avahi lets only root and the `netdev` group set the host name; otherwise it says once
  what to change. A daemon that settles after one rename is left alone. The services take the
  same suffix (`ServicePublisher.distinguish`): their instance names are shared too, and
@@ -25,19 +26,23 @@ internal import Synchronization
  */
 final class HostNameGuard: @unchecked Sendable {
     // @unchecked: the mutable state is touched only on avahi's poll thread (its callbacks).
-    static let collisionsBeforeActing = 2
     private let logger: Logger
     /// Told the suffix of each name the guard gave the daemon (on avahi's thread).
     private let onRename: @Sendable (String) -> Void
     /// Told when the daemon runs again after renaming its host (on avahi's thread).
     private let onSettled: @Sendable () -> Void
-    private var collidedSinceRunning = false
-    /// How many times the daemon reached RUNNING (a pending rename is dropped if it did meanwhile).
-    private var settlings = 0
+    /// The daemon's states as read so far (on avahi's thread).
+    private var watch = HostStateWatch()
     private let poll: OpaquePointer?
     private var client: OpaquePointer?
-    private var collisions = 0
     private var told = false
+    /// The check of the records of the name the guard gave last, while it runs.
+    private var recordCheck: HostRecordCheck?
+    /// Renames made because a renamed daemon published its name on loopback only.
+    private var repairs = 0
+    static let maxRepairs = 2
+    /// Long enough for the daemon's own records to be listed (they are local: at once).
+    static let recordCheckAfter = 2.5
     /// Set by `stop`; a pending rename holds it while it uses the client.
     private let stopped = Mutex(false)
 
@@ -63,25 +68,24 @@ final class HostNameGuard: @unchecked Sendable {
         guard let poll else { return }
         stopped.withLock { $0 = true }  // after a pending rename, if one is under way
         avahi_threaded_poll_stop(poll)
+        recordCheck?.stop()
+        recordCheck = nil
         if let client { avahi_client_free(client) }
         client = nil
         avahi_threaded_poll_free(poll)
     }
 
-    /// On avahi's thread: counts host-name collisions until the daemon runs.
+    /// On avahi's thread: renames after collisions in a row, and says when the daemon settled.
     private func changed(_ state: AvahiClientState, _ client: OpaquePointer) {
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
-            collisions = 0
-            settlings += 1
-            if collidedSinceRunning { onSettled() }
-            collidedSinceRunning = false
+            guard let settling = watch.running() else { return }
+            onSettled()
+            if settling == .afterRename { checkRecords(client) }
+        case AVAHI_CLIENT_S_REGISTERING:
+            watch.registering()
         case AVAHI_CLIENT_S_COLLISION:
-            collisions += 1
-            collidedSinceRunning = true
-            guard collisions >= Self.collisionsBeforeActing else { return }
-            collisions = 0
-            renameUnlessSettled(client)
+            if watch.collided() { renameUnlessSettled(client) }
         default: break
         }
     }
@@ -92,26 +96,54 @@ final class HostNameGuard: @unchecked Sendable {
     private func renameUnlessSettled(_ client: OpaquePointer) {
         // Long enough for a RUNNING signal to arrive when the daemon settled (probing takes 0.75 s).
         let pause = Double.random(in: 1.2...2.0)
-        let box = UncheckedBox(client), seen = settlings
+        let box = UncheckedBox(client), seen = watch.settlings
         DispatchQueue.global().asyncAfter(deadline: .now() + pause) { [self] in
             stopped.withLock { stopped in
                 guard !stopped, let poll = self.poll else { return }
                 avahi_threaded_poll_lock(poll)
                 defer { avahi_threaded_poll_unlock(poll) }
-                guard settlings == seen, avahi_client_get_state(box.value) != AVAHI_CLIENT_S_RUNNING else { return }
-                rename(box.value)
+                guard watch.settlings == seen, avahi_client_get_state(box.value) != AVAHI_CLIENT_S_RUNNING else { return }
+                rename(box.value, because: "its host name collided \(HostStateWatch.collisionsBeforeActing) times in a row (hosts of one name starting together)")
             }
         }
     }
 
-    private func rename(_ client: OpaquePointer) {
+    /// After the daemon settled under a name the guard gave it: if, shortly after, it publishes
+    /// that name on no network interface (`HostRecordCheck`), asks for another name.
+    private func checkRecords(_ client: OpaquePointer) {
+        recordCheck?.stop()
+        recordCheck = nil
+        guard repairs < Self.maxRepairs, let fqdn = avahi_client_get_host_name_fqdn(client).map({ String(cString: $0) }) else {
+            return
+        }
+        let check = HostRecordCheck(client: client, hostName: fqdn)
+        guard check.isBrowsing else { return }
+        recordCheck = check
+        let box = UncheckedBox(client), settled = watch.settlings
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.recordCheckAfter) { [self] in
+            stopped.withLock { stopped in
+                guard !stopped, let poll = self.poll, recordCheck === check else { return }
+                avahi_threaded_poll_lock(poll)
+                defer { avahi_threaded_poll_unlock(poll) }
+                check.stop()
+                recordCheck = nil
+                guard !check.seenOnNetwork, watch.settlings == settled,
+                      avahi_client_get_state(box.value) == AVAHI_CLIENT_S_RUNNING else { return }
+                repairs += 1
+                rename(box.value, because: "it ran as \(fqdn) but published that name on no network interface (renamed while registering its previous name's addresses, it kept them under that name)")
+            }
+        }
+    }
+
+    /// Asks the daemon for a name of its own; `reason` says why, in the log.
+    private func rename(_ client: OpaquePointer, because reason: String) {
         let current = avahi_client_get_host_name(client).map { String(cString: $0) } ?? "settee"
         let name = Self.nameOfItsOwn(from: current)
         let status = avahi_client_set_host_name(client, name)
         if status == AVAHI_OK {
-            // Its next RUNNING counts as settling after a rename (the services register again then).
-            collidedSinceRunning = true
-            logger.info("mDNS: avahi-daemon's host name collided \(Self.collisionsBeforeActing) times in a row (hosts of one name starting together); asked it to use \"\(name)\"")
+            // The RUNNING after the daemon's REGISTERING for it is the settling (the services register again then).
+            watch.renameAsked()
+            logger.info("mDNS: asked avahi-daemon to use the host name \"\(name)\": \(reason)")
             onRename(String(name.suffix(6)))
         } else if !told {
             told = true

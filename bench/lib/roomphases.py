@@ -124,6 +124,10 @@ def formed(room):
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
         f"{[len(peers_running(d)) for d in room.devices]}, doc counts {doc_counts(room)}")
     show_peers(room)
+    hold = float(os.environ.get("ROOM_HOLD_S", "0"))
+    if hold > 0:  # keep the room up to look at it (avahi-browse in a namespace, /_peers)
+        say("  holding", f"the room for {hold:.0f} s (ROOM_HOLD_S) before taking it down")
+        time.sleep(hold)
     return False
 
 
