@@ -6,7 +6,8 @@ internal import Synchronization
 
  State, all behind one `Mutex` (see `ChangesNotifierState`):
    latest   the highest sequence the writer has reported (never decreases)
-   waiters  id -> (after, deadline, isQueued, continuation) for every suspended wait
+   waiters  id -> (after, deadline, isQueued, continuation) for every suspended wait,
+            in slots an id indexes (`WaiterTable`: no hashing on the fan-out path)
    ready    ids of waiters that a commit has passed, in the order they are woken
    timer    the one task that ends waits whose deadline passed (+Timer.swift)
    watchers continuations of `waitUntil(waiterCount:)` (tests and diagnostics)
@@ -122,13 +123,15 @@ public final class ChangesNotifier: Sendable {
     /// already moved or the task was cancelled before it could register. Cancellation
     /// sets the task's flag before its handler runs, so checking the flag under the
     /// lock leaves no gap: a handler that found nothing to end is seen here.
-    private func register(_ id: UInt64, after seq: Int64, deadline: ContinuousClock.Instant?,
+    private func register(_ id: ChangesNotifierState.ID, after seq: Int64, deadline: ContinuousClock.Instant?,
                           _ continuation: CheckedContinuation<Int64?, Never>) {
         enum Outcome { case registered(ChangesNotifierState.Wake, arming: UInt64?), ready(Int64?) }
         let outcome = state.withLock { s -> Outcome in
-            if s.latest > seq { return .ready(s.latest) }
-            if Task.isCancelled { return .ready(nil) }
-            s.waiters[id] = .init(after: seq, deadline: deadline, continuation: continuation)
+            if s.latest > seq || Task.isCancelled {
+                s.waiters.release(id)
+                return .ready(s.latest > seq ? s.latest : nil)
+            }
+            s.waiters.register(id, .init(after: seq, deadline: deadline, continuation: continuation))
             let arming = deadline.flatMap { s.timer.arm(for: $0) }
             return .registered(.init(watchers: s.takeSatisfiedWatchers()), arming: arming)
         }
@@ -155,9 +158,9 @@ public final class ChangesNotifier: Sendable {
     }
 
     /// Removes waiter `id` if it is still registered and resumes it with nil (cancellation).
-    private func end(_ id: UInt64) {
+    private func end(_ id: ChangesNotifierState.ID) {
         let wake = state.withLock { s -> ChangesNotifierState.Wake in
-            guard let waiter = s.waiters.removeValue(forKey: id) else { return .none }
+            guard let waiter = s.waiters.remove(id) else { return .none }
             return .init(ended: [waiter.continuation], watchers: s.takeSatisfiedWatchers())
         }
         wake.resume()

@@ -32,11 +32,12 @@ struct ChangesNotifierState {
         }
     }
 
+    typealias ID = WaiterTable<Waiter>.ID
+
     var latest: Int64
-    var nextID: UInt64 = 0
-    var waiters: [UInt64: Waiter] = [:]
+    var waiters = WaiterTable<Waiter>()
     /// Queued ids, first to wake first (a slice, so popping the front does not shift the rest).
-    var ready: ArraySlice<UInt64> = []
+    var ready: ArraySlice<ID> = []
     /// A drain task is resuming `ready` batch by batch.
     var isDraining = false
     var timer = DeadlineTimerState()
@@ -44,17 +45,18 @@ struct ChangesNotifierState {
 
     init(latest: Int64) { self.latest = latest }
 
-    mutating func newID() -> UInt64 {
-        nextID &+= 1
-        return nextID
-    }
+    /// An id for a wait about to register (`WaiterTable.reserve`).
+    mutating func newID() -> ID { waiters.reserve() }
 
     /// Queues every waiter that `sequence` passes and that is not queued yet.
     /// A feed may wait past the current sequence (`since` ahead of it); it stays
     /// until the sequence passes what it asked for.
     mutating func queueWaiters(before sequence: Int64) {
-        let passed = waiters.compactMap { $0.value.after < sequence && !$0.value.isQueued ? $0.key : nil }
-        for id in passed { waiters[id]?.isQueued = true }
+        let passed = waiters.select { waiter in
+            guard waiter.after < sequence, !waiter.isQueued else { return false }
+            waiter.isQueued = true
+            return true
+        }
         if ready.isEmpty { ready = ArraySlice(passed) } else { ready.append(contentsOf: passed) }
     }
 
@@ -63,7 +65,7 @@ struct ChangesNotifierState {
         var wake = Wake(sequence: latest)
         while wake.woken.count < count, let id = ready.popFirst() {
             // Gone already when the timer or a cancellation ended it first.
-            if let waiter = waiters.removeValue(forKey: id) { wake.woken.append(waiter.continuation) }
+            if let waiter = waiters.remove(id) { wake.woken.append(waiter.continuation) }
         }
         if ready.isEmpty { ready = [] }  // drop the consumed storage
         if !wake.woken.isEmpty { wake.watchers = takeSatisfiedWatchers() }
@@ -76,13 +78,13 @@ struct ChangesNotifierState {
     mutating func takeExpired(at now: ContinuousClock.Instant) -> Wake {
         var wake = Wake()
         var next: ContinuousClock.Instant?
-        var expired: [UInt64] = []
-        for (id, waiter) in waiters where !waiter.isQueued {
-            guard let deadline = waiter.deadline else { continue }
+        var expired: [ID] = []
+        waiters.forEach { id, waiter in
+            guard !waiter.isQueued, let deadline = waiter.deadline else { return }
             if deadline <= now { expired.append(id) } else { next = min(next ?? deadline, deadline) }
         }
         for id in expired {
-            if let waiter = waiters.removeValue(forKey: id) { wake.ended.append(waiter.continuation) }
+            if let waiter = waiters.remove(id) { wake.ended.append(waiter.continuation) }
         }
         timer.target = next
         if !wake.ended.isEmpty { wake.watchers = takeSatisfiedWatchers() }
