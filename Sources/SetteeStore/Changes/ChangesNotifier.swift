@@ -90,15 +90,27 @@ public final class ChangesNotifier: Sendable {
     /// `timeout` passes first, or when the calling task is cancelled (the waiter is
     /// removed at once; nothing is leaked). A nil `timeout` waits indefinitely.
     public func wait(after seq: Int64, timeout: Duration?) async -> Int64? {
-        let current = sequence
-        if current > seq { return current }
-        if let timeout, timeout <= .zero { return nil }
+        // The check and the reservation take the lock once: every feed passes here
+        // after every write.
+        enum Start { case passed(Int64), timedOut, reserved(ChangesNotifierState.ID) }
+        let start = state.withLock { s -> Start in
+            if s.latest > seq { return .passed(s.latest) }
+            if let timeout, timeout <= .zero { return .timedOut }
+            return .reserved(s.newID())
+        }
+        let id: ChangesNotifierState.ID
+        switch start {
+        case .passed(let current): return current
+        case .timedOut: return nil
+        case .reserved(let reserved): id = reserved
+        }
         let deadline = timeout.map { ContinuousClock.now + $0 }
-        let id = state.withLock { $0.newID() }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Int64?, Never>) in
-                register(id, after: seq, deadline: deadline, continuation)
-            }
+            #if DEBUG
+            await withCheckedContinuation { register(id, after: seq, deadline: deadline, $0) }
+            #else
+            await withUnsafeContinuation { register(id, after: seq, deadline: deadline, $0) }
+            #endif
         } onCancel: {
             end(id)
         }
@@ -124,7 +136,7 @@ public final class ChangesNotifier: Sendable {
     /// sets the task's flag before its handler runs, so checking the flag under the
     /// lock leaves no gap: a handler that found nothing to end is seen here.
     private func register(_ id: ChangesNotifierState.ID, after seq: Int64, deadline: ContinuousClock.Instant?,
-                          _ continuation: CheckedContinuation<Int64?, Never>) {
+                          _ continuation: ChangesNotifierState.WaitContinuation) {
         enum Outcome { case registered(ChangesNotifierState.Wake, arming: UInt64?), ready(Int64?) }
         let outcome = state.withLock { s -> Outcome in
             if s.latest > seq || Task.isCancelled {

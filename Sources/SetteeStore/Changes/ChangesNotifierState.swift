@@ -2,12 +2,22 @@
 /// under the lock and only moves entries around; what must be resumed comes back
 /// as a `Wake` for the caller to resume after unlocking (the notifier's invariant 3).
 struct ChangesNotifierState {
+    #if DEBUG
+    /// Checked where tests run: a second resume of one wait traps (invariant 2 of the notifier).
+    typealias WaitContinuation = CheckedContinuation<Int64?, Never>
+    #else
+    /// Unchecked in release: a checked continuation allocates a box per wait, and every
+    /// feed waits again after every write. Invariant 2 (one resume each) is what the
+    /// check would catch; the debug build's tests exercise it.
+    typealias WaitContinuation = UnsafeContinuation<Int64?, Never>
+    #endif
+
     struct Waiter {
         var after: Int64
         var deadline: ContinuousClock.Instant?
         /// In `ready`: a commit passed it and a wake-up batch will resume it.
         var isQueued = false
-        var continuation: CheckedContinuation<Int64?, Never>
+        var continuation: WaitContinuation
     }
 
     struct Watcher {
@@ -20,9 +30,9 @@ struct ChangesNotifierState {
         static let none = Wake()
         var sequence: Int64 = 0
         /// Resumed with `sequence`.
-        var woken: [CheckedContinuation<Int64?, Never>] = []
+        var woken: [WaitContinuation] = []
         /// Resumed with nil (timeout or cancellation).
-        var ended: [CheckedContinuation<Int64?, Never>] = []
+        var ended: [WaitContinuation] = []
         var watchers: [CheckedContinuation<Void, Never>] = []
 
         func resume() {

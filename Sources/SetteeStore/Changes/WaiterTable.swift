@@ -73,8 +73,7 @@ struct WaiterTable<Waiter> {
     /// Takes the waiter `id` names out of the table, or nil when it is not there
     /// (never registered, or taken already).
     mutating func remove(_ id: ID) -> Waiter? {
-        guard holds(id), let waiter = slots[id.index].waiter else { return nil }
-        slots[id.index].waiter = nil
+        guard holds(id), let waiter = slots[id.index].waiter.take() else { return nil }
         count -= 1
         free(id.index)
         return waiter
@@ -85,9 +84,12 @@ struct WaiterTable<Waiter> {
     mutating func select(_ pick: (inout Waiter) -> Bool) -> [ID] {
         var ids: [ID] = []
         for index in slots.indices {
-            guard var waiter = slots[index].waiter, pick(&waiter) else { continue }
-            slots[index].waiter = waiter
-            ids.append(ID(index: index, serial: slots[index].serial))
+            // Moved out and back: a copy would retain what the waiter holds (a
+            // continuation's box), once a waiter for every write.
+            guard var waiter = slots[index].waiter.take() else { continue }
+            let isPicked = pick(&waiter)
+            slots[index].waiter = consume waiter
+            if isPicked { ids.append(ID(index: index, serial: slots[index].serial)) }
         }
         return ids
     }
