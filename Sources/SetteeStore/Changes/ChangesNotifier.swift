@@ -28,7 +28,7 @@ internal import Synchronization
     batches, a request waits for at most about two batches, and a feed woken late
     reads every change committed meanwhile in one go. `notify` still never waits
     for a feed: a slow or stuck subscriber cannot block the writer.
- 4. A suspended waiter costs one dictionary entry (an id, a sequence, a deadline
+ 4. A suspended waiter costs one slot of `waiters` (a serial, a sequence, a deadline
     and a continuation: a few dozen bytes) plus its own task. Timeouts share one
     timer task per notifier that sleeps until the earliest deadline, instead of a
     sleeping child task (and a dispatch timer) per wait: a feed re-arms its
