@@ -176,4 +176,28 @@ import Testing
         }
         #expect(notifier.waiterCount == 0)
     }
+
+    /// One commit wakes many batches of waiters while a third of them are cancelled
+    /// meanwhile: every wait returns (none lost), each once (a double resume traps),
+    /// with the commit's sequence unless cancelled first; the freed slots then serve a
+    /// second round of waiters that a second commit wakes.
+    @Test(.timeLimit(.minutes(1))) func manyWokenAtOnceSomeCancelledNoneLost() async {
+        let notifier = ChangesNotifier()
+        let count = ChangesNotifier.wakeBatch * 10 + 7
+        for round in Int64(0)..<2 {
+            let waits = (0..<count).map { _ in Task { await notifier.wait(after: round, timeout: .seconds(600)) } }
+            await notifier.waitUntil(waiterCount: count)
+            let cancelled = Set(stride(from: 0, to: count, by: 3))
+            let canceller = Task { for index in cancelled { waits[index].cancel() } }
+            notifier.notify(sequence: round + 1)
+            await canceller.value
+            var woken = 0
+            for (index, wait) in waits.enumerated() {
+                let result = await wait.value
+                if result == round + 1 { woken += 1 } else { #expect(result == nil && cancelled.contains(index)) }
+            }
+            #expect(woken >= count - cancelled.count)
+            #expect(notifier.waiterCount == 0)
+        }
+    }
 }

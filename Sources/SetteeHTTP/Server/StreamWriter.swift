@@ -23,14 +23,10 @@ final class StreamWriter: ResponseBodyWriter {
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
         guard !isServerStopping(), !transport.isPeerClosed else { throw HTTPError.connectionClosed }
-        written.withLock { $0 += bytes.count }
+        if case .length = mode { written.withLock { $0 += bytes.count } }  // only a declared length is checked
         switch mode {
         case .chunked:
-            var frame = Array(String(bytes.count, radix: 16).utf8) + [.cr, .lf]
-            frame.reserveCapacity(frame.count + bytes.count + 2)
-            frame += bytes
-            frame += [.cr, .lf]
-            try await transport.write(frame, deadline: .now + timeout)
+            try await transport.write(Self.chunk(bytes), deadline: .now + timeout)
         case .length, .untilClose:
             try await transport.write(bytes, deadline: .now + timeout)
         case .none, .fixed:
@@ -48,6 +44,35 @@ final class StreamWriter: ResponseBodyWriter {
         case .length(let declared): return written.withLock { $0 } == declared
         case .untilClose: return false
         case .none, .fixed: return true
+        }
+    }
+}
+
+extension StreamWriter {
+    /// `bytes` framed as one chunk of RFC 9112 §7.1: the size in hex, CRLF, the data,
+    /// CRLF. Built in one allocation: a write to 10,000 `_changes` feeds frames 10,000
+    /// lines, and building the size as a String, then an array, then growing it, made
+    /// three or four allocations of each.
+    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
+        var digits = 1
+        while bytes.count >> (4 * digits) > 0 { digits += 1 }
+        return [UInt8](unsafeUninitializedCapacity: digits + bytes.count + 4) { frame, count in
+            var size = bytes.count
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                let digit = UInt8(size & 0xF)
+                frame[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                size >>= 4
+            }
+            frame[digits] = .cr
+            frame[digits + 1] = .lf
+            var end = digits + 2
+            bytes.withUnsafeBufferPointer { data in
+                _ = UnsafeMutableBufferPointer(rebasing: frame[end...]).initialize(fromContentsOf: data)
+            }
+            end += bytes.count
+            frame[end] = .cr
+            frame[end + 1] = .lf
+            count = end + 2
         }
     }
 }

@@ -17,24 +17,31 @@ import SetteeStore
 /// and database sequence and the bytes shared with every feed that asks the same
 /// (`ChangesHub`): after a write, the feeds parked at the same seq send one
 /// encoding instead of each reading and serializing the change.
-struct ChangesFeed: Sendable {
+///
+/// A class, not a struct: every wake-up hands the feed to the shared encoding's
+/// closure, and a struct was copied there whole (a retain of each of the query's
+/// parts), once a feed for every write.
+final class ChangesFeed: Sendable {
     let database: Database
     let query: ChangesQuery
     let hub: ChangesHub
     /// `query.sharedLineFormat`, worked out once rather than on every wake-up.
     private let lineFormat: ChangesLineFormat?
+    /// The database's shared encodings in `hub`, looked up once (not under the hub's lock on every wake-up).
+    private let encodings: ChangesHub.Encodings?
 
     init(database: Database, query: ChangesQuery, hub: ChangesHub) {
         self.database = database
         self.query = query
         self.hub = hub
         lineFormat = query.sharedLineFormat
+        encodings = lineFormat == nil ? nil : hub.encodings(of: database)
     }
 
     func response() -> HTTPResponse {
         let type = query.feed == .eventsource ? "text/event-stream" : "application/json"
         return HTTPResponse(status: 200, headers: ["Content-Type": type, "Cache-Control": "must-revalidate"],
-                            body: .stream { writer in try await hub.counting { try await run(writer) } })
+                            body: .stream { [self] writer in try await hub.counting { try await run(writer) } })
     }
 
     private func run(_ writer: any ResponseBodyWriter) async throws {
@@ -70,7 +77,7 @@ struct ChangesFeed: Sendable {
             if let untilDeadline, untilDeadline <= .zero {
                 return try await finish(writer, reached: since, stoppedByLimit: false)
             }
-            let wait = [heartbeat, untilDeadline].compactMap { $0 }.min()
+            let wait = Self.earlier(heartbeat, untilDeadline)
             if await database.changesNotifier.wait(after: since, timeout: wait) == nil, heartbeat != nil,
                deadline.map({ clock.now < $0 }) ?? true {
                 try await writer.write(query.feed == .eventsource ? Array("event: heartbeat\ndata: \n\n".utf8) : [0x0A])
@@ -84,8 +91,16 @@ struct ChangesFeed: Sendable {
             let batch = try await ChangesBatch.read(database, query: query, since: since, limit: limit)
             return EncodedChanges(bytes: try await lines(batch), count: batch.changes.count, scannedTo: batch.scannedTo)
         }
-        guard let lineFormat else { return try await encode() }
-        return try await hub.lines(database, ChangesLinesKey(since: since, limit: limit, format: lineFormat), encode: encode)
+        guard let lineFormat, let encodings else { return try await encode() }
+        return try await encodings.value(for: ChangesLinesKey(since: since, limit: limit, format: lineFormat),
+                                         at: database.changesNotifier.sequence, work: encode)
+    }
+
+    /// The shorter of two optional waits; nil when both are (an array and `min()` allocated on every wake-up).
+    private static func earlier(_ a: Duration?, _ b: Duration?) -> Duration? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// Continuous: one JSON object per line. Eventsource: `data:` and `id:` per event.

@@ -7,10 +7,12 @@ import SetteeStore
 /// change. It lives in the server because the bytes are HTTP's business; the
 /// store only says at which sequence a database is (`ChangesNotifier`).
 final class ChangesHub: Sendable {
+    /// One database's shared encodings.
+    typealias Encodings = SharedAtSequence<ChangesLinesKey, EncodedChanges>
+
     private final class Entry: Sendable {
         weak let database: Database?
-        let encodings = SharedAtSequence<ChangesLinesKey, EncodedChanges>(
-            maxKept: 64, keeps: { $0.bytes.count <= EncodedChanges.maxKeptBytes })
+        let encodings = Encodings(maxKept: 64, keeps: { $0.bytes.count <= EncodedChanges.maxKeptBytes })
         init(_ database: Database) { self.database = database }
     }
 
@@ -33,8 +35,11 @@ final class ChangesHub: Sendable {
     /// this safe: a caller that starts after a write never gets bytes from before it).
     func lines(_ database: Database, _ key: ChangesLinesKey,
                encode: @escaping @Sendable () async throws -> EncodedChanges) async throws -> EncodedChanges {
-        try await entry(for: database).encodings.value(for: key, at: database.changesNotifier.sequence, work: encode)
+        try await encodings(of: database).value(for: key, at: database.changesNotifier.sequence, work: encode)
     }
+
+    /// The shared encodings of `database`, for a feed to keep while it runs.
+    func encodings(of database: Database) -> Encodings { entry(for: database).encodings }
 
     /// The entry of `database`; a deleted and recreated database is a new object, so
     /// it never meets its predecessor's bytes. Entries of closed databases are dropped.

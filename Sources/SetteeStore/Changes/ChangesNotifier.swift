@@ -6,7 +6,8 @@ internal import Synchronization
 
  State, all behind one `Mutex` (see `ChangesNotifierState`):
    latest   the highest sequence the writer has reported (never decreases)
-   waiters  id -> (after, deadline, isQueued, continuation) for every suspended wait
+   waiters  id -> (after, deadline, isQueued, continuation) for every suspended wait,
+            in slots an id indexes (`WaiterTable`: no hashing on the fan-out path)
    ready    ids of waiters that a commit has passed, in the order they are woken
    timer    the one task that ends waits whose deadline passed (+Timer.swift)
    watchers continuations of `waitUntil(waiterCount:)` (tests and diagnostics)
@@ -27,7 +28,7 @@ internal import Synchronization
     batches, a request waits for at most about two batches, and a feed woken late
     reads every change committed meanwhile in one go. `notify` still never waits
     for a feed: a slow or stuck subscriber cannot block the writer.
- 4. A suspended waiter costs one dictionary entry (an id, a sequence, a deadline
+ 4. A suspended waiter costs one slot of `waiters` (a serial, a sequence, a deadline
     and a continuation: a few dozen bytes) plus its own task. Timeouts share one
     timer task per notifier that sleeps until the earliest deadline, instead of a
     sleeping child task (and a dispatch timer) per wait: a feed re-arms its
@@ -89,15 +90,27 @@ public final class ChangesNotifier: Sendable {
     /// `timeout` passes first, or when the calling task is cancelled (the waiter is
     /// removed at once; nothing is leaked). A nil `timeout` waits indefinitely.
     public func wait(after seq: Int64, timeout: Duration?) async -> Int64? {
-        let current = sequence
-        if current > seq { return current }
-        if let timeout, timeout <= .zero { return nil }
+        // The check and the reservation take the lock once: every feed passes here
+        // after every write.
+        enum Start { case passed(Int64), timedOut, reserved(ChangesNotifierState.ID) }
+        let start = state.withLock { s -> Start in
+            if s.latest > seq { return .passed(s.latest) }
+            if let timeout, timeout <= .zero { return .timedOut }
+            return .reserved(s.newID())
+        }
+        let id: ChangesNotifierState.ID
+        switch start {
+        case .passed(let current): return current
+        case .timedOut: return nil
+        case .reserved(let reserved): id = reserved
+        }
         let deadline = timeout.map { ContinuousClock.now + $0 }
-        let id = state.withLock { $0.newID() }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Int64?, Never>) in
-                register(id, after: seq, deadline: deadline, continuation)
-            }
+            #if DEBUG
+            await withCheckedContinuation { register(id, after: seq, deadline: deadline, $0) }
+            #else
+            await withUnsafeContinuation { register(id, after: seq, deadline: deadline, $0) }
+            #endif
         } onCancel: {
             end(id)
         }
@@ -122,13 +135,15 @@ public final class ChangesNotifier: Sendable {
     /// already moved or the task was cancelled before it could register. Cancellation
     /// sets the task's flag before its handler runs, so checking the flag under the
     /// lock leaves no gap: a handler that found nothing to end is seen here.
-    private func register(_ id: UInt64, after seq: Int64, deadline: ContinuousClock.Instant?,
-                          _ continuation: CheckedContinuation<Int64?, Never>) {
+    private func register(_ id: ChangesNotifierState.ID, after seq: Int64, deadline: ContinuousClock.Instant?,
+                          _ continuation: ChangesNotifierState.WaitContinuation) {
         enum Outcome { case registered(ChangesNotifierState.Wake, arming: UInt64?), ready(Int64?) }
         let outcome = state.withLock { s -> Outcome in
-            if s.latest > seq { return .ready(s.latest) }
-            if Task.isCancelled { return .ready(nil) }
-            s.waiters[id] = .init(after: seq, deadline: deadline, continuation: continuation)
+            if s.latest > seq || Task.isCancelled {
+                s.waiters.release(id)
+                return .ready(s.latest > seq ? s.latest : nil)
+            }
+            s.waiters.register(id, .init(after: seq, deadline: deadline, continuation: continuation))
             let arming = deadline.flatMap { s.timer.arm(for: $0) }
             return .registered(.init(watchers: s.takeSatisfiedWatchers()), arming: arming)
         }
@@ -155,9 +170,9 @@ public final class ChangesNotifier: Sendable {
     }
 
     /// Removes waiter `id` if it is still registered and resumes it with nil (cancellation).
-    private func end(_ id: UInt64) {
+    private func end(_ id: ChangesNotifierState.ID) {
         let wake = state.withLock { s -> ChangesNotifierState.Wake in
-            guard let waiter = s.waiters.removeValue(forKey: id) else { return .none }
+            guard let waiter = s.waiters.remove(id) else { return .none }
             return .init(ended: [waiter.continuation], watchers: s.takeSatisfiedWatchers())
         }
         wake.resume()

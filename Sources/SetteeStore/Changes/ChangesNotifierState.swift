@@ -2,12 +2,22 @@
 /// under the lock and only moves entries around; what must be resumed comes back
 /// as a `Wake` for the caller to resume after unlocking (the notifier's invariant 3).
 struct ChangesNotifierState {
+    #if DEBUG
+    /// Checked where tests run: a second resume of one wait traps (invariant 2 of the notifier).
+    typealias WaitContinuation = CheckedContinuation<Int64?, Never>
+    #else
+    /// Unchecked in release: a checked continuation allocates a box per wait, and every
+    /// feed waits again after every write. Invariant 2 (one resume each) is what the
+    /// check would catch; the debug build's tests exercise it.
+    typealias WaitContinuation = UnsafeContinuation<Int64?, Never>
+    #endif
+
     struct Waiter {
         var after: Int64
         var deadline: ContinuousClock.Instant?
         /// In `ready`: a commit passed it and a wake-up batch will resume it.
         var isQueued = false
-        var continuation: CheckedContinuation<Int64?, Never>
+        var continuation: WaitContinuation
     }
 
     struct Watcher {
@@ -20,9 +30,9 @@ struct ChangesNotifierState {
         static let none = Wake()
         var sequence: Int64 = 0
         /// Resumed with `sequence`.
-        var woken: [CheckedContinuation<Int64?, Never>] = []
+        var woken: [WaitContinuation] = []
         /// Resumed with nil (timeout or cancellation).
-        var ended: [CheckedContinuation<Int64?, Never>] = []
+        var ended: [WaitContinuation] = []
         var watchers: [CheckedContinuation<Void, Never>] = []
 
         func resume() {
@@ -32,11 +42,12 @@ struct ChangesNotifierState {
         }
     }
 
+    typealias ID = WaiterTable<Waiter>.ID
+
     var latest: Int64
-    var nextID: UInt64 = 0
-    var waiters: [UInt64: Waiter] = [:]
+    var waiters = WaiterTable<Waiter>()
     /// Queued ids, first to wake first (a slice, so popping the front does not shift the rest).
-    var ready: ArraySlice<UInt64> = []
+    var ready: ArraySlice<ID> = []
     /// A drain task is resuming `ready` batch by batch.
     var isDraining = false
     var timer = DeadlineTimerState()
@@ -44,17 +55,18 @@ struct ChangesNotifierState {
 
     init(latest: Int64) { self.latest = latest }
 
-    mutating func newID() -> UInt64 {
-        nextID &+= 1
-        return nextID
-    }
+    /// An id for a wait about to register (`WaiterTable.reserve`).
+    mutating func newID() -> ID { waiters.reserve() }
 
     /// Queues every waiter that `sequence` passes and that is not queued yet.
     /// A feed may wait past the current sequence (`since` ahead of it); it stays
     /// until the sequence passes what it asked for.
     mutating func queueWaiters(before sequence: Int64) {
-        let passed = waiters.compactMap { $0.value.after < sequence && !$0.value.isQueued ? $0.key : nil }
-        for id in passed { waiters[id]?.isQueued = true }
+        let passed = waiters.select { waiter in
+            guard waiter.after < sequence, !waiter.isQueued else { return false }
+            waiter.isQueued = true
+            return true
+        }
         if ready.isEmpty { ready = ArraySlice(passed) } else { ready.append(contentsOf: passed) }
     }
 
@@ -63,7 +75,7 @@ struct ChangesNotifierState {
         var wake = Wake(sequence: latest)
         while wake.woken.count < count, let id = ready.popFirst() {
             // Gone already when the timer or a cancellation ended it first.
-            if let waiter = waiters.removeValue(forKey: id) { wake.woken.append(waiter.continuation) }
+            if let waiter = waiters.remove(id) { wake.woken.append(waiter.continuation) }
         }
         if ready.isEmpty { ready = [] }  // drop the consumed storage
         if !wake.woken.isEmpty { wake.watchers = takeSatisfiedWatchers() }
@@ -76,13 +88,13 @@ struct ChangesNotifierState {
     mutating func takeExpired(at now: ContinuousClock.Instant) -> Wake {
         var wake = Wake()
         var next: ContinuousClock.Instant?
-        var expired: [UInt64] = []
-        for (id, waiter) in waiters where !waiter.isQueued {
-            guard let deadline = waiter.deadline else { continue }
+        var expired: [ID] = []
+        waiters.forEach { id, waiter in
+            guard !waiter.isQueued, let deadline = waiter.deadline else { return }
             if deadline <= now { expired.append(id) } else { next = min(next ?? deadline, deadline) }
         }
         for id in expired {
-            if let waiter = waiters.removeValue(forKey: id) { wake.ended.append(waiter.continuation) }
+            if let waiter = waiters.remove(id) { wake.ended.append(waiter.continuation) }
         }
         timer.target = next
         if !wake.ended.isEmpty { wake.watchers = takeSatisfiedWatchers() }
