@@ -1,7 +1,7 @@
 package import SetteeStore
 package import SetteeHTTP
 package import SetteeJSON
-public import Logging
+package import Logging
 
 /// What the `Settee` library (a program embedding Settee) reaches of a node: the same
 /// store, router, discovery and Mango code `settee serve` runs, at `package` access so
