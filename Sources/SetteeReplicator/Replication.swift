@@ -234,7 +234,34 @@ public final class Replication: Sendable {
     /// `worker_batch_size` is 500.
     static let chunkSize = 250
 
+    /// Copies `requests`, sharing them with other replications into the same database of this
+    /// process (`RevisionsInFlight`); ends once every one is in the target, by whichever copy.
     private func copy(_ requests: [RevisionRequest]) async throws {
+        guard let key = target.inFlightKey else { return try await copyClaimed(requests) }
+        let inFlight = RevisionsInFlight.shared
+        var pending = requests
+        while !pending.isEmpty {
+            let claim = RevisionsInFlight.Claim()
+            let (mine, theirs) = inFlight.claim(pending, into: key, for: claim)
+            do {
+                if !mine.isEmpty { try await copyClaimed(mine) }
+            } catch {
+                inFlight.release(mine, in: key, by: claim)
+                throw error
+            }
+            inFlight.release(mine, in: key, by: claim)
+            guard !theirs.isEmpty else { return }
+            var waited = Set<ObjectIdentifier>()
+            for (_, other) in theirs where waited.insert(ObjectIdentifier(other)).inserted { await other.wait() }
+            // Written by the other copies, unless one failed: what is still missing is copied here.
+            var wanted: [String: [String]] = [:]
+            for (request, _) in theirs { wanted[request.id, default: []].append(request.rev) }
+            let missing = try await target.missingRevisions(wanted)
+            pending = theirs.map(\.0).filter { missing[$0.id]?.missing.contains($0.rev) == true }
+        }
+    }
+
+    private func copyClaimed(_ requests: [RevisionRequest]) async throws {
         let revisions = try await source.revisions(requests)
         let refused = try await target.write(revisions)
         // A stub the target cannot resolve (its ancestor was compacted or purged):

@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from roomlib import loadavg
+from roomtimeline import Timeline
 
 
 class Tracker:
@@ -219,9 +220,16 @@ def churn(room, state):
     # What the staying devices still hold for the departed ones at the end of their absence.
     held = sum(len(discovery_jobs(d)[0] & set(uuids.values())) for d in staying)
     state["total"] += written[0]
+    timeline = None
+    if os.environ.get("ROOM_TIMELINE") == "1":
+        every = {d.index: d.request("GET", "/")[1]["uuid"] for d in room.devices}
+        timeline = Timeline(room, away, every, state["total"])
+        timeline.start()
     for d in away:
         room.set_link(d, True)
     took, low = wait_counts(room, state["total"], 60 + 2 * room.n)
+    if timeline:
+        timeline.finish(grace=10)
     dupes = [d.index for d in room.devices if len(set(discovery_jobs(d)[1])) != len(discovery_jobs(d)[1])]
     jobs = [len(discovery_jobs(d)[1]) for d in room.devices]
     say("churn", f"{len(away)} devices away {room.settings.away:.0f} s while all wrote ({written[0]} docs): "
@@ -230,6 +238,8 @@ def churn(room, state):
         + f"; jobs per device after {min(jobs)}..{max(jobs)} (mesh: {2 * (room.n - 1)}), "
         f"duplicated on {dupes or 'none'}; staying devices still holding jobs for departed peers "
         f"at the end of the absence: {held} of {len(staying) * len(away)} pairs")
+    if timeline:
+        timeline.report(say)
     if os.environ.get("ROOM_KEEP") == "1":
         show_peers(room)
     return took is not None and not dupes

@@ -40,6 +40,8 @@ public struct LocalPeer: Peer {
         displayName = endpoint.url
     }
 
+    public var inFlightKey: String? { "\(ObjectIdentifier(directory))/\(name)" }
+
     public func identity() async throws -> PeerIdentity { PeerIdentity(serverUUID: serverUUID, database: name) }
 
     public func exists() async throws -> Bool { try await directory.open(name) != nil }

@@ -8,6 +8,9 @@ public import SetteeStore
 public protocol Peer: Sendable {
     /// What the peer is, for logs and task lists: never carries credentials.
     var displayName: String { get }
+    /// Names the database writes go to when it is one of this process's, for replications
+    /// into it to share revisions in flight (`RevisionsInFlight`); nil for a remote peer.
+    var inFlightKey: String? { get }
     /// The server's `uuid` and the database's name: what the replication id is keyed on,
     /// so a peer that moves to another address keeps its checkpoints.
     func identity() async throws -> PeerIdentity
@@ -35,6 +38,10 @@ public protocol Peer: Sendable {
     func checkpoint(id: String) async throws -> JSONObject?
     /// Stores the checkpoint document (local documents have no MVCC in CouchDB 3).
     func saveCheckpoint(id: String, _ body: JSONObject) async throws
+}
+
+extension Peer {
+    public var inFlightKey: String? { nil }
 }
 
 public struct PeerIdentity: Sendable, Equatable {

@@ -61,15 +61,16 @@ extension NodeDiscovery {
     /// The peer at the most preferred of its addresses that answers (every address is asked
     /// at once; a preferred one's answer is awaited before a later one is taken), or nil and
     /// why not: its first address's refusal, `closed` only when every address refuses the connection.
-    /// With `firstAddressOnly`, only the address it is reached at now is asked.
-    func reach(_ peer: DiscoveredPeer, firstAddressOnly: Bool = false) async -> (DiscoveredPeer?, Refusal) {
+    /// With `firstAddressOnly`, only the address it is reached at now is asked; `wait`: how long each is waited for.
+    func reach(_ peer: DiscoveredPeer, firstAddressOnly: Bool = false,
+               wait: Duration = probeWait) async -> (DiscoveredPeer?, Refusal) {
         let addresses = firstAddressOnly ? Array(peer.addresses.prefix(1)) : peer.addresses
         guard !addresses.isEmpty else {
-            return (nil, await refusal(peer.baseURL) ?? Refusal(reason: "no address", closed: false))
+            return (nil, await refusal(peer.baseURL, wait: wait) ?? Refusal(reason: "no address", closed: false))
         }
         return await withTaskGroup(of: (Int, Refusal?).self) { group in
             for (index, address) in addresses.enumerated() {
-                group.addTask { (index, await self.refusal(peer.baseURL(at: address))) }
+                group.addTask { (index, await self.refusal(peer.baseURL(at: address), wait: wait)) }
             }
             var answers = [Refusal??](repeating: nil, count: addresses.count)
             for await (index, refusal) in group {

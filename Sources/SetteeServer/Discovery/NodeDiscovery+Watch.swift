@@ -22,6 +22,8 @@ import SetteeReplicator
    nothing listens): the server left, whether or not its DNS-SD goodbye was heard (under
    load avahi was seen to keep a departed service listed for minutes): away at once,
    listed as gone, asked again as above. One that never answered stays away.
+ Each probe is acted on as soon as it ends, and an away peer that answers has the others
+ away asked at once (the link that was down is likely back for them too).
  The probe carries our credentials: a peer that refuses them (401) or fails (500) counts
  as not answering, so that it too costs one probe a tick rather than two failing jobs.
  Each change is logged once.
@@ -33,13 +35,50 @@ extension NodeDiscovery {
     static let quietAfter: TimeInterval = 13
     static let longAway: TimeInterval = 60
     static let slowEvery = 5
+    /// How long a probe waits: one SYN lost on a lossy radio is sent again after 1 s.
+    static let probeWait: Duration = .milliseconds(2500)
+    /// A peer already away is asked with less than a tick's wait, so that each tick asks it
+    /// afresh (a probe still waiting blocks the next: with 2.5 s, a silent peer was asked every
+    /// other tick, and one back on the link waited up to 4 s); a lost answer costs one tick.
+    static let awayProbeWait: Duration = .milliseconds(1800)
 
+    /// Ticks at a fixed cadence, each probe acted on as soon as it ends: a round used to wait
+    /// for its slowest probe (2.5 s for a peer still silent) before restarting the peers that
+    /// had answered, and the next tick came 2 s after that (a peer back on the link waited up
+    /// to 4.5 s, 8 s in a loaded room of 20).
     func watchPeers() async {
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: Self.tick) } catch { return }
-            await checkPeers()
-            rebalance()
+        let clock = ContinuousClock()
+        var next = clock.now + Self.tick
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                do { try await Task.sleep(until: next, clock: clock) } catch { return }
+                next = max(next + Self.tick, clock.now)
+                for peer in peersToProbe() { group.addTask { await self.probe(peer) } }
+                rebalance()
+            }
         }
+    }
+
+    /// Asks one peer whether it answers, and acts on the answer at once.
+    func probe(_ peer: Probe) async {
+        defer { state.withLock { _ = $0.probing.remove(peer.uuid) } }
+        let (reached, refusal) = await reach(peer.sync.peer, firstAddressOnly: !peer.everyAddress, wait: peer.wait)
+        if let reached { answered(peer.uuid, peer.sync, at: reached) } else { unanswered(peer, closed: refusal.closed) }
+        rebalance()
+    }
+
+    /// A peer away answers again: the link that was down (this device's radio, or the room's)
+    /// is likely back for the others away too, so they are asked now, not at their next tick.
+    /// At most once a tick (a flood of dead adverts stays cheap).
+    private func probeAwayNow() {
+        let now = Date(), every = Double(Self.tick.components.seconds)
+        let due = state.withLock { s -> Bool in
+            if let last = s.lastEarlyRound, now.timeIntervalSince(last) < every { return false }
+            s.lastEarlyRound = now
+            return true
+        }
+        guard due else { return }
+        for peer in peersToProbe(awayOnly: true) { Task { await self.probe(peer) } }
     }
 
     /// A peer to ask, and since when it has been silent if it does not answer.
@@ -51,13 +90,15 @@ extension NodeDiscovery {
         /// with may answer elsewhere; for a peer away that is every `slowEvery` ticks only
         /// (a flood of dead adverts with two addresses each would cost twice the probes).
         var everyAddress = true
+        var wait = probeWait
     }
 
-    /// Peers to ask: those with failing or quiet replications, and those away.
-    private func peersToProbe() -> [Probe] {
+    /// Peers to ask: those with failing or quiet replications, and those away; with `awayOnly`,
+    /// those away for less than `longAway` (out of the tick count). None already being asked.
+    private func peersToProbe(awayOnly: Bool = false) -> [Probe] {
         let (syncing, away, unanswered, tick) = state.withLock { s in
-            s.ticks += 1
-            return (s.syncing, s.away, s.unanswered, s.ticks)
+            if !awayOnly { s.ticks += 1 }
+            return (s.syncing.filter { !s.probing.contains($0.key) }, s.away, s.unanswered, s.ticks)
         }
         let now = Date()
         let jobs = Dictionary(replications.jobs.compactMap { job in job.status.id.map { ($0, job) } }) { a, _ in a }
@@ -73,53 +114,37 @@ extension NodeDiscovery {
             if away.contains(peerUUID) {
                 // Away for long: asked every `slowEvery` ticks only (a flood of dead adverts stays cheap).
                 let long = now.timeIntervalSince(unanswered[peerUUID] ?? now) > Self.longAway
-                let slowTick = tick % Self.slowEvery == 0
+                let slowTick = tick % Self.slowEvery == 0 && !awayOnly
                 if !long || slowTick {
-                    probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: now, everyAddress: slowTick))
+                    probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: now, everyAddress: slowTick,
+                                       wait: Self.awayProbeWait))
                 }
+            } else if awayOnly {
+                continue
             } else if failing || quiet {
                 probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: failing ? now : heard))
             } else {
                 state.withLock { _ = $0.unanswered.removeValue(forKey: peerUUID) }
             }
         }
-        return probe
-    }
-
-    func checkPeers() async {
-        let probe = peersToProbe()
-        guard !probe.isEmpty else { return }
-        let answers = await withTaskGroup(of: (String, DiscoveredPeer?, Refusal).self) { group in
-            for peer in probe {
-                group.addTask {
-                    let (reached, refusal) = await self.reach(peer.sync.peer, firstAddressOnly: !peer.everyAddress)
-                    return (peer.uuid, reached, refusal)
-                }
-            }
-            var answers: [String: (DiscoveredPeer?, Refusal)] = [:]
-            for await (peerUUID, reached, refusal) in group { answers[peerUUID] = (reached, refusal) }
-            return answers
-        }
-        for peer in probe {
-            guard let (reached, refusal) = answers[peer.uuid] else { continue }
-            if let reached { answered(peer.uuid, peer.sync, at: reached) } else { unanswered(peer, closed: refusal.closed) }
-        }
+        return state.withLock { s in probe.filter { s.probing.insert($0.uuid).inserted } }
     }
 
     /// It answers: at the address it is synced with, or at another of its addresses (the
     /// replications move there).
     private func answered(_ peerUUID: String, _ sync: Sync, at reached: DiscoveredPeer) {
-        let wasUnanswered = state.withLock { s -> Bool in
+        let (wasUnanswered, wasAway) = state.withLock { s -> (Bool, Bool) in
             if let instance = s.seen.first(where: { $0.value.peer.profile?.uuid == peerUUID })?.key {
                 s.seen[instance]?.lastSeen = Date()
             }
-            return s.unanswered.removeValue(forKey: peerUUID) != nil
+            return (s.unanswered.removeValue(forKey: peerUUID) != nil, s.away.contains(peerUUID))
         }
         let moved = reached.addresses.first != sync.peer.addresses.first
         guard wasUnanswered || moved else { return }
         logger.info("discovery: peer answers again; replications restarted",
                     metadata: ["instance": "\(sync.peer.instance)", "url": "\(reached.baseURL)"])
         self.sync(with: reached, uuid: peerUUID)
+        if wasAway { probeAwayNow() }
     }
 
     /// Not answering: away after `awayAfter`, or at once when every address refuses the
@@ -154,21 +179,22 @@ extension NodeDiscovery {
     }
 
     /// Whether `GET base/` (with our credentials) answers with CouchDB's welcome within 2.5 s.
-    func answers(_ base: String) async -> Bool { await refusal(base) == nil }
+    func answers(_ base: String) async -> Bool { await refusal(base, wait: Self.probeWait) == nil }
 
-    /// Why `GET base/` (with our credentials) is not CouchDB's welcome within 2.5 s, or nil when it is.
-    func refusal(_ base: String) async -> Refusal? {
+    /// Why `GET base/` (with our credentials) is not CouchDB's welcome within `wait`, or nil when it is.
+    func refusal(_ base: String, wait: Duration) async -> Refusal? {
         var headers: [(String, String)] = []
         if let (name, password) = configuration.peerCredentials {
             headers.append(("Authorization", "Basic " + Data("\(name):\(password)".utf8).base64EncodedString()))
         }
         let response: RemoteResponse
         do {
-            response = try await probes.send(RemoteRequest(method: "GET", url: base + "/", headers: headers, timeout: .milliseconds(2500)))
+            response = try await probes.send(RemoteRequest(method: "GET", url: base + "/", headers: headers, timeout: wait))
         } catch RemoteError.transport(let code, let message) where code == 7 {
             return Refusal(reason: message, closed: true)
         } catch {
-            return Refusal(reason: "no answer in 2.5 s", closed: false)
+            let ms = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+            return Refusal(reason: "no answer in \(Double(ms) / 1000) s", closed: false)
         }
         guard response.status == 200 else { return Refusal(reason: "HTTP \(response.status)", closed: false) }
         return (try? JSONReader.parse(response.body))?["couchdb"] != nil ? nil : Refusal(reason: "not a CouchDB welcome", closed: false)

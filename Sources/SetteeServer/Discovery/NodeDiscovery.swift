@@ -66,6 +66,10 @@ final class NodeDiscovery: @unchecked Sendable {
         var meetings: [String: Int] = [:]
         /// Peers being met now (asked whether they answer).
         var meeting: Set<String> = []
+        /// Peers being asked by `PeerWatch` now (a probe of one is never begun twice).
+        var probing: Set<String> = []
+        /// When an answer from a peer away last had the others away asked at once.
+        var lastEarlyRound: Date?
     }
 
     static let departedKept = 64
