@@ -84,4 +84,30 @@ import Testing
         // the link's return (one ARP or SYN retransmission): 2 s leaves room for a loaded machine.
         #expect(delays.allSatisfy { $0 < 2.0 }, "\(delays)\n\(discoveryLines())")
     }
+
+    /// An idle pair (no writes anywhere) notices a peer gone silent within a quiet period and a
+    /// probe: A's push to B answered from A's own changes every 10 s whatever B did, so only the
+    /// pull's request timing out ended it (about 55 s).
+    @Test(.enabled(if: DiscoveryTests.unavailable == nil, "\(DiscoveryTests.unavailable ?? "")"), .timeLimit(.minutes(3)))
+    func anIdlePeerGoneSilentIsAwayWithinAQuietPeriod() throws {
+        let hosts = try DiscoveryTests.Hosts()
+        defer { hosts.remove() }
+        let dirA = try TempDirectory(prefix: "idle-a"), dirB = try TempDirectory(prefix: "idle-b")
+        let a = try DiscoveryTests.settee(hosts.a, host: "idle-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"),
+                                          port: 5984)
+        let b = try DiscoveryTests.settee(hosts.b, host: "idle-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"),
+                                          port: 5984)
+        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
+        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
+        for (netns, base) in [(hosts.a, baseA), (hosts.b, baseB)] {
+            let created = try DiscoveryTests.call(netns, "PUT", base + "/shared")
+            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
+        }
+        let uuidB = try DiscoveryTests.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue ?? "?"
+        #expect(try Self.secondsUntil(30) { try Self.stateOf(uuidB, on: hosts.a, baseA) == "syncing" } != nil)
+        try DiscoveryTests.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "down"])
+        // Quiet after 13 s without a pull's answer, then a probe of 2.5 s within a 2 s tick.
+        let departed = try Self.secondsUntil(30) { [.null, "away", "gone"].contains(try Self.stateOf(uuidB, on: hosts.a, baseA)) }
+        #expect(departed != nil, "\(a.output.split(separator: "\n").filter { $0.contains("iscovery") }.suffix(20).joined(separator: "\n"))")
+    }
 }

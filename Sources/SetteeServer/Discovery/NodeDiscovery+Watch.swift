@@ -108,8 +108,12 @@ extension NodeDiscovery {
             let failing = mine.contains { job in
                 job.replication.progress.lastError != nil || [.crashing, .pending, .error].contains(job.status.state)
             }
-            // Quiet: no answer within a longpoll's timeout and more (a request hangs on a peer gone silent).
-            let heard = mine.compactMap { $0.replication.progress.lastAnswer ?? $0.startTime }.max() ?? now
+            // Quiet: no answer within a longpoll's timeout and more (a request hangs on a peer gone
+            // silent). Only a pull's answers count when there is one: an idle push's step is a
+            // longpoll on this node's own changes, which answers whether or not the peer does (an
+            // idle pair took 55 s, a pull's request timing out, to notice a peer gone silent).
+            let pulls = mine.filter { $0.status.id?.hasSuffix("+pull") == true }
+            let heard = (pulls.isEmpty ? mine : pulls).compactMap { $0.replication.progress.lastAnswer ?? $0.startTime }.max() ?? now
             let quiet = now.timeIntervalSince(heard) > Self.quietAfter
             if away.contains(peerUUID) {
                 // Away for long: asked every `slowEvery` ticks only (a flood of dead adverts stays cheap).
