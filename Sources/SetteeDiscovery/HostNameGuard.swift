@@ -23,9 +23,11 @@ internal import Synchronization
  avahi renames those in step the same way. When the daemon runs again after renaming its host,
  browsing starts over (`ServiceBrowser.browseAgain`): a service announced while the daemon
  was re-probing its own name was missed for good in 2 of 7 six-device rooms before (none in 5 since).
+ Shortly after, `HostRecordCheck` makes sure the daemon publishes the new name on the network.
  */
 final class HostNameGuard: @unchecked Sendable {
-    // @unchecked: the mutable state is touched only on avahi's poll thread (its callbacks).
+    // @unchecked: the mutable state is touched only under the avahi poll's lock (its
+    // callbacks, or a pending rename or record check that takes the lock).
     private let logger: Logger
     /// Told the suffix of each name the guard gave the daemon (on avahi's thread).
     private let onRename: @Sendable (String) -> Void
