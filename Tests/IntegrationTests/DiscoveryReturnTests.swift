@@ -31,6 +31,16 @@ import Testing
             .map { peers in peers.first { $0["uuid"]?.stringValue == uuid }?["state"] ?? .null }
     }
 
+    /// Creates `shared` on A, then on B (which may have it already, from its pull of A's);
+    /// B's server uuid.
+    static func createShared(_ pair: DiscoveryTests.Pair) throws -> String {
+        for (netns, base) in [(pair.hosts.a, pair.baseA), (pair.hosts.b, pair.baseB)] {
+            let created = try DiscoveryTests.call(netns, "PUT", base + "/shared")
+            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
+        }
+        return try DiscoveryTests.call(pair.hosts.b, "GET", pair.baseB + "/")["uuid"]?.stringValue ?? "?"
+    }
+
     /// Polls (every 0.1 s, up to `seconds`) until `done`; the seconds it took, or nil.
     static func secondsUntil(_ seconds: Double, _ done: () throws -> Bool) throws -> Double? {
         let start = Date()
@@ -43,20 +53,10 @@ import Testing
 
     @Test(.enabled(if: DiscoveryTests.unavailable == nil, "\(DiscoveryTests.unavailable ?? "")"), .timeLimit(.minutes(3)))
     func aPeerWhoseLinkReturnsIsSyncedWithAgainWithinATick() throws {
-        let hosts = try DiscoveryTests.Hosts()
-        defer { hosts.remove() }
-        let dirA = try TempDirectory(prefix: "return-a"), dirB = try TempDirectory(prefix: "return-b")
-        let a = try DiscoveryTests.settee(hosts.a, host: "return-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"),
-                                          port: 5984)
-        let b = try DiscoveryTests.settee(hosts.b, host: "return-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"),
-                                          port: 5984, around: ["/bin/bash", "-c", Self.nowhere, "nowhere"])
-        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
-        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
-        for (netns, base) in [(hosts.a, baseA), (hosts.b, baseB)] {
-            let created = try DiscoveryTests.call(netns, "PUT", base + "/shared")
-            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
-        }
-        let uuidB = try DiscoveryTests.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue ?? "?"
+        let pair = try DiscoveryTests.Pair("return", aroundB: ["/bin/bash", "-c", Self.nowhere, "nowhere"])
+        defer { pair.stop() }
+        let (hosts, a, baseA) = (pair.hosts, pair.a, pair.baseA)
+        let uuidB = try Self.createShared(pair)
         let syncing = { try Self.stateOf(uuidB, on: hosts.a, baseA) == "syncing" }
         #expect(try Self.secondsUntil(30, syncing) != nil)
         let discoveryLines = { a.output.split(separator: "\n").filter { $0.contains("iscovery") }.suffix(20).joined(separator: "\n") }
@@ -90,20 +90,10 @@ import Testing
     /// pull's request timing out ended it (about 55 s).
     @Test(.enabled(if: DiscoveryTests.unavailable == nil, "\(DiscoveryTests.unavailable ?? "")"), .timeLimit(.minutes(3)))
     func anIdlePeerGoneSilentIsAwayWithinAQuietPeriod() throws {
-        let hosts = try DiscoveryTests.Hosts()
-        defer { hosts.remove() }
-        let dirA = try TempDirectory(prefix: "idle-a"), dirB = try TempDirectory(prefix: "idle-b")
-        let a = try DiscoveryTests.settee(hosts.a, host: "idle-a", data: dirA.appending("data"), ini: dirA.appending("s.ini"),
-                                          port: 5984)
-        let b = try DiscoveryTests.settee(hosts.b, host: "idle-b", data: dirB.appending("data"), ini: dirB.appending("s.ini"),
-                                          port: 5984)
-        defer { for server in [a, b] { server.kill(SIGTERM); _ = try? server.waitForExit() } }
-        let baseA = "http://\(hosts.addressA):5984", baseB = "http://\(hosts.addressB):5984"
-        for (netns, base) in [(hosts.a, baseA), (hosts.b, baseB)] {
-            let created = try DiscoveryTests.call(netns, "PUT", base + "/shared")
-            #expect(created["ok"] == true || created["error"] == "file_exists", "\(created)")
-        }
-        let uuidB = try DiscoveryTests.call(hosts.b, "GET", baseB + "/")["uuid"]?.stringValue ?? "?"
+        let pair = try DiscoveryTests.Pair("idle")
+        defer { pair.stop() }
+        let (hosts, a, baseA) = (pair.hosts, pair.a, pair.baseA)
+        let uuidB = try Self.createShared(pair)
         #expect(try Self.secondsUntil(30) { try Self.stateOf(uuidB, on: hosts.a, baseA) == "syncing" } != nil)
         try DiscoveryTests.run(["ip", "-n", hosts.b, "link", "set", hosts.linkB, "down"])
         // Quiet after 13 s without a pull's answer, then a probe of 2.5 s within a 2 s tick.

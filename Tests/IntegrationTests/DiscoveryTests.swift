@@ -69,6 +69,46 @@ import Testing
         }
     }
 
+    /// A and B, each a settee syncing `shared` on a host of its own (`Hosts`), both on port 5984,
+    /// with host names and data directories named after `name`; B starts under `aroundB` (see
+    /// `settee`'s `around`). `stop()` ends both (SIGTERM: mdns-host then stops its daemons, where
+    /// SIGKILL would leave them running) and removes the namespaces.
+    final class Pair {
+        let hosts: Hosts
+        let a: SetteeProcess, b: SetteeProcess
+        let baseA: String, baseB: String
+        /// Kept for the servers' lifetime (removed when released).
+        private let directories: [TempDirectory]
+
+        init(_ name: String, aroundB: [String] = []) throws {
+            let hosts = try Hosts()
+            var started: [SetteeProcess] = []
+            do {
+                let dirA = try TempDirectory(prefix: "\(name)-a"), dirB = try TempDirectory(prefix: "\(name)-b")
+                started.append(try DiscoveryTests.settee(hosts.a, host: "\(name)-a", data: dirA.appending("data"),
+                                                         ini: dirA.appending("s.ini"), port: 5984))
+                started.append(try DiscoveryTests.settee(hosts.b, host: "\(name)-b", data: dirB.appending("data"),
+                                                         ini: dirB.appending("s.ini"), port: 5984, around: aroundB))
+                directories = [dirA, dirB]
+            } catch {
+                Self.end(started)
+                hosts.remove()
+                throw error
+            }
+            (self.hosts, a, b) = (hosts, started[0], started[1])
+            (baseA, baseB) = ("http://\(hosts.addressA):5984", "http://\(hosts.addressB):5984")
+        }
+
+        func stop() {
+            Self.end([a, b])
+            hosts.remove()
+        }
+
+        private static func end(_ servers: [SetteeProcess]) {
+            for server in servers { server.kill(SIGTERM); _ = try? server.waitForExit() }
+        }
+    }
+
     /// A settee on `netns` with `[discovery]` syncing `shared`, listening on `address:port`.
     /// `around`: a command (and its arguments) that runs first and ends by exec'ing "$@", the settee.
     /// `bind`, `environment`, `name`: the address to listen on, variables for mdns-host and
