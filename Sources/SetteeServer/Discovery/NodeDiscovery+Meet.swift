@@ -48,6 +48,7 @@ extension NodeDiscovery {
             guard s.seen.values.contains(where: { $0.peer.profile?.uuid == peerUUID }),
                   Self.isLatest(meeting, peerUUID, s) else { return false }
             stale = s.syncing[peerUUID]?.jobs ?? []
+            if s.syncing[peerUUID] == nil { s.neverAnswered.insert(peerUUID) }  // first met, and not answering
             s.syncing[peerUUID] = Sync(peer: peer, url: peerURL(peer), databases: syncedDatabases(profile), jobs: [])
             s.unanswered[peerUUID] = s.unanswered[peerUUID] ?? Date()
             return s.away.insert(peerUUID).inserted

@@ -70,6 +70,9 @@ final class NodeDiscovery: @unchecked Sendable {
         var probing: Set<String> = []
         /// When an answer from a peer away last had the others away asked at once.
         var lastEarlyRound: Date?
+        /// Peers away since they were met, never synced with (a dead or bogus advert, or a
+        /// server not up yet): asked every other tick, not every tick (`PeerWatch`).
+        var neverAnswered: Set<String> = []
     }
 
     static let departedKept = 64
@@ -185,6 +188,7 @@ final class NodeDiscovery: @unchecked Sendable {
         s.unanswered[peerUUID] = nil
         s.away.remove(peerUUID)
         s.closed.remove(peerUUID)
+        s.neverAnswered.remove(peerUUID)
         s.departed[peerUUID] = Departed(peer: peer, lastSeen: lastSeen, why: why)
         if s.departed.count > departedKept, let oldest = s.departed.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
             s.departed[oldest.key] = nil
@@ -234,6 +238,7 @@ final class NodeDiscovery: @unchecked Sendable {
             s.unanswered[peerUUID] = nil
             s.away.remove(peerUUID)
             s.closed.remove(peerUUID)
+            s.neverAnswered.remove(peerUUID)
             return previous.filter { !started.contains($0) }
         }
         for id in dropped { _ = replications.cancel(id: id) }  // a database it no longer advertises
