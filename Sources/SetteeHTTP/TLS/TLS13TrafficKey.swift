@@ -82,6 +82,26 @@ final class TLS13TrafficKey {
         self.sequence = sequence
     }
 
+    private init(copying other: TLS13TrafficKey, context: OpaquePointer) {
+        self.context = context
+        self.suite = other.suite
+        self.secret = other.secret
+        self.iv = other.iv
+        self.sequence = other.sequence
+    }
+
+    /// A key at this one's secret and sequence with a cipher context of its own, made
+    /// without deriving it again: the record fuzzer (fuzz/harnesses/tlsrecords.swift)
+    /// derives its keys once and copies them for every input.
+    func copy() -> TLS13TrafficKey? {
+        guard let context = EVP_CIPHER_CTX_new() else { return nil }
+        guard EVP_CIPHER_CTX_copy(context, self.context) == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            return nil
+        }
+        return TLS13TrafficKey(copying: self, context: context)
+    }
+
     /// The key after a KeyUpdate: the next generation of the traffic secret (§7.2).
     func updated(sealing: Bool) -> TLS13TrafficKey? {
         guard var next = Self.expandLabel(secret, "traffic upd", length: secret.count, suite: suite) else { return nil }
