@@ -14,13 +14,11 @@ internal import Synchronization
 /// Blocking sqlite calls run on `queue`, never on Swift's cooperative pool.
 /// `commits` is bumped after every commit, before any job of it is answered
 /// (readers rely on that to reuse their snapshots, see `ReaderPool`).
-/// A transaction made only of jobs that say they need no fsync (`write(durable: false)`:
-/// a key index's rows, which a refresh derives again from the documents) commits with
-/// synchronous=NORMAL: in WAL mode that skips the WAL's fsync at COMMIT, and a crash of
-/// the process loses nothing (the frames are in the OS's cache); a power loss may lose
-/// such a transaction whole, never a part of it, and never an fsync'd one after it, as
-/// the next FULL commit syncs the WAL up to its own frames
-/// (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html).
+/// A transaction only of jobs that need no fsync (`write(durable: false)`: a key index's
+/// rows, derived again from the documents by a refresh) commits with synchronous=NORMAL:
+/// in WAL mode no fsync at COMMIT; a crash of the process loses nothing; a power loss may
+/// lose such a transaction whole, never a FULL one after it, whose fsync covers the WAL
+/// before it (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html).
 /// The connection may be closed between jobs when the directory finds the database
 /// idle (`closeWhenIdle`); the next job opens it again through `opener`. A transaction
 /// never spans two blocks on `queue`, so no close can fall inside one.
@@ -193,7 +191,7 @@ final class Writer: @unchecked Sendable {
         // Set outside the transaction, as a pragma that changes how a commit syncs should be.
         let isRelaxed = !batch.contains(where: \.isDurable)
         if isRelaxed { try? connection.execute("PRAGMA synchronous=NORMAL") }
-        defer { if isRelaxed { try? connection.execute("PRAGMA synchronous=FULL") } }
+        defer { if isRelaxed { restoreFullSync(connection) } }
         do {
             try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
@@ -218,6 +216,18 @@ final class Writer: @unchecked Sendable {
             return
         }
         for (index, job) in batch.enumerated() { job.complete(failures[index]) }
+    }
+
+    /// synchronous=FULL again after a relaxed commit. A connection that cannot be set back
+    /// is closed, so no durable write ever commits on it: the next job opens a new one,
+    /// FULL from its start (`Connection.init`).
+    private func restoreFullSync(_ connection: Connection) {
+        do {
+            try connection.execute("PRAGMA synchronous=FULL")
+        } catch {
+            connection.close()
+            self.connection = nil
+        }
     }
 
     /// The first job of a transaction runs without a savepoint: when it fails, the whole
