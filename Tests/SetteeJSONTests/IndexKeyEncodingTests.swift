@@ -114,7 +114,7 @@ import Testing
             .array([1, "b", .array([.null, .object(JSONObject([("k", "v")]))])]),
             .object(JSONObject([("a", 1), ("", .array(["x"])), ("\u{0}", .bool(true))])),
         ]
-        let ids = ["p0000001", "", "_design/x", "a\u{0}b\u{0}", "é/😀 id"]
+        let ids = ["p0000001", "", "_design/x", "a\u{0}b\u{0}", "é/😀 id", "q\"uo\\te\n"]
         for collation in [KeyCollation.unicode, .raw] {
             for key in keys {
                 for id in ids {
@@ -123,10 +123,20 @@ import Testing
                     IndexKeyEncoding.append(.int(3), to: &bytes)
                     #expect(IndexKeyEncoding.documentID(inViewKey: bytes, collation: collation) == id, "\(key) \(id) \(collation)")
                     #expect(IndexKeyEncoding.documentID(inViewKey: Array(bytes.dropLast()), collation: collation) == nil)
+                    // Written as a JSON string straight from the key: the id as JSONWriter writes it.
+                    var written: [UInt8] = [], expected: [UInt8] = []
+                    JSONWriter.writeString(id, to: &expected)
+                    #expect(IndexKeyEncoding.writeDocumentID(inViewKey: bytes, collation: collation, asJSONStringTo: &written))
+                    #expect(written == expected, "\(key) \(id) \(collation)")
                 }
             }
         }
         var noPlace = IndexKeyEncoding.encode(1)
+        var untouched: [UInt8] = [1, 2]
+        IndexKeyEncoding.appendDocumentID("d", to: &noPlace)
+        #expect(!IndexKeyEncoding.writeDocumentID(inViewKey: noPlace, collation: .unicode, asJSONStringTo: &untouched))
+        #expect(untouched == [1, 2])
+        noPlace = IndexKeyEncoding.encode(1)
         IndexKeyEncoding.appendDocumentID("d", to: &noPlace)
         #expect(IndexKeyEncoding.documentID(inViewKey: noPlace, collation: .unicode) == nil)
         #expect(IndexKeyEncoding.documentID(inViewKey: [], collation: .unicode) == nil)

@@ -92,6 +92,39 @@ import Testing
         writer.close()
     }
 
+    /// Jobs that need no fsync (a key index's rows) commit with synchronous=NORMAL when
+    /// they are alone in their transaction; sharing one with a durable write, or after
+    /// it, every commit is FULL again (https://sqlite.org/pragma.html#pragma_synchronous:
+    /// 1 NORMAL, 2 FULL).
+    @Test func onlyATransactionOfJobsThatNeedNoFsyncSkipsIt() async throws {
+        let directory = try TempDirectory(prefix: "writer")
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.path + "/w.sqlite")
+        try connection.execute("CREATE TABLE t (name TEXT)")
+        let writer = Writer(connection: connection, label: "w", commits: CommitCounter())
+        let synchronous = { @Sendable (db: Connection) throws -> Int64 in try db.integer("PRAGMA synchronous") ?? -1 }
+        #expect(try await writer.write(durable: false, synchronous) == 1)
+        #expect(try await writer.write(synchronous) == 2)
+
+        // One batch of a durable job between two that need no fsync: FULL for all three.
+        let gate = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        let holding = Task { try await writer.write(durable: false) { _ in started.signal(); gate.wait() } }
+        await withCheckedContinuation { done in DispatchQueue.global().async { started.wait(); done.resume() } }
+        var jobs: [Task<Int64, any Error>] = []
+        for durable in [false, true, false] {
+            jobs.append(Task { try await writer.write(durable: durable, synchronous) })
+            try await poll { writer.pendingCount == jobs.count }
+        }
+        gate.signal()
+        try await holding.value
+        var seen: [Int64] = []
+        for job in jobs { seen.append(try await job.value) }
+        #expect(seen == [2, 2, 2])
+        #expect(try await writer.write(synchronous) == 2)
+        #expect(try await writer.write(durable: false, synchronous) == 1)
+        writer.close()
+    }
+
     /// Waits until `condition` holds, for at most 10 s.
     func poll(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)

@@ -40,17 +40,22 @@ extension ViewHandlers {
                     page = try await database.indexEntries(index, range: range, descending: query.descending,
                                                            after: after, limit: size)
                 }
+                // The first page's rows at about twice their stored size: a point query's answer
+                // grows once, not once per doubling (later pages grow it geometrically).
+                if written == 0, let row = page.first {
+                    out.reserveCapacity(out.count + page.count * (row.key.count + row.value.count) * 2)
+                }
                 for entry in page {
                     after = entry.key
                     if toSkip > 0 {
                         toSkip -= 1
                         continue
                     }
-                    guard let id = IndexKeyEncoding.documentID(inViewKey: entry.key, collation: collation) else {
-                        throw KeyWithoutDocumentID()
-                    }
-                    out.append(contentsOf: written == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-                    writeEntryRow(id: id, stored: entry.value, to: &out)
+                    if written > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(13)  // "\r\n{"
+                    out.append(10)
+                    out.append(UInt8(ascii: "{"))
+                    guard writeEntryRow(entry, collation: collation, to: &out) else { throw KeyWithoutDocumentID() }
                     written += 1
                     if written >= query.limit { break read }
                 }
@@ -64,13 +69,18 @@ extension ViewHandlers {
     /// A row whose key does not end as a view's does: the query is answered by the join instead.
     struct KeyWithoutDocumentID: Error {}
 
-    /// A map row without its document, `{"id":…,"key":…,"value":…}`, its key and value
-    /// copied from the stored `[key, value]` (written by `JSONWriter` when the view was
-    /// built) rather than parsed and written again; parsed only if it is not that compact pair.
-    static func writeEntryRow(id: String, stored value: [UInt8], to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"id":"#.utf8)
-        JSONWriter.writeString(id, to: &out)
-        let copied = value.withUnsafeBufferPointer { stored -> Bool in
+    /// A map row without its document, `{"id":…,"key":…,"value":…}` without its opening
+    /// brace (written by the caller), its id copied from the index key
+    /// (`IndexKeyEncoding.writeDocumentID`), its key and value from the stored
+    /// `[key, value]` (written by `JSONWriter` when the view was built) rather than parsed
+    /// and written again; parsed only if it is not that compact pair. False when the
+    /// key does not end with a document id.
+    static func writeEntryRow(_ entry: KeyIndexEntry, collation: KeyCollation, to out: inout [UInt8]) -> Bool {
+        out.append(contentsOf: #""id":"#.utf8)
+        guard IndexKeyEncoding.writeDocumentID(inViewKey: entry.key, collation: collation, asJSONStringTo: &out) else {
+            return false
+        }
+        let copied = entry.value.withUnsafeBufferPointer { stored -> Bool in
             guard let (key, value) = JSONSpanScanner.compactPair(in: stored) else { return false }
             out.append(contentsOf: #","key":"#.utf8)
             out.append(contentsOf: stored[key])
@@ -79,12 +89,13 @@ extension ViewHandlers {
             return true
         }
         if !copied {
-            let pair = keyAndValue(value)
+            let pair = keyAndValue(entry.value)
             out.append(contentsOf: #","key":"#.utf8)
             JSONWriter.write(pair[0], to: &out)
             out.append(contentsOf: #","value":"#.utf8)
             JSONWriter.write(pair[1], to: &out)
         }
         out.append(UInt8(ascii: "}"))
+        return true
     }
 }

@@ -106,7 +106,10 @@ extension Database {
             let from = plan.cursors(before: run.lowerBound), to = plan.cursors(through: run.upperBound)
             let written: Bool
             do {
-                written = try await writer.write { db in
+                // Not fsync'd at COMMIT when nothing else shares the transaction: rows a
+                // power cut may lose (the index's cursor with them) are mapped again by the
+                // next refresh. A 100,000-document build was 51 fsyncs, 4 ms each here.
+                written = try await writer.write(durable: false) { db in
                     try KeyIndexRecords.write(db, indexes, plan, prepared.batch, prepared.entries, from: from, to: to)
                 }
             } catch {

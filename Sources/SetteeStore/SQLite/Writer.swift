@@ -14,6 +14,11 @@ internal import Synchronization
 /// Blocking sqlite calls run on `queue`, never on Swift's cooperative pool.
 /// `commits` is bumped after every commit, before any job of it is answered
 /// (readers rely on that to reuse their snapshots, see `ReaderPool`).
+/// A transaction only of jobs that need no fsync (`write(durable: false)`: a key index's
+/// rows, derived again from the documents by a refresh) commits with synchronous=NORMAL:
+/// in WAL mode no fsync at COMMIT; a crash of the process loses nothing; a power loss may
+/// lose such a transaction whole, never a FULL one after it, whose fsync covers the WAL
+/// before it (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html).
 /// The connection may be closed between jobs when the directory finds the database
 /// idle (`closeWhenIdle`); the next job opens it again through `opener`. A transaction
 /// never spans two blocks on `queue`, so no close can fall inside one.
@@ -53,11 +58,15 @@ final class Writer: @unchecked Sendable {
 
     /// Runs `work` in a write transaction (shared with concurrent writes) and
     /// returns its result after the commit. A throw rolls back `work` only.
-    func write<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    /// - Parameter durable: false for work whose loss in a power cut the database
+    ///   recovers from by itself (a key index's rows): a transaction of such jobs
+    ///   alone commits without the WAL's fsync (the type's comment says why that is safe).
+    func write<T: Sendable>(durable: Bool = true,
+                            _ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let refused = refusal.withLock({ $0 }) { throw refused }
         return try await withCheckedThrowingContinuation { continuation in
             let box = ResultBox<T>()
-            let job = WriteJob(body: { connection in box.value = try work(connection) }, complete: { error in
+            let job = WriteJob(isDurable: durable, body: { connection in box.value = try work(connection) }, complete: { error in
                 if let error {
                     continuation.resume(throwing: error)
                 } else if let value = box.value {
@@ -179,6 +188,10 @@ final class Writer: @unchecked Sendable {
             for job in batch { job.complete(error) }
             return
         }
+        // Set outside the transaction, as a pragma that changes how a commit syncs should be.
+        let isRelaxed = !batch.contains(where: \.isDurable)
+        if isRelaxed { try? connection.execute("PRAGMA synchronous=NORMAL") }
+        defer { if isRelaxed { restoreFullSync(connection) } }
         do {
             try connection.run("BEGIN IMMEDIATE")
             for (index, job) in batch.enumerated() {
@@ -203,6 +216,18 @@ final class Writer: @unchecked Sendable {
             return
         }
         for (index, job) in batch.enumerated() { job.complete(failures[index]) }
+    }
+
+    /// synchronous=FULL again after a relaxed commit. A connection that cannot be set back
+    /// is closed, so no durable write ever commits on it: the next job opens a new one,
+    /// FULL from its start (`Connection.init`).
+    private func restoreFullSync(_ connection: Connection) {
+        do {
+            try connection.execute("PRAGMA synchronous=FULL")
+        } catch {
+            connection.close()
+            self.connection = nil
+        }
     }
 
     /// The first job of a transaction runs without a savepoint: when it fails, the whole
@@ -256,10 +281,14 @@ private struct TransactionEnded: Error {
 /// One queued write: its work and the continuation to resume after commit.
 private final class WriteJob: @unchecked Sendable {
     // @unchecked: created on the caller, then used only on the writer queue.
+    /// Whether its transaction must be fsync'd at COMMIT (`Writer.write(durable:)`).
+    let isDurable: Bool
     let body: (Connection) throws -> Void
     let complete: ((any Error)?) -> Void
 
-    init(body: @escaping (Connection) throws -> Void, complete: @escaping ((any Error)?) -> Void) {
+    init(isDurable: Bool = true, body: @escaping (Connection) throws -> Void,
+         complete: @escaping ((any Error)?) -> Void) {
+        self.isDurable = isDurable
         self.body = body
         self.complete = complete
     }
