@@ -113,24 +113,13 @@ public struct MissingRevisions: Sendable, Equatable {
 /// entry says `"follows": true` — raw, never base64, as CouchDB's replicator
 /// sends them in `multipart/related` — in memory, a spool file or the source's store.
 public struct TransferRevision: Sendable {
-    /// Any change to it drops `sourceText`, which then no longer says the same.
-    public var json: JSONObject { didSet { sourceText = nil } }
+    public var json: JSONObject
     /// Identity bytes by attachment name, for the `follows` entries of `json`.
     public var attachments: [String: AttachmentBody]
-    /// `json` as the source's answer spelled it (valid JSON the reader accepted), when
-    /// it is that document unchanged: a `_bulk_docs` body copies it instead of writing
-    /// `json` again (bench/RESULTS.md, "Replication of 100,000 documents: where the CPU goes").
-    public private(set) var sourceText: ArraySlice<UInt8>?
 
-    public init(json: JSONObject, attachments: [String: AttachmentBody] = [:], sourceText: ArraySlice<UInt8>? = nil) {
+    public init(json: JSONObject, attachments: [String: AttachmentBody] = [:]) {
         self.json = json
         self.attachments = attachments
-        self.sourceText = sourceText
-    }
-
-    /// The document's JSON text: `sourceText`, else `json` written.
-    func write(to out: inout [UInt8]) {
-        if let sourceText { out.append(contentsOf: sourceText) } else { JSONWriter.writeObject(json, to: &out) }
     }
 
     public var id: String { json["_id"]?.stringValue ?? "" }

@@ -11,13 +11,6 @@ internal import SetteeJSON
  PUTs run at once. A spool file is unlinked from its creation, so an interrupted
  transfer (error, cancellation, kill) leaves nothing on disk.
  */
-/// One document of a `_bulk_get` answer: what was asked, the document, and its text in the answer.
-struct FoundRevision {
-    let request: RevisionRequest
-    let json: JSONObject
-    let text: ArraySlice<UInt8>?
-}
-
 extension RemotePeer {
     /// How many attachment GETs of one chunk run at once: each waits on the network and
     /// on the source's disk, so one after another left the connections idle
@@ -26,11 +19,11 @@ extension RemotePeer {
 
     /// Each document with the attachments it needs fetched, in order; the documents
     /// that need some are fetched `attachmentFetches` at a time.
-    func withAttachments(_ found: [FoundRevision]) async throws -> [TransferRevision] {
-        var out = found.map { TransferRevision(json: $0.json, sourceText: $0.text) }
-        let fetching = found.indices.filter { found[$0].json["_attachments"] != nil }
+    func withAttachments(_ found: [(RevisionRequest, JSONObject)]) async throws -> [TransferRevision] {
+        var out = found.map { TransferRevision(json: $0.1) }
+        let fetching = found.indices.filter { found[$0].1["_attachments"] != nil }
         let fetched = try await fetching.concurrentMap(limit: Self.attachmentFetches) { index in
-            try await self.withAttachments(found[index].json, attsSince: found[index].request.attsSince)
+            try await self.withAttachments(found[index].1, attsSince: found[index].0.attsSince)
         }
         for (index, revision) in zip(fetching, fetched) { out[index] = revision }
         return out

@@ -125,19 +125,16 @@ public struct RemotePeer: Peer {
         // CouchDB before 2.2, and servers that never had it, lack _bulk_get: one document at a time then.
         if [400, 404, 405, 501].contains(response.status) { return try await openRevs(requests) }
         try check(response, expecting: [200])
-        let answer = try parse(response)
-        guard let results = answer["results"]?.arrayValue, results.count == requests.count else {
+        guard let results = try parse(response)["results"]?.arrayValue, results.count == requests.count else {
             throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
         }
-        let texts = response.body.withUnsafeBufferPointer { BulkGetText.documentRanges(in: $0, of: answer) }
-        let found: [FoundRevision] = try zip(requests, results).enumerated().flatMap { number, item in
-            let (request, result) = item
-            return try (result["docs"]?.arrayValue ?? []).enumerated().map { index, entry in
+        let found: [(RevisionRequest, JSONObject)] = try zip(requests, results).flatMap { request, result in
+            try (result["docs"]?.arrayValue ?? []).map { entry in
                 // An error entry is a revision the source listed but cannot serve now: never skipped.
                 guard let doc = entry["ok"]?.objectValue else {
                     throw ReplicationError.revisionMissing(request.id, request.rev)
                 }
-                return FoundRevision(request: request, json: doc, text: texts?[number][index].map { response.body[$0] })
+                return (request, doc)
             }
         }
         return try await withAttachments(found)
@@ -146,7 +143,7 @@ public struct RemotePeer: Peer {
     /// Documents without attachment bytes go in `_bulk_docs`; each one with bytes is a
     /// `multipart/related` `PUT ?new_edits=false`, as CouchDB's replicator sends them.
     public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
-        var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty })
+        var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty }.map(\.json))
         // Several at once (the target commits concurrent writes together: fewer fsyncs),
         // and no more than `uploads` allows across the replication's chunks.
         try await withThrowingTaskGroup(of: WriteFailure?.self) { group in
@@ -158,14 +155,15 @@ public struct RemotePeer: Peer {
         return failures
     }
 
-    private func bulkDocs(_ docs: [TransferRevision]) async throws -> [WriteFailure] {
+    private func bulkDocs(_ docs: [JSONObject]) async throws -> [WriteFailure] {
         guard !docs.isEmpty else { return [] }
-        let response = try await send(post("/_bulk_docs", body: Self.bulkDocsBody(docs)))
+        let body: JSONValue = ["new_edits": false, "docs": .array(docs.map { .object($0) })]
+        let response = try await send(post("/_bulk_docs", body))
         if response.status == 413 {
             // Too large together: halves, down to single documents, which then count as failures.
             guard docs.count > 1 else {
-                return [WriteFailure(id: docs[0].id, rev: docs[0].rev, error: "too_large",
-                                     reason: "the request entity is too large")]
+                return [WriteFailure(id: docs[0]["_id"]?.stringValue ?? "", rev: docs[0]["_rev"]?.stringValue,
+                                     error: "too_large", reason: "the request entity is too large")]
             }
             let half = docs.count / 2
             return try await bulkDocs(Array(docs[..<half])) + (try await bulkDocs(Array(docs[half...])))
@@ -176,19 +174,6 @@ public struct RemotePeer: Peer {
             return WriteFailure(id: row["id"]?.stringValue ?? "", rev: row["rev"]?.stringValue, error: error,
                                 reason: row["reason"]?.stringValue ?? "")
         }
-    }
-
-    /// `{"new_edits":false,"docs":[...]}`, each document's text copied from the source's
-    /// answer where it came unchanged (`TransferRevision.sourceText`).
-    static func bulkDocsBody(_ docs: [TransferRevision]) -> [UInt8] {
-        var body: [UInt8] = Array(#"{"new_edits":false,"docs":["#.utf8)
-        body.reserveCapacity(docs.reduce(32) { $0 + ($1.sourceText?.count ?? 256) + 1 })
-        for (index, doc) in docs.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            doc.write(to: &body)
-        }
-        body.append(contentsOf: "]}".utf8)
-        return body
     }
 
     public func checkpoint(id: String) async throws -> JSONObject? {
@@ -214,12 +199,8 @@ public struct RemotePeer: Peer {
     // MARK: Exchanges
 
     func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
-        post(path, body: JSONWriter.serialize(body))
-    }
-
-    func post(_ path: String, body: [UInt8]) -> RemoteRequest {
         RemoteRequest(method: "POST", url: endpoint.database + path, headers: [("Content-Type", "application/json")],
-                      body: body, timeout: timeout)
+                      body: JSONWriter.serialize(body), timeout: timeout)
     }
 
     func send(_ request: RemoteRequest) async throws -> RemoteResponse {
