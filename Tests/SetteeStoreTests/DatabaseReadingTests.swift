@@ -112,6 +112,28 @@ import Logging
         #expect(!change.isDeleted)
     }
 
+    /// A page is one statement joining the documents and their revision rows
+    /// (`DocumentRecords.changes`): each document's leaves must still be its own, however
+    /// many rows each has, and the limit counts documents, not rows.
+    @Test func aPageOfChangesGivesEachDocumentItsOwnLeaves() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.force("x", ["2-b", "1-a"])
+        _ = try await db.force("x", ["2-c", "1-a"])
+        _ = try await db.force("y", ["1-y"])
+        _ = try await db.force("z", ["3-f", "2-e", "1-d"])
+        _ = try await db.force("z", ["2-g", "1-d"], deleted: true)
+        _ = try await db.force("w", ["1-w"])
+        let page = try await db.changes(since: 0, limit: 3, descending: false)
+        #expect(page.map(\.id) == ["x", "y", "z"])
+        #expect(page.map(\.leaves) == [[rev("2-c"), rev("2-b")], [rev("1-y")], [rev("3-f"), rev("2-g")]])
+        #expect(page.map(\.isDeleted) == [false, false, false])
+        let rest = try await db.changes(since: page[2].sequence, limit: 3, descending: false)
+        #expect(rest.map(\.id) == ["w"])
+        #expect(try await db.changes(since: rest[0].sequence, limit: 3, descending: false).isEmpty)
+    }
+
     @Test func revisionsDiffReportsMissingAndAncestors() async throws {
         let store = try TestStore()
         defer { store.remove() }

@@ -122,12 +122,11 @@ extension Database {
                 }
                 records.sort { descending ? $0.seq > $1.seq : $0.seq < $1.seq }
                 if let limit { records = Array(records.prefix(max(0, limit))) }
+            } else if !descending {
+                return try DocumentRecords.changes(db, since: since, limit: limit.map { Int64(max(0, $0)) } ?? -1)
             } else {
-                let sql = descending
-                    ? "SELECT doc_id, docid, seq FROM docs ORDER BY seq DESC LIMIT ?"
-                    : "SELECT doc_id, docid, seq FROM docs WHERE seq > ? ORDER BY seq LIMIT ?"
                 let limitValue = SQLiteValue.integer(limit.map { Int64(max(0, $0)) } ?? -1)
-                try db.query(sql, descending ? [limitValue] : [.integer(since), limitValue]) { row in
+                try db.query("SELECT doc_id, docid, seq FROM docs ORDER BY seq DESC LIMIT ?", [limitValue]) { row in
                     records.append((row.int64(0), row.text(1) ?? "", row.int64(2)))
                 }
             }

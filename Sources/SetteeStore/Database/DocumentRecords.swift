@@ -264,7 +264,7 @@ enum DocumentRecords {
 }
 
 /// One `revs` row as the tree needs it: sequence, revid, parent, deleted, has a body.
-private struct TreeRow {
+struct TreeRow {
     let sequence: Int64
     let rev: RevisionID
     let parent: Int64?
