@@ -113,6 +113,8 @@ public final class SetteeNode: Sendable {
     /// `[prometheus] additional_port`'s listener, and its port once bound.
     let metricsServer: HTTPServer?
     private let boundMetricsPort = Mutex<Int?>(nil)
+    /// Returns freed heap to the system while the node runs (`HeapTrimmer`).
+    private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
@@ -173,6 +175,7 @@ public final class SetteeNode: Sendable {
         let ports = try server.start()
         state.boundTLSPort.withLock { $0 = server.tlsPorts.first }
         replications.start()
+        heapTrimmer.withLock { $0 = $0 ?? HeapTrimmer() }
         discovery?.start(ports: ports, tlsPorts: server.tlsPorts,
                          tlsFingerprint: configuration.http.tls?.context.fingerprint)
         return ports
@@ -196,5 +199,6 @@ public final class SetteeNode: Sendable {
         await metricsServer?.shutdown()
         directory.closeAll()
         javaScript.releaseEngines()
+        heapTrimmer.withLock { $0?.stop(); $0 = nil }
     }
 }
