@@ -118,8 +118,12 @@ public final class DataDirectory: Sendable {
         configuration.secret = try NodeSetup.resolveUUID(configured: nil, dataDirectory: path,
                                                          fileName: NodeSetup.secretFileName)
         configuration.maxDocumentSize = options.maxDocumentSize
+        // As SETTEE_ADMIN's: proved against the password given, the hash derived when first
+        // needed (60 ms of a core per admin at every open otherwise), its salt the node's own.
         for (name, password) in options.admins {
-            configuration.admins[name] = PasswordHash.hash(password: password, iterations: PasswordHash.defaultIterations)
+            configuration.environmentAdmins[name] = EnvironmentAdmin(
+                password: password, salt: PasswordHash.salt(for: name, secret: configuration.secret),
+                iterations: PasswordHash.defaultIterations)
         }
         if let name = options.serviceName {
             configuration.discovery.enabled = true
