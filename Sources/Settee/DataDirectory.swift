@@ -25,8 +25,8 @@ public final class DataDirectory: Sendable {
         public var identity: Identity = .local
         /// `[couchdb] max_document_size`: bytes of a document's JSON.
         public var maxDocumentSize = 8_000_000
-        /// Server admins of the listener, name → password (hashed in memory, never
-        /// written). Without any, a ``Listener`` admits no one to admin-only databases.
+        /// Server admins of the listener, name → password (kept in memory and hashed
+        /// there when first needed, never written). Without any, a ``Listener`` admits no one to admin-only databases.
         public var admins: [String: String] = [:]
         /// Publish the listener on DNS-SD (as ``serviceType``) as this instance name
         /// (nil: no publishing).

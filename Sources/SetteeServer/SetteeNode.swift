@@ -48,8 +48,8 @@ public struct NodeConfiguration: Sendable {
     /// `[prometheus] additional_port`, `bind_address`, `port`: metrics without credentials
     /// on a listener of their own (nil: none).
     public var metricsListener: (address: String, port: Int)?
-    /// Admins from the environment (`SETTEE_ADMIN`): the config API neither shows nor
-    /// removes them, and one of the same name in `admins` is not used.
+    /// Admins given at start (`SETTEE_ADMIN`, a program's admins): the config API neither
+    /// shows nor removes them, and one of the same name in `admins` is not used.
     public var environmentAdmins: [String: EnvironmentAdmin] = [:]
     /// The ini file's settings, shown and changed by `/_node/_local/_config`, with
     /// `configOverrides` over them.

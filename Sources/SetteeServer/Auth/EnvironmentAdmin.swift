@@ -20,8 +20,8 @@ import Synchronization
  A `SETTEE_ADMIN` whose value is already a hash is kept as that hash.
  */
 
-/// An admin from the environment: its stored hash, or its password as given with its hash
-/// derived on first use.
+/// An admin given at start (`SETTEE_ADMIN`, or a program's `DataDirectory.Options.admins`):
+/// its stored hash, or its password as given with its hash derived on first use.
 public final class EnvironmentAdmin: Sendable {
     private let given: Given?
     private let derived: Mutex<String?>
