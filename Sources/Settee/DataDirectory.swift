@@ -25,8 +25,8 @@ public final class DataDirectory: Sendable {
         public var identity: Identity = .local
         /// `[couchdb] max_document_size`: bytes of a document's JSON.
         public var maxDocumentSize = 8_000_000
-        /// Server admins of the listener, name → password (hashed in memory, never
-        /// written). Without any, a ``Listener`` admits no one to admin-only databases.
+        /// Server admins of the listener, name → password (kept in memory and hashed
+        /// there when first needed, never written). Without any, a ``Listener`` admits no one to admin-only databases.
         public var admins: [String: String] = [:]
         /// Publish the listener on DNS-SD (as ``serviceType``) as this instance name
         /// (nil: no publishing).
@@ -118,8 +118,12 @@ public final class DataDirectory: Sendable {
         configuration.secret = try NodeSetup.resolveUUID(configured: nil, dataDirectory: path,
                                                          fileName: NodeSetup.secretFileName)
         configuration.maxDocumentSize = options.maxDocumentSize
+        // As SETTEE_ADMIN's: proved against the password given, the hash derived when first
+        // needed (60 ms of a core per admin at every open otherwise), its salt the node's own.
         for (name, password) in options.admins {
-            configuration.admins[name] = PasswordHash.hash(password: password, iterations: PasswordHash.defaultIterations)
+            configuration.environmentAdmins[name] = EnvironmentAdmin(
+                password: password, salt: PasswordHash.salt(for: name, secret: configuration.secret),
+                iterations: PasswordHash.defaultIterations)
         }
         if let name = options.serviceName {
             configuration.discovery.enabled = true

@@ -59,13 +59,12 @@ public enum NodeSetup {
         node.admins = hashFileAdmins(&config, logger: logger)
         if let admin = config.environmentAdmin {
             // Its salt is derived from the cookie secret: the same hash at every start keeps
-            // the admin's sessions valid across restarts.
-            let hash = PasswordHash.isHashed(admin.password)
-                ? admin.password : PasswordHash.hash(password: admin.password,
-                                                     salt: PasswordHash.salt(for: admin.name, secret: node.secret),
-                                                     iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
-            node.admins[admin.name] = hash
-            node.environmentAdmins[admin.name] = hash
+            // the admin's sessions valid across restarts. Derived when first needed, not here
+            // (EnvironmentAdmin: 60 ms of a core at every start).
+            node.environmentAdmins[admin.name] = PasswordHash.isHashed(admin.password)
+                ? EnvironmentAdmin(hash: admin.password)
+                : EnvironmentAdmin(password: admin.password, salt: PasswordHash.salt(for: admin.name, secret: node.secret),
+                                   iterations: config.passwordIterations ?? PasswordHash.defaultIterations)
         }
         // What /_node/_local/_config shows and changes: the file (admins hashed by now).
         if let file = config.iniFile {

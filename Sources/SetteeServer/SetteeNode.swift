@@ -48,9 +48,9 @@ public struct NodeConfiguration: Sendable {
     /// `[prometheus] additional_port`, `bind_address`, `port`: metrics without credentials
     /// on a listener of their own (nil: none).
     public var metricsListener: (address: String, port: Int)?
-    /// Admins from the environment (`SETTEE_ADMIN`), also in `admins`: the config API
-    /// neither shows nor removes them.
-    public var environmentAdmins: [String: String] = [:]
+    /// Admins given at start (`SETTEE_ADMIN`, a program's admins): the config API neither
+    /// shows nor removes them, and one of the same name in `admins` is not used.
+    public var environmentAdmins: [String: EnvironmentAdmin] = [:]
     /// The ini file's settings, shown and changed by `/_node/_local/_config`, with
     /// `configOverrides` over them.
     public var configSettings: [ConfigSetting] = []
@@ -113,6 +113,8 @@ public final class SetteeNode: Sendable {
     /// `[prometheus] additional_port`'s listener, and its port once bound.
     let metricsServer: HTTPServer?
     private let boundMetricsPort = Mutex<Int?>(nil)
+    /// Returns freed heap to the system while the node runs (`HeapTrimmer`).
+    private let heapTrimmer = Mutex<HeapTrimmer?>(nil)
 
     /// - Throws: `StoreError` when the data directory cannot be opened.
     public init(configuration: NodeConfiguration, logger: Logger) throws {
@@ -173,6 +175,7 @@ public final class SetteeNode: Sendable {
         let ports = try server.start()
         state.boundTLSPort.withLock { $0 = server.tlsPorts.first }
         replications.start()
+        heapTrimmer.withLock { $0 = $0 ?? HeapTrimmer() }
         discovery?.start(ports: ports, tlsPorts: server.tlsPorts,
                          tlsFingerprint: configuration.http.tls?.context.fingerprint)
         return ports
@@ -196,5 +199,6 @@ public final class SetteeNode: Sendable {
         await metricsServer?.shutdown()
         directory.closeAll()
         javaScript.releaseEngines()
+        heapTrimmer.withLock { $0?.stop(); $0 = nil }
     }
 }

@@ -24,4 +24,28 @@ import Testing
         #expect(remembered.count <= 2)
         #expect(remembered.contains(2))
     }
+
+    /// A room's peers all ask a server that has just started at once, with the same
+    /// credentials: one PBKDF2 for all of them. Each used to queue its own on the hashing
+    /// thread, and past the queue's limit got 503 (here: 2 waiting, 12 asking).
+    @Test func checksOfOneCredentialAtOnceShareOneHashing() async throws {
+        let cache = CredentialCache()
+        let hashing = PasswordHashing(threadCount: 1, queueLimit: 2, maximumWait: 30)
+        let hash = PasswordHash.hash(password: "pw", iterations: 600_000)
+        let results = await withTaskGroup(of: Bool?.self) { group in
+            for _ in 0..<12 {
+                group.addTask { try? await cache.verify(name: "admin", password: "pw", against: hash, on: hashing) }
+            }
+            return await group.reduce(into: [Bool?]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 12))
+        // A wrong password asked at once by several is refused to each.
+        let wrong = await withTaskGroup(of: Bool?.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try? await cache.verify(name: "admin", password: "px", against: hash, on: hashing) }
+            }
+            return await group.reduce(into: [Bool?]()) { $0.append($1) }
+        }
+        #expect(wrong == Array(repeating: false, count: 6))
+    }
 }

@@ -154,6 +154,27 @@ class Device:
         thread.start()
         return thread
 
+    def tree_usage(self):
+        """{command name: (CPU seconds, start in seconds of CLOCK_BOOTTIME)} of the processes
+        under this device's mdns-host (D-Bus, avahi-daemon, settee, the scripts between)."""
+        usage, todo = {}, [self.process.pid] if self.process else []
+        tick = os.sysconf("SC_CLK_TCK")
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{pid}/comm") as f:
+                    name = f.read().strip()
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+            except OSError:
+                continue
+            cpu, start = (int(fields[11]) + int(fields[12])) / tick, int(fields[19]) / tick
+            before = usage.get(name, (0.0, start))
+            usage[name] = (before[0] + cpu, min(before[1], start))
+        return usage
+
     def settee_pid(self):
         """The settee process under mdns-host (its descendant running the binary)."""
         if not self.process:
@@ -216,7 +237,8 @@ class Room:
                "burst", "32kbit", "latency", "200ms")
 
     def start(self):
-        """Starts every device's settee; the time the last one was started."""
+        """Starts every device's settee; the time the last one was started (`time.monotonic()`;
+        `self.boot_t0` is the same moment on CLOCK_BOOTTIME, the clock of /proc's start times)."""
         for d in self.devices:
             os.makedirs(d.dir, exist_ok=True)
             ini = os.path.join(d.dir, "settee.ini")
@@ -237,6 +259,7 @@ class Room:
                 [os.path.join(self.root, "scripts/mdns-host"), d.netns, host, self.binary, "serve",
                  "--bind", "0.0.0.0", "--port", "5984", "--data-dir", os.path.join(d.dir, "data"), "--config", ini],
                 stdout=d.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        self.boot_t0 = time.clock_gettime(time.CLOCK_BOOTTIME)
         return time.monotonic()
 
     def wait_listening(self, seconds=60):

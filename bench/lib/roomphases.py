@@ -120,6 +120,7 @@ def formed(room):
                 say("  phases", f"all listening {listening:.2f} s; every peer listed {milestone(seen_at)}; "
                     f"replications running {milestone(ready_at)}; first documents everywhere {milestone(docs_at)} "
                     "(median / last device, from the last start)")
+                say("  processes", start_split(room))
                 return True
             time.sleep(0.1)
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
@@ -130,6 +131,23 @@ def formed(room):
         say("  holding", f"the room for {hold:.0f} s (ROOM_HOLD_S) before taking it down")
         time.sleep(hold)
     return False
+
+
+def start_split(room):
+    """When each device's settee was exec'd (after its D-Bus and avahi answered), and the
+    CPU each kind of process had used by the time the room formed, summed over the room."""
+    usages = [d.tree_usage() for d in room.devices]
+    settee = os.path.basename(room.binary)[:15]  # a process's comm: its first 15 characters
+    starts = sorted(u[settee][1] - room.boot_t0 for u in usages if settee in u) or [-1]
+    settee_cpu = sorted(u.get(settee, (0, 0))[0] for u in usages)
+    kinds = {}
+    for u in usages:
+        for name, (cpu, _) in u.items():
+            kinds[name] = kinds.get(name, 0) + cpu
+    top = ", ".join(f"{name} {cpu:.2f}" for name, cpu in sorted(kinds.items(), key=lambda kv: -kv[1])[:6])
+    return (f"settee exec'd {statistics.median(starts):.2f} / {starts[-1]:.2f} s (median / last); "
+            f"settee CPU a device {statistics.median(settee_cpu):.2f} / {settee_cpu[-1]:.2f} s; "
+            f"room CPU s by process: {top}")
 
 
 def milestone(at):

@@ -25,7 +25,7 @@ struct Authenticator: Sendable {
     func user(for request: HTTPRequest) async throws -> UserContext {
         if let authorization = request.headers["Authorization"] {
             // Seen before with the same stored hash: no PBKDF2, no document read.
-            if let name = cache.name(forAuthorization: authorization, storedHash: { admins[$0] }) {
+            if let name = cache.name(forAuthorization: authorization, storedHash: { admins.proofKey($0) }) {
                 return UserContext(name: name, roles: ["_admin"])
             }
             if let name = cache.name(forAuthorization: authorization, storedHash: { users.cached($0)?.hash }),
@@ -36,8 +36,8 @@ struct Authenticator: Sendable {
                 return UserContext(name: name, roles: known.roles, pairing: known.pairing)
             }
             if let (name, password) = try Self.basicCredentials(authorization) {
-                let (user, hash) = try await authenticate(name: name, password: password, peer: request.remoteAddress)
-                cache.remember(authorization: authorization, name: name, hash: hash)
+                let (user, hash) = try await basicUser(name: name, password: password, peer: request.remoteAddress)
+                cache.remember(authorization: authorization, name: name, hash: admins.proofKey(name) ?? hash)
                 return user
             }
         }
@@ -50,7 +50,7 @@ struct Authenticator: Sendable {
     /// an `[admins]` admin or a `_users` user; anyone else stays anonymous. A pairing user
     /// never logs in this way (its limits count passwords).
     private func certificateUser(_ name: String) async -> UserContext {
-        if admins[name] != nil { return UserContext(name: name, roles: ["_admin"]) }
+        if admins.contains(name) { return UserContext(name: name, roles: ["_admin"]) }
         if let known = await users.credentials(name), known.pairing == nil {
             return UserContext(name: name, roles: known.roles)
         }
@@ -61,7 +61,8 @@ struct Authenticator: Sendable {
     private func cookieUser(_ request: HTTPRequest) async -> (UserContext, String)? {
         guard let cookie = Self.cookie(named: "AuthSession", in: request.headers), !cookie.isEmpty,
               let name = sessions.name(of: cookie) else { return nil }
-        if let hash = admins[name], sessions.verify(cookie, now: Self.now(), passwordHash: { _ in hash }) != nil {
+        if let stored = admins.stored(name), let hash = try? await adminHash(stored),
+           sessions.verify(cookie, now: Self.now(), passwordHash: { _ in hash }) != nil {
             return (UserContext(name: name, roles: ["_admin"]), hash)
         }
         if let known = await users.credentials(name),
@@ -92,9 +93,12 @@ struct Authenticator: Sendable {
     ///   this user is locked out from `peer` (`LoginLockout`), or 503 when too many
     ///   password checks are waiting (`PasswordHashing`).
     func authenticate(name: String, password: String, peer: String) async throws -> (UserContext, String) {
+        if let admin = try givenAdmin(name: name, password: password, peer: peer) {
+            return (UserContext(name: name, roles: ["_admin"]), try await admin.hash(on: hashing))
+        }
         let user: UserContext, hash: String
-        if let adminHash = admins[name] {
-            (user, hash) = (UserContext(name: name, roles: ["_admin"]), adminHash)
+        if let stored = admins.stored(name) {
+            (user, hash) = (UserContext(name: name, roles: ["_admin"]), try await adminHash(stored))
         } else if let known = await users.credentials(name) {
             (user, hash) = (UserContext(name: name, roles: known.roles, pairing: known.pairing), known.hash)
         } else {
@@ -108,6 +112,34 @@ struct Authenticator: Sendable {
         }
         if let grant = user.pairing { try await users.admitPairing(name: name, grant, from: peer) }
         return (user, hash)
+    }
+
+    /// `authenticate` for a Basic header, whose stored hash is only remembered (`proofKey`):
+    /// the `SETTEE_ADMIN` admin's own password is proved against the password given, with
+    /// no PBKDF2 (`EnvironmentAdmin`); anything else is checked as `authenticate` checks it.
+    /// - Returns: the user, and the hash checked against (empty for the given password).
+    private func basicUser(name: String, password: String, peer: String) async throws -> (UserContext, String) {
+        if try givenAdmin(name: name, password: password, peer: peer) != nil {
+            return (UserContext(name: name, roles: ["_admin"]), "")
+        }
+        return try await authenticate(name: name, password: password, peer: peer)
+    }
+
+    /// The `SETTEE_ADMIN` admin `name`, when `password` is the one it was given (`EnvironmentAdmin`).
+    /// - Throws: 403 when it is locked out from `peer` (`LoginLockout`), as any login.
+    private func givenAdmin(name: String, password: String, peer: String) throws -> EnvironmentAdmin? {
+        guard case .environment(let admin)? = admins.stored(name), admin.isGivenPassword(password) else { return nil }
+        if lockout.isLockedOut(name: name, peer: peer) { throw CouchError(403, "forbidden", LoginLockout.message) }
+        return admin
+    }
+
+    /// An admin's stored hash; a `SETTEE_ADMIN` one's is derived on `hashing`'s threads the first time.
+    /// - Throws: 503 when too many password checks are waiting (`PasswordHashing`).
+    private func adminHash(_ stored: AdminTable.Stored) async throws -> String {
+        switch stored {
+        case .hash(let hash): hash
+        case .environment(let admin): try await admin.hash(on: hashing)
+        }
     }
 
     static func now() -> Int { Int(Date().timeIntervalSince1970) }

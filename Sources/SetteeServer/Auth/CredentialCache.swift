@@ -19,6 +19,8 @@ final class CredentialCache: Sendable {
 
     private let headers = Mutex<[Key: Proven]>([:])
     private let verified = Mutex<Set<Key>>([])
+    /// Checks under way, by credential: the same one asked again meanwhile waits for it.
+    private let checking = Mutex<[Key: Task<Bool, any Error>]>([:])
     private let capacity: Int
 
     init(capacity: Int = 1024) { self.capacity = capacity }
@@ -42,16 +44,29 @@ final class CredentialCache: Sendable {
 
     /// Whether `password` matches `hash`, from the cache or by `PasswordHash.verify` on
     /// `hashing`'s threads (never the cooperative pool: PBKDF2 takes a core for long).
+    /// Checks of one credential that arrive together share one PBKDF2: a server that has just
+    /// started in a room of 20 is asked by its 19 peers at once, and each check used to queue
+    /// a PBKDF2 of its own on one thread (19 × 60 ms of a quiet core, past the peers' 2.5 s
+    /// probe on a loaded one, and past `PasswordHashing`'s queue limit: 503s).
     /// - Throws: 503 when too many checks are waiting (`PasswordHashing`).
     func verify(name: String, password: String, against hash: String, on hashing: PasswordHashing) async throws -> Bool {
         let key = Self.digest("\(name)\u{0}\(password)\u{0}\(hash)")
         if verified.withLock({ $0.contains(key) }) { return true }
-        guard try await hashing.verify(password: password, against: hash) else { return false }
-        verified.withLock { set in
-            if set.count >= capacity { set.removeAll() }
-            set.insert(key)
+        let check = checking.withLock { running in
+            if let check = running[key] { return check }
+            let check = Task {
+                guard try await hashing.verify(password: password, against: hash) else { return false }
+                self.verified.withLock { set in
+                    if set.count >= self.capacity { set.removeAll() }
+                    set.insert(key)
+                }
+                return true
+            }
+            running[key] = check
+            return check
         }
-        return true
+        defer { checking.withLock { running in if running[key] == check { running[key] = nil } } }
+        return try await check.value
     }
 
     /// A SHA-256 as four words: a key that costs no allocation.

@@ -32,4 +32,14 @@ final class PasswordHashing: Sendable {
             throw CouchError(503, "service_unavailable", "Too many password checks are waiting; try again later.")
         }
     }
+
+    /// The hash of a `SETTEE_ADMIN` admin (`EnvironmentAdmin.hash(on:)`), derived on the pool.
+    /// - Throws: 503 `service_unavailable` when too many checks are waiting already.
+    func derive(_ admin: EnvironmentAdmin) async throws -> String {
+        do {
+            return try await threads.run { admin.derivedHash() }
+        } catch {
+            throw CouchError(503, "service_unavailable", "Too many password checks are waiting; try again later.")
+        }
+    }
 }

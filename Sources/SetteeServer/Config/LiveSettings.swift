@@ -9,16 +9,38 @@ final class LiveValue<Value: Sendable>: Sendable {
 }
 
 /// `[admins]`: name → password hash. The admins of the ini file change over the config
-/// API; the one from `SETTEE_ADMIN` stays whatever the file says.
+/// API; the one from `SETTEE_ADMIN` stays whatever the file says, and its hash may not be
+/// derived yet (`EnvironmentAdmin`).
 final class AdminTable: Sendable {
-    private let table: Mutex<(file: [String: String], environment: [String: String])>
+    /// How an admin is known: by the file's hash, or as `SETTEE_ADMIN` gave it.
+    enum Stored {
+        case hash(String)
+        case environment(EnvironmentAdmin)
+    }
 
-    init(file: [String: String], environment: [String: String] = [:]) {
+    private let table: Mutex<(file: [String: String], environment: [String: EnvironmentAdmin])>
+
+    init(file: [String: String], environment: [String: EnvironmentAdmin] = [:]) {
         table = Mutex((file, environment))
     }
 
-    subscript(name: String) -> String? {
-        table.withLock { $0.environment[name] ?? $0.file[name] }
+    func stored(_ name: String) -> Stored? {
+        table.withLock { table in
+            if let admin = table.environment[name] { return .environment(admin) }
+            return table.file[name].map { .hash($0) }
+        }
+    }
+
+    func contains(_ name: String) -> Bool { stored(name) != nil }
+
+    /// What a login proven for `name` is remembered against (`CredentialCache`): its hash,
+    /// or for `SETTEE_ADMIN` a token of its entry (remembering never derives its hash).
+    func proofKey(_ name: String) -> String? {
+        switch stored(name) {
+        case .hash(let hash)?: hash
+        case .environment(let admin)?: admin.proofKey
+        case nil: nil
+        }
     }
 
     var isEmpty: Bool { table.withLock { $0.file.isEmpty && $0.environment.isEmpty } }

@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
         nodeConfiguration.setLogLevel = { LineLogHandler.setLevel(couchName: $0) }
         // Before any database or socket opens: the caps must fit the descriptors there are.
         DescriptorBudget.fit(&nodeConfiguration, limit: DescriptorBudget.raiseLimit(logger: logger), logger: logger)
-        if nodeConfiguration.admins.isEmpty {
+        if nodeConfiguration.admins.isEmpty && nodeConfiguration.environmentAdmins.isEmpty {
             // CouchDB 3 refuses to start without an admin; Settee serves loopback, but
             // creating a database needs an admin, so say how to add one.
             logger.warning("no admin configured: creating databases needs one; start with SETTEE_ADMIN=name:password or add it under [admins]")
