@@ -1,4 +1,5 @@
 @testable import SetteeServer
+import SetteeJSON
 import Testing
 
 /// `[discovery] topology`: which device is the hub, who syncs with whom, and which ways each
@@ -30,11 +31,13 @@ import Testing
         #expect(config.directions == [.pull])
     }
 
-    /// A checkpoint's `source_last_seq` read as this server's integer sequence, whichever JSON it is in.
-    @Test func aCheckpointedSequenceIsANumberOrItsText() {
+    /// A checkpoint's `source_last_seq` read as the update sequence it stands for: this server's
+    /// `N-opaque` strings (as `_changes` gives them), or a bare number.
+    @Test func aCheckpointedSequenceIsItsLeadingNumber() {
+        #expect(NodeDiscovery.sequenceNumber(.string("2-U3RlZQAAAAAAAAAC")) == 2)
         #expect(NodeDiscovery.sequenceNumber(.int(42)) == 42)
         #expect(NodeDiscovery.sequenceNumber(.string("42")) == 42)
-        #expect(NodeDiscovery.sequenceNumber(.string("42-g1AAAA")) == nil)
+        #expect(NodeDiscovery.sequenceNumber(.string("x-42")) == nil)
         #expect(NodeDiscovery.sequenceNumber(.null) == nil)
     }
 }

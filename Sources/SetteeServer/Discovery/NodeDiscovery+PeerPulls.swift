@@ -18,15 +18,37 @@ import SetteeStore
    not yet confirmed it holds; up to 5 s of changes while they flow), `caught_up` when 0.
  */
 extension NodeDiscovery {
+    /// What one database holds of its peers' pulls: every `_local` document's body by id (one
+    /// scan: a room's are a few dozen small checkpoints) and its update sequence, read once for
+    /// all the peers in `/_peers` (a busy device's readers serve the pulls of the whole room).
+    struct LocalCheckpoints: Sendable {
+        var byID: [String: JSONObject] = [:]
+        var updateSeq: Int64?
+    }
+
+    /// The checkpoints of `databases`, by database.
+    func localCheckpoints(_ databases: Set<String>) async -> [String: LocalCheckpoints] {
+        var found: [String: LocalCheckpoints] = [:]
+        for db in databases {
+            guard let database = try? await directory.open(db) else { continue }
+            var query = AllDocsQuery()
+            query.includeBodies = true
+            var checkpoints = LocalCheckpoints(updateSeq: try? await database.updateSequence())
+            for document in (try? await database.localDocuments(query)) ?? [] {
+                checkpoints.byID[document.id] = (try? JSONReader.parse(document.body))?.objectValue
+            }
+            found[db] = checkpoints
+        }
+        return found
+    }
+
     /// The peer's pull of `db` from this server, as its checkpoint here shows it.
-    func peerPullJSON(peerUUID: String, db: String) async -> JSONValue {
+    func peerPullJSON(peerUUID: String, db: String, _ local: LocalCheckpoints?) -> JSONValue {
         let id = ReplicationID.make(source: PeerIdentity(serverUUID: uuid, database: db),
                                     target: PeerIdentity(serverUUID: peerUUID, database: db), options: ReplicationOptions())
         var row: JSONObject = ["id": .null, "database": .string(db), "direction": "push", "run_by": "peer"]
-        let database = try? await directory.open(db)
-        let checkpoint = try? await database?.localDocument(id: id).flatMap { try JSONReader.parse($0.body).objectValue }
-        let updateSeq = try? await database?.updateSequence()
-        guard let checkpoint, let seq = checkpoint["source_last_seq"] else {
+        let updateSeq = local?.updateSeq
+        guard let checkpoint = local?.byID[id], let seq = checkpoint["source_last_seq"] else {
             row.append("state", "peer not seen pulling")
             row.append("caught_up", .bool(updateSeq == 0))
             for key in ["lag_ms", "behind", "checkpointed_seq", "checkpointed_at", "last_error"] { row.append(key, .null) }
@@ -43,9 +65,12 @@ extension NodeDiscovery {
         return .object(row)
     }
 
-    /// This server's sequences are integers; a checkpoint may hold one as a number or a string.
+    /// The update sequence a checkpointed `_changes` seq stands for: this server's seqs are
+    /// CouchDB-shaped strings, `N-opaque` with N the database's update sequence; a bare number
+    /// (as a number or its text) is taken as it is.
     static func sequenceNumber(_ seq: JSONValue) -> Int64? {
         if let number = seq.intValue { return Int64(number) }
-        return seq.stringValue.flatMap { Int64($0) }
+        guard let text = seq.stringValue else { return nil }
+        return Int64(text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 }

@@ -24,15 +24,18 @@ extension NodeDiscovery {
         let snapshot = state.withLock { $0 }
         let jobs = Dictionary(replications.jobs.compactMap { job in job.status.id.map { ($0, job) } }) { a, _ in a }
         var rows: [JSONValue] = []
+        // `topology = pull`: the way out is each peer's pull of us, seen by its checkpoint here.
+        let local = configuration.topology == .pull
+            ? await localCheckpoints(Set(snapshot.syncing.values.filter { !$0.jobs.isEmpty }.flatMap(\.databases))) : [:]
         for entry in snapshot.seen.values.sorted(by: { $0.peer.instance < $1.peer.instance }) {
             let peerUUID = entry.peer.profile?.uuid ?? ""
             var row = Self.describe(entry.peer, lastSeen: entry.lastSeen)
             row.append("seen_since", .string(entry.since.formatted(.iso8601)))
             let ids = snapshot.syncing[peerUUID]?.jobs ?? []
             var replications = ids.map { Self.replicationJSON($0, jobs[$0]) }
-            if configuration.topology == .pull, !ids.isEmpty {  // the way out is the peer's pull of us
+            if configuration.topology == .pull, !ids.isEmpty {
                 for db in snapshot.syncing[peerUUID]?.databases ?? [] {
-                    replications.append(await peerPullJSON(peerUUID: peerUUID, db: db))
+                    replications.append(peerPullJSON(peerUUID: peerUUID, db: db, local[db]))
                 }
             }
             row.append("state", .string(Self.state(peerUUID, ids: ids, jobs: jobs, snapshot)))
