@@ -115,7 +115,7 @@ extension SetteeConfiguration {
         "trust_advertised_fingerprint": { $0.discovery.trustAdvertisedFingerprint = try boolean($1, origin: $2) },
         "topology": { config, value, origin throws(ConfigError) in
             guard let topology = DiscoveryConfiguration.Topology(rawValue: value.trimmingBlanks()) else {
-                throw .invalidValue(origin: origin, value: value, expected: "mesh or hub")
+                throw .invalidValue(origin: origin, value: value, expected: "mesh, pull or hub")
             }
             config.discovery.topology = topology
         },

@@ -80,15 +80,16 @@ import Testing
         /// Kept for the servers' lifetime (removed when released).
         private let directories: [TempDirectory]
 
-        init(_ name: String, aroundB: [String] = []) throws {
+        init(_ name: String, aroundB: [String] = [], topology: String? = nil) throws {
             let hosts = try Hosts()
             var started: [SetteeProcess] = []
             do {
                 let dirA = try TempDirectory(prefix: "\(name)-a"), dirB = try TempDirectory(prefix: "\(name)-b")
                 started.append(try DiscoveryTests.settee(hosts.a, host: "\(name)-a", data: dirA.appending("data"),
-                                                         ini: dirA.appending("s.ini"), port: 5984))
+                                                         ini: dirA.appending("s.ini"), port: 5984, topology: topology))
                 started.append(try DiscoveryTests.settee(hosts.b, host: "\(name)-b", data: dirB.appending("data"),
-                                                         ini: dirB.appending("s.ini"), port: 5984, around: aroundB))
+                                                         ini: dirB.appending("s.ini"), port: 5984, around: aroundB,
+                                                         topology: topology))
                 directories = [dirA, dirB]
             } catch {
                 Self.end(started)
@@ -112,16 +113,19 @@ import Testing
     /// A settee on `netns` with `[discovery]` syncing `shared`, listening on `address:port`.
     /// `around`: a command (and its arguments) that runs first and ends by exec'ing "$@", the settee.
     /// `bind`, `environment`, `name`: the address to listen on, variables for mdns-host and
-    /// settee, and the `[discovery] name` (nil: the default, one for every host of this machine).
+    /// settee, and the `[discovery] name` (nil: the default, one for every host of this machine);
+    /// `topology`: `[discovery] topology` (nil: the default).
     static func settee(_ netns: String, host: String, data: String, ini: String, port: Int, around: [String] = [],
-                       bind: String = "0.0.0.0", environment: [String: String] = [:], name: String? = nil) throws -> SetteeProcess {
+                       bind: String = "0.0.0.0", environment: [String: String] = [:], name: String? = nil,
+                       topology: String? = nil) throws -> SetteeProcess {
         let admin = SetteeProcess.defaultAdmin
         try """
             [discovery]
             enabled = true
             sync = shared
             credentials = \(admin.name):\(admin.password)
-            """.appending(name.map { "\nname = \($0)" } ?? "").write(toFile: ini, atomically: true, encoding: .utf8)
+            """.appending(name.map { "\nname = \($0)" } ?? "").appending(topology.map { "\ntopology = \($0)" } ?? "")
+            .write(toFile: ini, atomically: true, encoding: .utf8)
         let process = try SetteeProcess(
             arguments: ["--bind", bind, "--port", String(port), "--data-dir", data, "--config", ini],
             environment: environment.merging(["SETTEE_ADMIN": "\(admin.name):\(admin.password)", "SETTEE_LOG_LEVEL": "info"]) { $1 },

@@ -132,13 +132,15 @@ import Testing
         #expect(try NodeSetup.resolveUUID(configured: "fixed", dataDirectory: data) == "fixed")
     }
 
-    /// `[discovery] topology`: mesh by default, hub when asked, anything else refused with the line.
-    @Test func discoveryTopologyIsMeshOrHub() throws {
+    /// `[discovery] topology`: mesh by default, pull or hub when asked, anything else refused with the line.
+    @Test func discoveryTopologyIsMeshPullOrHub() throws {
         let dir = try TempDirectory(prefix: "config-topology")
         let path = dir.appending("settee.ini")
         #expect(try SetteeConfiguration.load(overrides: ConfigOverrides(), environment: [:]).discovery.topology == .mesh)
         try "[discovery]\ntopology = hub\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: path), environment: [:]).discovery.topology == .hub)
+        try "[discovery]\ntopology = pull\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: path), environment: [:]).discovery.topology == .pull)
         try "[discovery]\ntopology = star\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: ConfigError.self) {
             try SetteeConfiguration.load(overrides: ConfigOverrides(configPath: path), environment: [:])

@@ -5,6 +5,7 @@ again (its row leaves `away`/`gone`), when their replications ran without error 
 when each replication was caught up, and when each device held every document."""
 import http.client
 import json
+import os
 import statistics
 import threading
 import time
@@ -20,6 +21,7 @@ class Timeline:
         self.events = {}  # (kind, observer, peer) -> seconds after the links came up
         self.stop = threading.Event()
         self.t0 = None
+        self.peers_took = {}  # device index -> slowest /_peers answer, s
 
     def start(self):
         self.t0 = time.monotonic()
@@ -42,14 +44,22 @@ class Timeline:
         """A thread of its own inside the device's namespace, with its own connection: the
         bench's requests through the device's worker do not hold it up."""
         enter_netns(d.netns)
-        conn = None
+        conn, asked = None, time.monotonic()
         while not self.stop.is_set():
             try:
                 conn = conn or http.client.HTTPConnection("127.0.0.1", 5984, timeout=10)
-                self._look(d, away, get(conn, "/_peers?reachable=false"), get(conn, "/room"))
+                asked = time.monotonic()
+                peers = get(conn, "/_peers?reachable=false")
+                self._slowest(d.index, time.monotonic() - asked)
+                self._look(d, away, peers, get(conn, "/room"))
             except (OSError, http.client.HTTPException, ValueError):
+                self._slowest(d.index, time.monotonic() - asked)
                 conn = None
             self.stop.wait(0.2)
+
+    def _slowest(self, index, seconds):
+        """The slowest `/_peers` answer (or failure) of each device: a slow one delays what it tells."""
+        self.peers_took[index] = max(self.peers_took.get(index, 0.0), seconds)
 
     def _look(self, d, away, body, db):
         if (db or {}).get("doc_count") == self.total:
@@ -72,8 +82,10 @@ class Timeline:
         away = [d.index for d in self.away]
         staying = [d.index for d in self.room.devices if d.index not in away]
         rows = []
-        for kind, label in (("seen", "seen again"), ("syncing", "replicating without error"),
-                            ("caught_up_pull", "pull caught up"), ("caught_up_push", "push caught up")):
+        kinds = [("seen", "seen again"), ("syncing", "replicating without error"), ("caught_up_pull", "pull caught up")]
+        if os.environ.get("ROOM_TOPOLOGY") != "pull":  # pull: the way out is the other side's pull
+            kinds.append(("caught_up_push", "push caught up"))
+        for kind, label in kinds:
             back = [self.events.get((kind, s, a)) for s in staying for a in away]
             out = [self.events.get((kind, a, s)) for a in away for s in staying]
             rows.append(f"{label}: staying→returning {spread(back)}; returning→staying {spread(out)}")
@@ -82,6 +94,10 @@ class Timeline:
         rows.append(f"all documents held: staying {spread(conv_s)}; returning {spread(conv_a)}")
         for row in rows:
             say("  churn t", row + " (median / max s after the links came up; 'n missing' never within the wait)")
+        took = sorted(self.peers_took.values())
+        if took:
+            say("  churn t", f"/_peers answered in at most {statistics.median(took):.2f} s (median device) / "
+                f"{took[-1]:.2f} s (slowest, d{max(self.peers_took, key=self.peers_took.get)}) while polled")
         first = away[0]
         line = " ".join(f"d{s}:{fmt(self.events.get(('seen', s, first)))}/{fmt(self.events.get(('syncing', s, first)))}"
                         f"/{fmt(self.events.get(('seen', first, s)))}/{fmt(self.events.get(('syncing', first, s)))}"

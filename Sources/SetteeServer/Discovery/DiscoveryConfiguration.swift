@@ -24,12 +24,21 @@ public struct DiscoveryConfiguration: Sendable {
     /// the fingerprint its TXT record advertises as the pin (trust on first sight:
     /// opt-in, never silent). Off: peers are synced over their plain HTTP service.
     public var trustAdvertisedFingerprint = false
-    /// `topology`: `mesh` (every device syncs with every other: N(N-1) pairs of jobs) or
-    /// `hub` (every device syncs with one elected device only, the one with the lowest
-    /// server uuid among those present and answering; it syncs with all: 2(N-1) jobs in all).
+    /// `topology`: `mesh` (every device pulls from and pushes to every other: N(N-1) pairs of
+    /// jobs), `pull` (every device only pulls from every other: each pair is synced by its two
+    /// pulls, one on each side, N(N-1) jobs in all and each change sent once each way) or `hub`
+    /// (every device syncs with one elected device only, the one with the lowest server uuid
+    /// among those present and answering; it syncs with all: 2(N-1) jobs in all).
     public var topology = Topology.mesh
 
-    public enum Topology: String, Sendable { case mesh, hub }
+    public enum Topology: String, Sendable, CaseIterable { case mesh, pull, hub }
+
+    /// The directions this server replicates in with each peer it syncs with: `pull` leaves
+    /// the way out to the peer's own pull.
+    var directions: [ReplicationDirection] { topology == .pull ? [.pull] : [.pull, .push] }
+
+    /// One way of a pair's replication, as this server runs it (`discovery+UUID+DB+DIRECTION`).
+    enum ReplicationDirection: String, Sendable { case pull, push }
 
     public init() {}
 

@@ -8,8 +8,9 @@ import SetteeReplicator
 /*
  `GET /_peers`: the room as this server sees it. One row per peer (by DNS-SD instance):
  name, addresses, when it was last seen (its last DNS-SD report, or its last answer to
- a probe), what it advertises, a `state`, and this server's replications with it both
- ways, each with its own state, lag and last error. States:
+ a probe), what it advertises, a `state`, and its replications both ways, each with its own
+ state, lag and last error: this server's jobs (`run_by` "this server"), and with `topology =
+ pull` the peer's pull of this server (`run_by` "peer", NodeDiscovery+PeerPulls). States:
  - `syncing`: every replication with it runs without error;
  - `failing`: a replication with it fails (its `last_error` says why) while it answers;
  - `unanswered`: it is advertised but does not answer (its replications stop after
@@ -23,12 +24,20 @@ extension NodeDiscovery {
         let snapshot = state.withLock { $0 }
         let jobs = Dictionary(replications.jobs.compactMap { job in job.status.id.map { ($0, job) } }) { a, _ in a }
         var rows: [JSONValue] = []
+        // `topology = pull`: the way out is each peer's pull of us, seen by its checkpoint here.
+        let local = configuration.topology == .pull
+            ? await localCheckpoints(Set(snapshot.syncing.values.filter { !$0.jobs.isEmpty }.flatMap(\.databases))) : [:]
         for entry in snapshot.seen.values.sorted(by: { $0.peer.instance < $1.peer.instance }) {
             let peerUUID = entry.peer.profile?.uuid ?? ""
             var row = Self.describe(entry.peer, lastSeen: entry.lastSeen)
             row.append("seen_since", .string(entry.since.formatted(.iso8601)))
             let ids = snapshot.syncing[peerUUID]?.jobs ?? []
-            let replications = ids.map { Self.replicationJSON($0, jobs[$0]) }
+            var replications = ids.map { Self.replicationJSON($0, jobs[$0]) }
+            if configuration.topology == .pull, !ids.isEmpty {
+                for db in snapshot.syncing[peerUUID]?.databases ?? [] {
+                    replications.append(peerPullJSON(peerUUID: peerUUID, db: db, local[db]))
+                }
+            }
             row.append("state", .string(Self.state(peerUUID, ids: ids, jobs: jobs, snapshot)))
             if let since = snapshot.unanswered[peerUUID] { row.append("unanswered_since", .string(since.formatted(.iso8601))) }
             if snapshot.closed.contains(peerUUID) { row.append("reason", "refuses connections on every address") }
@@ -76,7 +85,7 @@ extension NodeDiscovery {
     private static func replicationJSON(_ id: String, _ job: ReplicationJob?) -> JSONValue {
         let parts = id.split(separator: "+").map(String.init)
         var row: JSONObject = ["id": .string(id), "database": parts.count == 4 ? .string(parts[2]) : .null,
-                               "direction": parts.count == 4 ? .string(parts[3]) : .null]
+                               "direction": parts.count == 4 ? .string(parts[3]) : .null, "run_by": "this server"]
         guard let job else {
             row.append("state", .null)
             return .object(row)

@@ -200,7 +200,8 @@ final class NodeDiscovery: @unchecked Sendable {
         configuration.sync.filter { profile.databases.contains($0) }
     }
 
-    /// Starts (or restarts at once) the two-way replications of every `sync` database the peer advertises.
+    /// Starts (or restarts at once) the two-way replications of every `sync` database the peer
+    /// advertises: a pull and a push, or (`topology = pull`) the pull only, the peer pulling the other way.
     func sync(with peer: DiscoveredPeer, uuid peerUUID: String, meeting: Int? = nil) {
         guard !configuration.sync.isEmpty, let profile = peer.profile else { return }
         if profile.usesTLS && !configuration.trusts(advertised: profile.tlsFingerprint) { return }
@@ -218,8 +219,9 @@ final class NodeDiscovery: @unchecked Sendable {
             let remote = base + "/" + URLText.percentEncoded(db)
             var pin: JSONValue = .null
             if profile.usesTLS, let fp = profile.tlsFingerprint { pin = .string(fp) }
-            for (direction, source, target) in [("pull", remote, db), ("push", db, remote)] {
-                let id = Self.jobID(peerUUID, db, direction)
+            for direction in configuration.directions {
+                let (source, target) = direction == .pull ? (remote, db) : (db, remote)
+                let id = Self.jobID(peerUUID, db, direction.rawValue)
                 let body: JSONObject = ["source": .string(source), "target": .string(target), "continuous": true,
                                         "create_target": true, "tls_fingerprint": pin]
                 do {

@@ -1,7 +1,8 @@
 /// The web admin's peer page (issue 41, item 6), appended to `WebAdminScript`'s script
 /// (its function declarations are hoisted, so its router reaches this): `#/peers` lists
 /// `GET /_peers` — each peer's state, addresses, when it was last seen, its replication lag
-/// and this server's replications with it both ways — and refreshes itself every
+/// and the replications with it both ways (with `topology = pull` the way out is the peer's
+/// pull of this server, `run_by` "peer": its checkpoint's time here) — and refreshes itself every
 /// `peersRefresh` ms while it is shown. It asks with `reachable=false`: the states already
 /// say whether a peer answers (`unanswered`, `away`), and a refresh must not wait on a
 /// probe of a peer that is gone.
@@ -36,6 +37,9 @@ function replicationLine(r) {
     r.caught_up ? el("span", { class: "muted" }, " caught up") : null,
     typeof r.lag_ms === "number" ? el("span", { class: "muted" }, " · lag " + r.lag_ms + " ms") : null,
     typeof r.docs_written === "number" ? el("span", { class: "muted" }, " · " + r.docs_written + " written") : null,
+    typeof r.behind === "number" && r.behind > 0 ? el("span", { class: "muted" }, " · " + r.behind + " behind") : null,
+    r.run_by === "peer" && r.checkpointed_at ? el("span", { class: "muted", title: r.checkpointed_at },
+      " · checkpointed " + ago(r.checkpointed_at)) : null,
     r.last_error ? el("div", { class: "pill bad peer-error" }, r.last_error) : null);
 }
 

@@ -1,7 +1,8 @@
 /*
  `settee peers --server URL`: the room as a running server sees it (`GET /_peers`): for
  each peer its name, state, addresses, when it was last seen, and this server's
- replications with it both ways with their lag. With `--watch` the list is printed
+ replications with it both ways with their lag (with `topology = pull`, the way out is
+ the peer's pull of this server: what its checkpoint here says). With `--watch` the list is printed
  again whenever it changes (checked every second) until interrupted.
 */
 internal import ArgumentParser
@@ -44,7 +45,8 @@ struct ServerPeers {
         return peers.isEmpty ? "no peers seen by \(client.base)" : peers.map(Self.line).joined(separator: "\n")
     }
 
-    /// `name  state  addresses  last seen T  pull running lag 12 ms  push running`.
+    /// `name  state  addresses  last seen T  pull running lag 12 ms  push running`; with
+    /// `topology = pull`, `push room peer pulls caught up checkpointed T` for the peer's pull.
     static func line(_ peer: JSONValue) -> String {
         var parts = [peer["instance"]?.stringValue ?? "?", peer["state"]?.stringValue ?? "?",
                      (peer["addresses"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","),
@@ -53,6 +55,11 @@ struct ServerPeers {
             var text = "\(replication["direction"]?.stringValue ?? "?") \(replication["database"]?.stringValue ?? "?") "
                 + (replication["state"]?.stringValue ?? "stopped")
             if let lag = replication["lag_ms"]?.intValue { text += " lag \(lag) ms" }
+            // The peer's pull of this server (`topology = pull`): what its checkpoint here says.
+            if replication["run_by"] == "peer" {
+                if let behind = replication["behind"]?.intValue { text += behind == 0 ? " caught up" : " \(behind) behind" }
+                if let at = replication["checkpointed_at"]?.stringValue { text += " checkpointed \(at)" }
+            }
             if let error = replication["last_error"]?.stringValue { text += " (\(error))" }
             parts.append(text)
         }
