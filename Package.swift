@@ -141,7 +141,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeServerTests",
                     dependencies: ["SetteeServer", "SetteeHTTP", "SetteeStore", "SetteeJSON", "SetteeReplicator",
-                                   "SetteeTestSupport"],
+                                   "SetteeDiscovery", "SetteeTestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "SetteeReplicatorTests",
                     dependencies: ["SetteeReplicator", "SetteeStore", "SetteeDocuments", "SetteeJSON", "SetteeHTTP",

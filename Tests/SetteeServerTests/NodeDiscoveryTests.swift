@@ -1,5 +1,7 @@
 @testable import SetteeServer
+import SetteeDiscovery
 import SetteeJSON
+import FoundationEssentials
 import Testing
 
 /// `[discovery] topology`: which device is the hub, who syncs with whom, and which ways each
@@ -19,6 +21,25 @@ import Testing
         #expect(NodeDiscovery.hubSyncs(own: "a", peer: "c", hub: "a"))
         #expect(NodeDiscovery.hubSyncs(own: "b", peer: "a", hub: "a"))
         #expect(!NodeDiscovery.hubSyncs(own: "b", peer: "c", hub: "a"))
+    }
+
+    /// A peer kept while it does not answer carries every address its server is advertised at
+    /// under any name (on the same port and scheme), its own first: a renamed server's other
+    /// record may be the one that answers.
+    @Test func aPeerNotAnsweringIsKeptWithEveryAddressOfItsServer() {
+        func peer(_ instance: String, _ uuid: String, port: Int = 5984, _ addresses: [String]) -> DiscoveredPeer {
+            DiscoveredPeer(instance: instance, host: "vm.local.", port: port, addresses: addresses, interfaceIndex: 2,
+                           record: TXTRecord([(key: "txtvers", value: "1"), (key: "uuid", value: uuid)]))
+        }
+        let now = Date()
+        let met = peer("Settee on vm #3", "b", ["fe80::1%eth0"])
+        let seen = [peer("Settee on vm", "b", ["198.18.0.2", "fe80::1%eth0"]), peer("Settee on pi", "c", ["198.18.0.3"]),
+                    peer("Settee on vm (other port)", "b", port: 6984, ["198.18.0.9"]), met]
+            .map { NodeDiscovery.Seen(peer: $0, since: now, lastSeen: now) }
+        #expect(NodeDiscovery.withEveryAddress(met, among: seen).addresses == ["fe80::1%eth0", "198.18.0.2"])
+        #expect(NodeDiscovery.withEveryAddress(met, among: seen).baseURL == met.baseURL)
+        // Alone: unchanged.
+        #expect(NodeDiscovery.withEveryAddress(met, among: []).addresses == met.addresses)
     }
 
     /// `mesh` and `hub` run both ways with a peer; `pull` its pull only (the peer pulls the other way).

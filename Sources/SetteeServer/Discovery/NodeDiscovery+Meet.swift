@@ -27,6 +27,22 @@ extension NodeDiscovery {
         meeting.map { s.meetings[peerUUID] == $0 } ?? true
     }
 
+    /// `peer` with, after its own, the addresses of every other instance advertising the same
+    /// server (uuid) on the same port and scheme. A server renamed on the network (`Settee on
+    /// vm #3`) is advertised under both names for a while, each resolution with the addresses it
+    /// found. Kept for `PeerWatch` when it does not answer, the record of the name met last
+    /// alone would hide the others' addresses from every probe: once in DiscoveryFaultsTests,
+    /// B met under `#3` at an IPv6 link-local address where it did not listen stayed away for
+    /// the rest of the test while advertised at an IPv4 address that answered.
+    static func withEveryAddress(_ peer: DiscoveredPeer, among seen: some Collection<Seen>) -> DiscoveredPeer {
+        var merged = peer
+        for other in seen where other.peer.profile?.uuid == peer.profile?.uuid && other.peer.port == peer.port
+            && other.peer.profile?.usesTLS == peer.profile?.usesTLS {
+            merged.addresses += other.peer.addresses.filter { !merged.addresses.contains($0) }
+        }
+        return merged
+    }
+
     /// The address `current` is reached at, when the newer report still lists it.
     static func stillReached(_ current: DiscoveredPeer, in reported: DiscoveredPeer) -> String? {
         guard current.port == reported.port, current.profile?.usesTLS == reported.profile?.usesTLS,
@@ -49,7 +65,8 @@ extension NodeDiscovery {
                   Self.isLatest(meeting, peerUUID, s) else { return false }
             stale = s.syncing[peerUUID]?.jobs ?? []
             if s.syncing[peerUUID] == nil { s.neverAnswered.insert(peerUUID) }  // first met, and not answering
-            s.syncing[peerUUID] = Sync(peer: peer, url: peerURL(peer), databases: syncedDatabases(profile), jobs: [])
+            let kept = Self.withEveryAddress(peer, among: s.seen.values)
+            s.syncing[peerUUID] = Sync(peer: kept, url: peerURL(kept), databases: syncedDatabases(profile), jobs: [])
             s.unanswered[peerUUID] = s.unanswered[peerUUID] ?? Date()
             return s.away.insert(peerUUID).inserted
         }
