@@ -131,9 +131,7 @@ extension Database {
                 }
             }
             return try records.map { record in
-                let leaves = try DocumentRecords.tree(db, rowID: record.rowID).leaves
-                return Change(sequence: record.seq, id: record.id, leaves: leaves.map(\.rev),
-                              isDeleted: leaves.first?.isDeleted ?? false)
+                Change(sequence: record.seq, id: record.id, tree: try DocumentRecords.tree(db, rowID: record.rowID))
             }
         }
     }

@@ -22,9 +22,7 @@ extension DocumentRecords {
         var rows: [TreeRow] = []
         func finishDocument() {
             guard let document else { return }
-            let leaves = TreeRow.tree(rows).leaves
-            changes.append(Change(sequence: document.seq, id: document.id, leaves: leaves.map(\.rev),
-                                  isDeleted: leaves.first?.isDeleted ?? false))
+            changes.append(Change(sequence: document.seq, id: document.id, tree: TreeRow.tree(rows)))
             rows.removeAll(keepingCapacity: true)
         }
         try db.query(changesSQL, [.integer(since), .integer(limit)]) { row in

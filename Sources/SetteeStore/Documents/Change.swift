@@ -13,4 +13,10 @@ public struct Change: Sendable {
         self.leaves = leaves
         self.isDeleted = isDeleted
     }
+
+    /// The row of a document whose revision tree is `tree`: its leaves, winner first.
+    init(sequence: Int64, id: String, tree: RevisionTree) {
+        let leaves = tree.leaves
+        self.init(sequence: sequence, id: id, leaves: leaves.map(\.rev), isDeleted: leaves.first?.isDeleted ?? false)
+    }
 }
