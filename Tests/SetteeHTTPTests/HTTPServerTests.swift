@@ -57,6 +57,24 @@ private func withServer(
         }
     }
 
+    /// A TLS client past the cap gets a fatal `internal_error` alert with no handshake
+    /// (answering 503 would cost the handshake the cap exists to save), so it fails
+    /// saying the server refused rather than with a bare end of stream; the connection
+    /// already open keeps being served.
+    @Test func aTLSClientPastTheConnectionCapGetsAnInternalErrorAlert() async throws {
+        try await TLSTestServer.run(configure: { $0.maxConnections = 1 }) { port, _ in
+            let first = try await TLSTestClient(port: port)
+            #expect(try await first.request("GET", "/hello").status == 200)
+            do {
+                _ = try await TLSTestClient(port: port)
+                Issue.record("a second TLS client completed its handshake past a cap of 1")
+            } catch TLSTestClient.Failure.handshake(let reason) {
+                #expect(reason.contains("alert internal error"), "\(reason)")
+            }
+            #expect(try await first.request("GET", "/hello").body == Array("hello".utf8))
+        }
+    }
+
     @Test func pipelinedRequestsAnsweredInOrder() async throws {
         try await withServer { _, ports, _ in
             let client = try RawClient(port: ports[0])

@@ -6,8 +6,12 @@ import SetteeTestSupport
 /// An HTTPS-only server in process, for the TLS suites: a fresh self-signed certificate,
 /// `TestResponder` behind it, bodies up to 1 MiB.
 enum TLSTestServer {
-    /// Starts one with `recordLayer`, runs `body` with its port and TLS context, then stops it.
-    static func run(recordLayer: TLSRecordLayer? = nil, _ body: (Int, TLSContext) async throws -> Void) async throws {
+    /// Starts one with `recordLayer` (and whatever `configure` sets), runs `body` with its
+    /// port and TLS context, then stops it.
+    static func run(
+        recordLayer: TLSRecordLayer? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (Int, TLSContext) async throws -> Void
+    ) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
         let pair = try SelfSignedCertificate.generate(commonName: "test", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
@@ -21,6 +25,7 @@ enum TLSTestServer {
         var listener = TLSListener(port: 0, context: context)
         if let recordLayer { listener.recordLayer = recordLayer }
         config.tls = listener
+        configure(&config)
         let server = HTTPServer(configuration: config, responder: TestResponder(), logger: Logger(label: "test"))
         _ = try server.start()
         do {

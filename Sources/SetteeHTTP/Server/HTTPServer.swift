@@ -150,16 +150,20 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Tells a client turned away for `maxConnections` why, with a 503 (RFC 9110 §15.6.4)
-    /// sent without waiting (a plain-HTTP client only: a TLS one would need a handshake
-    /// first), and logs it once a minute at most.
+    /// Tells a client turned away for `maxConnections` why, without waiting, and logs it
+    /// once a minute at most. A plain-HTTP client gets a 503 (RFC 9110 §15.6.4). A TLS
+    /// client gets a fatal `internal_error` alert and no handshake: a 503 would need the
+    /// handshake first (its key exchange and signature are most of what a TLS connection
+    /// costs), which is what the cap exists to save. CouchDB answers neither (mochiweb
+    /// stops accepting at its `max`, so clients wait in the backlog) and nginx closes
+    /// without a word when out of `worker_connections`; the alert costs one send and
+    /// lets the client say the server refused instead of reporting a bare end of stream.
     private func refuse(_ socket: Socket, isTLS: Bool) {
-        if !isTLS {
-            let body = #"{"error":"service_unavailable","reason":"Too many connections (\#(configuration.maxConnections) open); retry later."}"#
-            let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(body.utf8.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + body
-            Array(answer.utf8).withUnsafeBytes { _ = try? socket.send($0) }
-        }
+        let answer = isTLS ? Self.tlsRefusal : Array(plainRefusal.utf8)
+        answer.withUnsafeBytes { _ = try? socket.send($0) }
+        // A request or ClientHello already here, unread, would make close() a reset that
+        // can discard the answer at the client (RFC 1122 §4.2.2.13): read it away once.
+        _ = try? socket.receive(maxBytes: 16_384)
         let mustLog = state.withLock { s in
             guard s.lastRefusalLog.map({ .now - $0 >= .seconds(60) }) ?? true else { return false }
             s.lastRefusalLog = .now
@@ -169,6 +173,18 @@ public final class HTTPServer: Sendable {
             logger.warning("turning clients away: \(configuration.maxConnections) connections open, the cap (logged once a minute)")
         }
     }
+
+    private var plainRefusal: String {
+        let body = #"{"error":"service_unavailable","reason":"Too many connections (\#(configuration.maxConnections) open); retry later."}"#
+        return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + body
+    }
+
+    /// A plaintext alert record, as any record is before keys exist (RFC 8446 §5.1):
+    /// type alert (21), legacy version 3,3, length 2, fatal (2) `internal_error` (80),
+    /// "an internal error unrelated to the peer ... (such as a memory allocation
+    /// failure) makes it impossible to continue" (§6.2).
+    private static let tlsRefusal: [UInt8] = [21, 3, 3, 0, 2, 2, 80]
 
     /// Starts a connection task, or closes the socket at once when stopping or full.
     /// On an HTTPS listener the task first completes the TLS handshake, bounded by

@@ -12,7 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(60)
     /// A body that makes no progress for this long ends the connection.
     public var bodyTimeout: Duration = .seconds(60)
-    /// Connections beyond this are accepted, answered 503 (plain HTTP) and closed at once.
+    /// Connections beyond this are accepted, answered (503 on plain HTTP, a TLS
+    /// `internal_error` alert with no handshake on HTTPS) and closed at once.
     /// 12,000: room for 10,000 idle `_changes` feeds (issue 45's target) and the
     /// requests, replications and admins beside them (`[settee] max_connections`).
     public var maxConnections: Int = 12_000
