@@ -1,0 +1,140 @@
+internal import SetteeJSON
+internal import Synchronization
+
+/*
+ The copy loop (the diagram at the top of Replication.swift): read a page of changes,
+ diff it against the target, copy its chunks, checkpoint.
+
+ The next page is read while this one is copied: the source is otherwise idle while the
+ target diffs and writes. Chunks of consecutive pages overlap (`PagesInFlight`), at most
+ `workers` at once; `CopyCursor.seq` is where reading goes on from, `writtenSeq` the last
+ page written with all before it, the only one ever checkpointed.
+ */
+
+/// Where the copy loop is: what was read, written and checkpointed, and what is in flight.
+struct CopyCursor {
+    var seq: JSONValue
+    var writtenSeq: JSONValue
+    var savedSeq: JSONValue?
+    var lastCheckpoint: ContinuousClock.Instant
+    /// Written changes that no checkpoint records yet.
+    var uncheckpointed = false
+    var caughtUp = false
+    var pages = PagesInFlight()
+    /// Chunks being copied.
+    var running = 0
+    var readAhead: Task<ChangesPage, any Error>?
+
+    init(from seq: JSONValue) {
+        self.seq = seq
+        writtenSeq = seq
+        lastCheckpoint = ContinuousClock.now
+    }
+}
+
+extension Replication {
+    typealias ChunkTasks = ThrowingTaskGroup<Int, any Error>
+
+    /// Copies the source's changes from `start`: to the feed's end (one-shot), or until
+    /// cancelled (continuous). - Returns: the last sequence written with all before it.
+    func copyChanges(from start: JSONValue, checkpointer: inout Checkpointer) async throws -> JSONValue {
+        var cursor = CopyCursor(from: start)
+        defer { cursor.readAhead?.cancel() }
+        try await withThrowingTaskGroup(of: Int.self) { chunkTasks in
+            while true {
+                try Task.checkCancellation()
+                let page = try await readPage(&cursor)
+                let read = ContinuousClock.now
+                // A page shorter than asked for was the end of the feed when read: no read-ahead,
+                // and next the longpoll (continuous) or the end (one-shot).
+                let isFull = page.rows.count >= options.batchSize
+                if isFull {
+                    let next = page.lastSeq
+                    cursor.readAhead = Task { try await self.nextPage(after: next, wait: nil) }
+                }
+                cursor.seq = page.lastSeq
+                try await startCopying(page, readAt: read, &cursor, &chunkTasks)
+                // At the feed's end everything lands before the longpoll or the end; while
+                // full pages flow, at most `workers` of them wait for their chunks.
+                while cursor.running > 0 && (!isFull || cursor.pages.count > max(1, options.workers)) {
+                    try await settleOne(&cursor, &chunkTasks)
+                }
+                let isEnd = !isFull && !options.continuous
+                try await checkpointIfDue(&cursor, &checkpointer, isEnd: isEnd, pageWasEmpty: page.rows.isEmpty)
+                if isEnd { break }
+                if !isFull {
+                    cursor.caughtUp = true
+                    state.withLock { $0.caughtUp = true }
+                }
+            }
+        }
+        return cursor.writtenSeq
+    }
+
+    /// The read-ahead page, or the next one (a longpoll once caught up).
+    private func readPage(_ cursor: inout CopyCursor) async throws -> ChangesPage {
+        if let ahead = cursor.readAhead {
+            cursor.readAhead = nil
+            return try await ahead.value
+        }
+        return try await nextPage(after: cursor.seq, wait: cursor.caughtUp ? longpollWait(cursor) : nil)
+    }
+
+    /// How long the next longpoll may wait: the poll timeout, or less when written
+    /// changes await their checkpoint, so that a job that goes quiet (or is stopped)
+    /// still records them within `checkpointInterval` (CouchDB checkpoints on a timer too).
+    private func longpollWait(_ cursor: CopyCursor) -> Duration {
+        guard cursor.uncheckpointed, options.useCheckpoints else { return options.pollTimeout }
+        let left = options.checkpointInterval - (ContinuousClock.now - cursor.lastCheckpoint)
+        return max(.milliseconds(50), min(options.pollTimeout, left))
+    }
+
+    /// Diffs `page` against the target and starts copying its chunks, `workers` at most.
+    private func startCopying(_ page: ChangesPage, readAt read: ContinuousClock.Instant,
+                              _ cursor: inout CopyCursor, _ chunkTasks: inout ChunkTasks) async throws {
+        let chunks = page.rows.isEmpty ? [] : try await retrying { try await self.missingChunks(page.rows) }
+        let number = cursor.pages.add(lastSeq: page.lastSeq, chunks: chunks.count, readAt: page.rows.isEmpty ? nil : read)
+        for chunk in chunks {
+            while cursor.running >= max(1, options.workers) { try await settleOne(&cursor, &chunkTasks) }
+            chunkTasks.addTask { try await self.retrying { try await self.copy(chunk) }; return number }
+            cursor.running += 1
+        }
+        recordWritten(&cursor)  // a page with nothing to copy, behind none still copying
+        if !page.rows.isEmpty { cursor.uncheckpointed = true }
+    }
+
+    /// Waits for one chunk to be written.
+    private func settleOne(_ cursor: inout CopyCursor, _ chunkTasks: inout ChunkTasks) async throws {
+        guard let number = try await chunkTasks.next() else { return }
+        cursor.running -= 1
+        cursor.pages.chunkWritten(of: number)
+        recordWritten(&cursor)
+    }
+
+    /// Records the pages now written in order: progress, lag, what to checkpoint.
+    private func recordWritten(_ cursor: inout CopyCursor) {
+        guard let (lastSeq, readAt) = cursor.pages.popWritten() else { return }
+        cursor.writtenSeq = lastSeq
+        state.withLock {
+            $0.sourceSeq = lastSeq
+            if let readAt { $0.lastPageLag = ContinuousClock.now - readAt }
+        }
+    }
+
+    /// Checkpoints what is written, at the end, when an idle longpoll ends with nothing,
+    /// or (continuous jobs) on the interval: not after every small page, which would
+    /// delay the next change.
+    private func checkpointIfDue(_ cursor: inout CopyCursor, _ checkpointer: inout Checkpointer,
+                                 isEnd: Bool, pageWasEmpty: Bool) async throws {
+        let isDue = ContinuousClock.now - cursor.lastCheckpoint >= options.checkpointInterval
+            && cursor.savedSeq != cursor.writtenSeq
+        guard options.useCheckpoints && (isEnd || pageWasEmpty || isDue) else { return }
+        let stats = progress.stats
+        let checkpointSeq = cursor.writtenSeq
+        try await retrying { try await checkpointer.save(checkpointSeq, stats: stats) }
+        cursor.lastCheckpoint = ContinuousClock.now
+        cursor.uncheckpointed = checkpointSeq != cursor.seq
+        cursor.savedSeq = checkpointSeq
+        state.withLock { $0.checkpointedSeq = checkpointSeq }
+    }
+}
