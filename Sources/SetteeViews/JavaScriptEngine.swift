@@ -18,26 +18,6 @@ public import SetteeJSON
  `JavaScriptWatch`), and the engine is then discarded by its owner (`wasStopped`).
 */
 
-/// Why a design document function could not be compiled or run.
-public struct JavaScriptError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    /// No engine: the library is not installed (`JavaScriptEngine.isAvailable`).
-    public var isUnavailable = false
-    /// Not run: too many calls were waiting for a thread (`JavaScriptThreads`).
-    public var isOverloaded = false
-    public var description: String { message }
-
-    public init(message: String, isUnavailable: Bool = false, isOverloaded: Bool = false) {
-        self.message = message
-        self.isUnavailable = isUnavailable
-        self.isOverloaded = isOverloaded
-    }
-
-    static func overloaded(_ why: String) -> JavaScriptError {
-        JavaScriptError(message: "The JavaScript service is overloaded: \(why).", isOverloaded: true)
-    }
-}
-
 public final class JavaScriptEngine: @unchecked Sendable {
     // @unchecked: every use of the context is under `lock`.
     let lock = Mutex<Void>(())
@@ -63,23 +43,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
         settee_jsc_release_free_memory()  // JavaScriptCore's own allocator (libpas) first
         _ = settee_malloc_trim()
     }
-
-    /// The process's resident memory in bytes (`/proc/self/statm`), 0 when unreadable: a
-    /// call whose process grew by more than its memory limit allocated what the heap's
-    /// figures do not show (a typed array filled in one native call runs past every check).
-    public static func residentBytes() -> Int {
-        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
-        defer { fclose(file) }
-        var size = 0
-        var resident = 0
-        guard withUnsafeMutablePointer(to: &size, { sizePointer in
-            withUnsafeMutablePointer(to: &resident) { residentPointer in
-                settee_read_statm(file, sizePointer, residentPointer)
-            }
-        }) == 2 else { return 0 }
-        return resident * sysconf(Int32(_SC_PAGESIZE))
-    }
-
 
     /// Whether JavaScriptCore could be loaded: `$SETTEE_JAVASCRIPT_LIBRARY`, else Debian's
     /// libjavascriptcoregtk-4.1-0. Without it Settee serves everything but design
