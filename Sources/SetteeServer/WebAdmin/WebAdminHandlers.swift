@@ -19,8 +19,8 @@ enum WebAdminHandlers {
         switch name {
         case "", "index.html": (type, text) = ("text/html; charset=utf-8", WebAdminPage.html)
         case "style.css": (type, text) = ("text/css; charset=utf-8", WebAdminPage.css)
-        case "app.js": (type, text) = ("text/javascript; charset=utf-8", WebAdminScript.javascript + WebAdminConflicts.javascript
-                                      + WebAdminPeers.javascript)
+        case "app.js": (type, text) = ("text/javascript; charset=utf-8", WebAdminScript.javascript + WebAdminReplication.javascript
+                                      + WebAdminConflicts.javascript + WebAdminPeers.javascript)
         default: throw CouchError.notFound("missing")
         }
         return HTTPResponse(status: 200, headers: ["Content-Type": type, "Cache-Control": "no-cache"],
