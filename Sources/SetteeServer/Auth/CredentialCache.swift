@@ -20,7 +20,7 @@ final class CredentialCache: Sendable {
     private let headers = Mutex<[Key: Proven]>([:])
     private let verified = Mutex<Set<Key>>([])
     /// Checks under way, by credential: the same one asked again meanwhile waits for it.
-    private let checking = Mutex<[Key: Task<Bool, any Error>]>([:])
+    private let checking = SingleFlight<Key, Bool>()
     private let capacity: Int
 
     init(capacity: Int = 1024) { self.capacity = capacity }
@@ -52,21 +52,14 @@ final class CredentialCache: Sendable {
     func verify(name: String, password: String, against hash: String, on hashing: PasswordHashing) async throws -> Bool {
         let key = Self.digest("\(name)\u{0}\(password)\u{0}\(hash)")
         if verified.withLock({ $0.contains(key) }) { return true }
-        let check = checking.withLock { running in
-            if let check = running[key] { return check }
-            let check = Task {
-                guard try await hashing.verify(password: password, against: hash) else { return false }
-                self.verified.withLock { set in
-                    if set.count >= self.capacity { set.removeAll() }
-                    set.insert(key)
-                }
-                return true
+        return try await checking.run(key) {
+            guard try await hashing.verify(password: password, against: hash) else { return false }
+            self.verified.withLock { set in
+                if set.count >= self.capacity { set.removeAll() }
+                set.insert(key)
             }
-            running[key] = check
-            return check
+            return true
         }
-        defer { checking.withLock { running in if running[key] == check { running[key] = nil } } }
-        return try await check.value
     }
 
     /// A SHA-256 as four words: a key that costs no allocation.

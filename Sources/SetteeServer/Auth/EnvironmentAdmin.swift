@@ -25,8 +25,9 @@ import Synchronization
 public final class EnvironmentAdmin: Sendable {
     private let given: Given?
     private let derived: Mutex<String?>
-    /// The derivation under way: callers meanwhile wait for it rather than queue their own.
-    private let derivation = Mutex<Task<String, any Error>?>(nil)
+    /// The derivation under way: callers meanwhile wait for it rather than queue their own
+    /// (one key, `true`: an admin has one hash).
+    private let derivation = SingleFlight<Bool, String>()
     /// What a proven `Authorization` header is remembered against (`CredentialCache`): a
     /// token of this entry, so that remembering a login never derives the hash.
     let proofKey: String
@@ -72,18 +73,7 @@ public final class EnvironmentAdmin: Sendable {
     /// - Throws: 503 when too many password checks are waiting (`PasswordHashing`); a later call tries again.
     func hash(on hashing: PasswordHashing) async throws -> String {
         if let known = knownHash { return known }
-        let running = derivation.withLock { current in
-            if let current { return current }
-            let started = Task { try await hashing.derive(self) }
-            current = started
-            return started
-        }
-        do {
-            return try await running.value
-        } catch {
-            derivation.withLock { current in if current == running { current = nil } }
-            throw error
-        }
+        return try await derivation.run(true) { try await hashing.derive(self) }
     }
 
     /// Whether `password` is the one this admin was given: compared as SHA-256 digests in
