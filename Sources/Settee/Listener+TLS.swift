@@ -16,7 +16,8 @@ extension Listener {
 
         /// The server's HTTPS listener on `port`, its certificate loaded (made first when
         /// needed). File work (key generation, writes, fsync) runs off the cooperative pool.
-        func listener(port: Int, dataDirectory: String, address: String) async throws(SetteeError) -> TLSListener {
+        func listener(port: Int, dataDirectory: String, address: String,
+                      recordLayer: RecordLayer) async throws(SetteeError) -> TLSListener {
             var settings = TLSSettings()
             settings.enabled = true
             settings.port = port
@@ -32,6 +33,7 @@ extension Listener {
             }
             var listener = TLSListener(port: port, context: try loaded.get())
             listener.handshakeTimeout = .seconds(settings.handshakeTimeout)
+            listener.recordLayer = recordLayer.http
             return listener
         }
 
@@ -44,6 +46,23 @@ extension Listener {
                 return .success(try TLSContext(certificateFile: files.certificate, keyFile: files.key))
             } catch {
                 return .failure(.listener("TLS: \(error)"))
+            }
+        }
+    }
+
+    /// Which record layer carries an HTTPS listener's TLS 1.3 AES-GCM sessions after the
+    /// handshake: `settee serve`'s `[ssl] record_layer`, with the same default. TLS 1.2,
+    /// ChaCha20 and clients asking for small records are OpenSSL's either way.
+    public enum RecordLayer: String, Sendable, Hashable, CaseIterable {
+        /// Settee's own, cheaper per record than OpenSSL 3.0's (bench/tls).
+        case settee
+        /// OpenSSL's, throughout: for a deployment that wants only OpenSSL's code on the wire.
+        case openssl
+
+        var http: TLSRecordLayer {
+            switch self {
+            case .settee: .settee
+            case .openssl: .openssl
             }
         }
     }

@@ -44,6 +44,11 @@ public final class Listener: Sendable {
     /// Whether it speaks HTTPS.
     public var usesTLS: Bool { tlsFingerprint != nil }
 
+    /// The record layer its HTTPS sessions use (``RecordLayer``); nil for plain HTTP.
+    public var recordLayer: RecordLayer? {
+        server.configuration.tls.map { $0.recordLayer == .openssl ? .openssl : .settee }
+    }
+
     /// Its base URL, `http://ADDRESS:PORT/` or `https://…` (an IPv6 address in brackets,
     /// RFC 3986 §3.2.2). A wildcard address (`0.0.0.0`, `::`) is given as it is: peers
     /// reach the listener at one of the host's own addresses.
@@ -64,17 +69,21 @@ extension DataDirectory {
     /// publishes it on DNS-SD when the directory was opened with a ``Options/serviceName``.
     ///
     /// With `tls`, the listener speaks HTTPS only, and is published with the TLS profile
-    /// `settee serve` gives its `[ssl]` port (TXT `tls=1` and `fp`, the fingerprint).
+    /// `settee serve` gives its `[ssl]` port (TXT `tls=1` and `fp`, the fingerprint);
+    /// `recordLayer` is `[ssl] record_layer` (ignored without `tls`):
+    ///
+    ///     let listener = try await data.startListener(tls: .selfSigned, recordLayer: .openssl)
     /// - Throws: ``SetteeError/listener(_:)`` when the address cannot be bound, or the
     ///   certificate or key cannot be read (or made).
     public func startListener(port: Int = 0, address: String = "127.0.0.1",
-                              tls: Listener.TLS? = nil) async throws(SetteeError) -> Listener {
+                              tls: Listener.TLS? = nil,
+                              recordLayer: Listener.RecordLayer = .settee) async throws(SetteeError) -> Listener {
         try checkOpen()
         var http = ServerConfiguration()
         http.bindAddresses = [address]
         http.port = port
         if let tls {
-            http.tls = try await tls.listener(port: port, dataDirectory: path, address: address)
+            http.tls = try await tls.listener(port: port, dataDirectory: path, address: address, recordLayer: recordLayer)
             http.servesPlainHTTP = false
         }
         let server = node.makeListener(http, logger: logger)

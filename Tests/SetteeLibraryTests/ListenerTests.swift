@@ -102,6 +102,31 @@ import Testing
         }
     }
 
+    /// `recordLayer` is `[ssl] record_layer`: the HTTPS server takes it (Settee's own by
+    /// default, as `settee serve`), a peer pushes through an OpenSSL-only listener, and a
+    /// plain-HTTP listener has none.
+    @Test func anHTTPSListenerTakesTheRecordLayerAskedFor() async throws {
+        var options = DataDirectory.Options()
+        options.admins = ["admin": "secret"]
+        try await withDataDirectory(options: options) { server in
+            let inbox = try await server.database("inbox")
+            let byDefault = try await server.startListener(tls: .selfSigned)
+            #expect(byDefault.recordLayer == .settee)
+            await byDefault.stop()
+            let listener = try await server.startListener(tls: .selfSigned, recordLayer: .openssl)
+            #expect(listener.recordLayer == .openssl)
+            let url = "https://admin:secret@127.0.0.1:\(listener.port)/inbox"
+            let pushed = try await withDataDirectory { try await Self.push(from: $0, to: url, pin: listener.tlsFingerprint) }
+            guard case .stopped(_, let failure) = pushed else { throw TimedOut() }
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(try await inbox.document(Note.self, id: "sealed")?.value.text == "over TLS")
+            await listener.stop()
+            let plain = try await server.startListener(recordLayer: .openssl)
+            #expect(plain.recordLayer == nil)
+            await plain.stop()
+        }
+    }
+
     /// Certificate and key files: another directory's generated pair serves with the
     /// same fingerprint; a missing file is a listener error, and nothing listens.
     @Test func anHTTPSListenerServesGivenFilesAndRefusesMissingOnes() async throws {
