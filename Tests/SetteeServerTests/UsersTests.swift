@@ -225,15 +225,20 @@ import Testing
 
 /// `_replicate` by a user who is not a server admin.
 @Suite struct ReplicateAccessTests {
-    @Test func localNamesAreForServerAdmins() async throws {
-        let harness = try RouterHarness()
+    /// Creates `_users` and the user `rita` (password `pw`, no roles). - Returns: her Basic `Authorization`.
+    static func addRita(_ harness: RouterHarness) async throws -> String {
         #expect(await harness.send("PUT", "/_users").status == 201)
         let key = try #require(PasswordHash.derive(password: "pw", salt: "s", prf: .sha256, iterations: 10))
         let doc: JSONValue = ["name": "rita", "roles": [], "type": "user", "password_scheme": "pbkdf2",
                               "pbkdf2_prf": "sha256", "salt": "s", "iterations": 10, "derived_key": .string(key)]
         #expect(await harness.send("PUT", "/_users/org.couchdb.user:rita", json: doc).status == 201)
+        return "Basic " + Data("rita:pw".utf8).base64EncodedString()
+    }
+
+    @Test func localNamesAreForServerAdmins() async throws {
+        let harness = try RouterHarness()
+        let rita = try await Self.addRita(harness)
         #expect(await harness.send("PUT", "/secret").status == 201)
-        let rita = "Basic " + Data("rita:pw".utf8).base64EncodedString()
         let refused = await harness.send("POST", "/_replicate", json: ["source": "secret", "target": "mine"],
                                          headers: ["Authorization": rita, "Content-Type": "application/json"], admin: false)
         #expect(refused.status == 403 && refused.json["error"] == "forbidden")
@@ -243,12 +248,7 @@ import Testing
     /// A `file://` endpoint (sneakernet) would open a directory of the server's machine.
     @Test func fileEndpointsAreForServerAdmins() async throws {
         let harness = try RouterHarness()
-        #expect(await harness.send("PUT", "/_users").status == 201)
-        let key = try #require(PasswordHash.derive(password: "pw", salt: "s", prf: .sha256, iterations: 10))
-        let doc: JSONValue = ["name": "rita", "roles": [], "type": "user", "password_scheme": "pbkdf2",
-                              "pbkdf2_prf": "sha256", "salt": "s", "iterations": 10, "derived_key": .string(key)]
-        #expect(await harness.send("PUT", "/_users/org.couchdb.user:rita", json: doc).status == 201)
-        let rita = "Basic " + Data("rita:pw".utf8).base64EncodedString()
+        let rita = try await Self.addRita(harness)
         let refused = await harness.send("POST", "/_replicate",
                                          json: ["source": "file:///tmp/settee-never-made/db", "target": "http://127.0.0.1:9/mine"],
                                          headers: ["Authorization": rita, "Content-Type": "application/json"], admin: false)
