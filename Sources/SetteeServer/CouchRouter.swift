@@ -115,7 +115,10 @@ extension CouchRouter {
     /// `text` for a log line: printable ASCII kept, anything else (a newline in a user
     /// name could forge a line) as `?`, and at most 64 characters.
     static func loggable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(64).map { $0.value >= 0x21 && $0.value < 0x7f ? Character($0) : "?" })
+        // Most names and request ids are short printable ASCII already: kept as they are, with
+        // no copy (this runs twice for every request's log line).
+        if text.utf8.count <= 64, text.utf8.allSatisfy({ $0 >= 0x21 && $0 < 0x7f }) { return text }
+        return String(text.unicodeScalars.prefix(64).map { $0.value >= 0x21 && $0.value < 0x7f ? Character($0) : "?" })
     }
 
     /// `response` as JSONP when the request names a callback (`[chttpd] allow_jsonp`).

@@ -56,6 +56,8 @@ import Testing
         #expect(try #require(router.match(["d", "_design/x"])).allowedMethods == ["COPY"])
         #expect(try parameters(["d", "_design/x/y"]).docID == "_design/x/y")
         #expect(try #require(router.match(["d", "other/x"])).allowedMethods == ["PUT"])
+        #expect(try #require(router.match(["d", "_local/x"])).allowedMethods == ["DELETE"])
+        #expect(try #require(router.match(["d", "_designs/x"])).allowedMethods == ["PUT"])
     }
 
     @Test func methodDispatch() throws {
