@@ -48,18 +48,18 @@ enum DocumentRecords {
     /// Columns: the `docs` row (0–2), the revision row (3–7, `TreeRow`), whether it is
     /// the winner the `docs` row names (8); `treeAndWinnerSQL` adds the winner's body
     /// and whether it has attachments (9–10).
-    private static let treeSQL = """
+    static let treeColumns = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
                r.revid = d.winner
-        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
-    private static let treeAndWinnerSQL = """
-        SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN settee_body(r.json, r.crc) END,
+    static let treeAndWinnerColumns = treeColumns + """
+        , CASE WHEN r.revid = d.winner THEN settee_body(r.json, r.crc) END,
                CASE WHEN r.revid = d.winner
                     THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
-        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
+    private static let oneDocument = " FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?"
+    private static let treeSQL = treeColumns + oneDocument
+    private static let treeAndWinnerSQL = treeAndWinnerColumns + oneDocument
 
     /// What `winner` found.
     enum WinnerRead {
@@ -100,26 +100,11 @@ enum DocumentRecords {
         return try body(db, sequence: winner.sequence)
     }
 
-    /// Runs `treeSQL` or `treeAndWinnerSQL`. The record's winner is the revision row
-    /// the `docs` row names, so no revision id is parsed twice: this runs for every
-    /// document read.
+    /// Runs `treeSQL` or `treeAndWinnerSQL`: this runs for every document read.
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
-        var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
-        var rows: [TreeRow] = []
-        var winnerRev: RevisionID?
-        var winner: DocumentWithWinner.Winner?
-        try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
-            if first == nil { first = (row.int64(0), row.int64(1), row.int64(2) != 0) }
-            guard let tree = TreeRow(row, from: 3) else { return }
-            rows.append(tree)
-            guard row.int64(8) != 0 else { return }
-            winnerRev = tree.rev
-            if withWinner { winner = .init(rev: tree.rev, body: row.blob(9), hasAttachments: row.int64(10) != 0) }
-        }
-        guard let first else { return nil }
-        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
-                                    isDeleted: first.isDeleted)
-        return DocumentWithWinner(record: record, tree: TreeRow.tree(rows), winner: winner)
+        var rows = DocumentRows()
+        try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in rows.add(row, withWinner: withWinner) }
+        return rows.document(id: id)
     }
 
     /// The revision tree of document row `rowID`, and each revision's row sequence.
