@@ -106,12 +106,11 @@ extension Database {
     }
 
     /// How many documents changed after `since` (`_changes`' `pending`), counted
-    /// without reading them. `docIDs` restricts the count to those documents.
+    /// without reading them, from the count nearest `since` made at the same update seq
+    /// (`ChangeCounts`). `docIDs` restricts the count to those documents.
     public func changeCount(since: Int64, docIDs: Set<String>? = nil) async throws -> Int {
         try await readers.read(.scan) { db in
-            guard let docIDs else {
-                return Int(try db.integer("SELECT count(*) FROM docs WHERE seq > ?", [.integer(since)]) ?? 0)
-            }
+            guard let docIDs else { return try self.changeCounts.count(db, since: since) }
             return try docIDs.reduce(0) { count, id in
                 try (DocumentRecords.document(db, id: id)?.sequence ?? 0) > since ? count + 1 : count
             }
