@@ -187,14 +187,21 @@ enum DocumentRecords {
         var values: [SQLiteValue] = []
         values.reserveCapacity(rows.count * 6)
         for row in rows {
-            values += [.integer(row.rowID), .text(row.id), .integer(row.sequence),
-                       .text(row.winner.description), .integer(row.sequence), .integer(row.isDeleted ? 1 : 0)]
+            // One append each: an array literal per row was an allocation per row.
+            values.append(.integer(row.rowID))
+            values.append(.text(row.id))
+            values.append(.integer(row.sequence))
+            values.append(.text(row.winner.description))
+            values.append(.integer(row.sequence))
+            values.append(.integer(row.isDeleted ? 1 : 0))
         }
-        try db.run("INSERT INTO docs(doc_id, docid, seq, winner, winner_seq, deleted) VALUES "
-                   + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-                   + " ON CONFLICT(docid) DO NOTHING", values)
+        try db.run(newDocumentsInsert.sql(rows: rows.count), values)
         return db.changes == rows.count
     }
+
+    private static let newDocumentsInsert = MultiRowInsert(
+        "INSERT INTO docs(doc_id, docid, seq, winner, winner_seq, deleted) VALUES ", row: "(?, ?, ?, ?, ?, ?)",
+        suffix: " ON CONFLICT(docid) DO NOTHING", maxRows: Inserter.runLength)
 
     /// Deletes the `docs` rows in `rowIDs` (rows of documents that have no revisions yet).
     static func deleteDocuments(_ db: Connection, rowIDs: ClosedRange<Int64>) throws {
@@ -213,16 +220,23 @@ enum DocumentRecords {
             var values: [SQLiteValue] = []
             values.reserveCapacity(chunk.count * 8)
             for row in chunk {
-                values += [.integer(row.sequence), .integer(row.rowID), .text(row.rev.description),
-                           row.parent.map(SQLiteValue.integer) ?? .null, .integer(row.isLeaf ? 1 : 0),
-                           .integer(row.isDeleted ? 1 : 0), row.body.map(SQLiteValue.blob) ?? .null,
-                           BodyChecksum.of(row.body).map(SQLiteValue.integer) ?? .null]
+                values.append(.integer(row.sequence))
+                values.append(.integer(row.rowID))
+                values.append(.text(row.rev.description))
+                values.append(row.parent.map(SQLiteValue.integer) ?? .null)
+                values.append(.integer(row.isLeaf ? 1 : 0))
+                values.append(.integer(row.isDeleted ? 1 : 0))
+                values.append(row.body.map(SQLiteValue.blob) ?? .null)
+                values.append(BodyChecksum.of(row.body).map(SQLiteValue.integer) ?? .null)
             }
-            try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES "
-                       + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), values)
+            try db.run(revisionsInsert.sql(rows: chunk.count), values)
             start += chunk.count
         }
     }
+
+    private static let revisionsInsert = MultiRowInsert(
+        "INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES ",
+        row: "(?, ?, ?, ?, ?, ?, ?, ?)", maxRows: revisionsPerInsert)
 
     /// The largest `docs` row id, 0 for none.
     static func lastRowID(_ db: Connection) throws -> Int64 {
