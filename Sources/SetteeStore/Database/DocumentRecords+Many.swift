@@ -32,6 +32,13 @@ extension DocumentRecords {
     }
 
     private static func readMany(_ db: Connection, ids: [String], withWinner: Bool) throws -> [String: DocumentWithWinner] {
+        // One id (a continuous replication's change, a single `_revs_diff`): the
+        // one-document statement, with no IN list to build and pad.
+        if ids.count == 1, let id = ids.first {
+            let read = withWinner ? try documentTreeAndWinner(db, id: id)
+                : try documentAndTree(db, id: id).map { DocumentWithWinner(record: $0.record, tree: $0.tree, winner: nil) }
+            return read.map { [id: $0] } ?? [:]
+        }
         var found: [String: DocumentWithWinner] = [:]
         found.reserveCapacity(ids.count)
         var start = 0
