@@ -36,33 +36,39 @@ extension BulkHandlers {
     }
 
     /// What each `_bulk_get` item finds, or why it finds nothing, in the items' order. The
-    /// documents are read together, in one trip to a reader (`Database.documents`).
+    /// documents are read together, in one trip to a reader (`Database.documents`). Each
+    /// item's id and rev are read from its JSON, and the rev parsed, once.
     private static func bulkGetItems(_ docs: [JSONValue], options: DocumentOptions, latest: Bool,
                                      _ context: RequestContext, _ database: Database) async throws -> [BulkGetItem] {
         var refused: [Int: BulkGetItem] = [:]
-        var lookups: [(id: String, revisions: RevisionSelection)] = []
-        var looked: [Int] = []
+        var asked: [(index: Int, id: String, revText: String?, rev: RevisionID?)] = []
         for (index, item) in docs.enumerated() {
-            if let refusal = try await bulkGetRefusal(item, context, database) {
+            let revText = item["rev"]?.stringValue
+            let rev = revText.flatMap(RevisionID.init)
+            if let refusal = try await bulkGetRefusal(item, rev: rev, context, database) {
                 refused[index] = refusal
             } else if let id = item["id"]?.stringValue {
-                lookups.append((id, item["rev"]?.stringValue.flatMap(RevisionID.init).map { .revision($0) } ?? .allLeaves))
-                looked.append(index)
+                asked.append((index, id, revText, rev))
             }
         }
-        var found: [Int: StoredDocument] = [:]
-        for (index, document) in zip(looked, try await database.documents(lookups)) { found[index] = document }
+        let lookups = asked.map { (id: $0.id, revisions: $0.rev.map { RevisionSelection.revision($0) } ?? .allLeaves) }
+        var found: [Int: (id: String, revText: String?, rev: RevisionID?, document: StoredDocument?)] = [:]
+        for (item, document) in zip(asked, try await database.documents(lookups)) {
+            found[item.index] = (item.id, item.revText, item.rev, document)
+        }
         var items: [BulkGetItem] = []
         items.reserveCapacity(docs.count)
         for (index, item) in docs.enumerated() {
             if let refusal = refused[index] { items.append(refusal); continue }
-            let id = item["id"]?.stringValue ?? ""
+            let read = found[index]
+            let id = read?.id ?? item["id"]?.stringValue ?? ""
             var itemOptions = options
             itemOptions.attsSince = (item["atts_since"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(RevisionID.init) }
-            let rev = item["rev"]?.stringValue
-            let revisions = try await lookUp(found[index], id: id, rev: rev, latest: latest, database: database)
+            let revisions = try await lookUp(read?.document, id: id, requested: read?.rev, latest: latest,
+                                             database: database)
             items.append(BulkGetItem(id: .string(id), options: itemOptions, outcome: revisions.isEmpty
-                ? .failed(["id": .string(id), "rev": .string(rev ?? "undefined"), "error": "not_found", "reason": "missing"])
+                ? .failed(["id": .string(id), "rev": .string(read?.revText ?? "undefined"), "error": "not_found",
+                           "reason": "missing"])
                 : .found(revisions)))
         }
         return items
@@ -70,9 +76,10 @@ extension BulkHandlers {
 
     /// Why a `_bulk_get` item gets an error without a read: no id, a malformed rev, an id
     /// that is no string, a `_users` document the reader may not see. Nil for the others.
-    private static func bulkGetRefusal(_ item: JSONValue, _ context: RequestContext,
+    /// `rev` is the item's rev, parsed (nil when absent or no revision).
+    private static func bulkGetRefusal(_ item: JSONValue, rev: RevisionID?, _ context: RequestContext,
                                        _ database: Database) async throws -> BulkGetItem? {
-        if let refusal = itemRefusal(item) { return BulkGetItem(id: item["id"] ?? .null, outcome: .failed(refusal)) }
+        if let refusal = itemRefusal(item, rev: rev) { return BulkGetItem(id: item["id"] ?? .null, outcome: .failed(refusal)) }
         guard let id = item["id"]?.stringValue else {
             return BulkGetItem(id: item["id"] ?? .null, outcome: .failed(["id": item["id"] ?? .null,
                 "rev": item["rev"] ?? .null, "error": "illegal_docid", "reason": "Document id must be a string"]))
@@ -86,11 +93,11 @@ extension BulkHandlers {
 
     /// CouchDB's answer to an item without an id, or with a rev that is no revision
     /// (chttpd_db:bulk_get_open_doc_revs/2, checked on CouchDB 3.4.3); nil for the others.
-    private static func itemRefusal(_ item: JSONValue) -> JSONObject? {
+    private static func itemRefusal(_ item: JSONValue, rev parsed: RevisionID?) -> JSONObject? {
         if item["id"] == nil || item["id"] == .null {
             return ["id": .null, "rev": .null, "error": "bad_request", "reason": "document id missed"]
         }
-        if let rev = item["rev"], rev != .null, rev.stringValue.flatMap(RevisionID.init) == nil {
+        if parsed == nil, let rev = item["rev"], rev != .null {
             return ["id": item["id"] ?? .null, "rev": rev, "error": "bad_request", "reason": "Invalid rev format"]
         }
         return nil
@@ -101,9 +108,8 @@ extension BulkHandlers {
     /// bulk_get); by generation, then suffix, as CouchDB sorts open_revs replies
     /// (`OpenRevsHandler.revisions`). Empty when there is none.
     /// `document` is what `Database.documents` read for the item (`rev`, or every leaf).
-    private static func lookUp(_ document: StoredDocument?, id: String, rev revText: String?, latest: Bool,
+    private static func lookUp(_ document: StoredDocument?, id: String, requested: RevisionID?, latest: Bool,
                                database: Database) async throws -> [(StoredDocument, StoredRevision)] {
-        let requested = revText.flatMap(RevisionID.init)
         var found: [(StoredDocument, StoredRevision)] = []
         if let document {
             if let requested, latest, !document.tree.isLeaf(requested) {

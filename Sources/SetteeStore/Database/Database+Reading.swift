@@ -23,12 +23,20 @@ extension Database {
         guard !lookups.isEmpty else { return [] }
         // Many documents hold a reader as a scan does: placed as one, point reads need not queue behind it.
         return try await readers.read(lookups.count > 8 ? .scan : .point) { db in
-            try lookups.map { try Self.document(db, id: $0.id, revisions: $0.revisions) }
+            // Every tree in a statement per 256 ids (`DocumentRecords.documentsTreesAndWinners`).
+            let reads = try DocumentRecords.documentsTreesAndWinners(db, ids: lookups.map(\.id))
+            return try lookups.map { try Self.document(db, reads[$0.id], id: $0.id, revisions: $0.revisions) }
         }
     }
 
     private static func document(_ db: Connection, id: String, revisions: RevisionSelection) throws -> StoredDocument? {
-        guard let read = try DocumentRecords.documentTreeAndWinner(db, id: id) else { return nil }
+        try document(db, DocumentRecords.documentTreeAndWinner(db, id: id), id: id, revisions: revisions)
+    }
+
+    /// The document `read` found (nil: never written), with the bodies of `revisions`.
+    private static func document(_ db: Connection, _ read: DocumentWithWinner?, id: String,
+                                 revisions: RevisionSelection) throws -> StoredDocument? {
+        guard let read else { return nil }
         let (record, tree) = (read.record, read.tree)
         let revs: [RevisionID]
         switch revisions {
@@ -98,12 +106,11 @@ extension Database {
     }
 
     /// How many documents changed after `since` (`_changes`' `pending`), counted
-    /// without reading them. `docIDs` restricts the count to those documents.
+    /// without reading them, from the count nearest `since` made at the same update seq
+    /// (`ChangeCounts`). `docIDs` restricts the count to those documents.
     public func changeCount(since: Int64, docIDs: Set<String>? = nil) async throws -> Int {
         try await readers.read(.scan) { db in
-            guard let docIDs else {
-                return Int(try db.integer("SELECT count(*) FROM docs WHERE seq > ?", [.integer(since)]) ?? 0)
-            }
+            guard let docIDs else { return try self.changeCounts.count(db, since: since) }
             return try docIDs.reduce(0) { count, id in
                 try (DocumentRecords.document(db, id: id)?.sequence ?? 0) > since ? count + 1 : count
             }
@@ -142,8 +149,10 @@ extension Database {
     public func revisionsDiff(_ request: [(id: String, revs: [RevisionID])]) async throws -> [RevisionsDiff] {
         let request = request.map { RevsDiffRequest(id: $0.id, revs: $0.revs) }
         return try await readers.read(.scan) { db in
-            try request.compactMap { item in
-                let tree = try DocumentRecords.documentAndTree(db, id: item.id)?.tree ?? RevisionTree()
+            // Every id's tree in a statement per 256 ids (`DocumentRecords.documentsAndTrees`).
+            let reads = try DocumentRecords.documentsAndTrees(db, ids: request.map(\.id))
+            return request.compactMap { item in
+                let tree = reads[item.id]?.tree ?? RevisionTree()
                 var seen = Set<RevisionID>()
                 let missing = item.revs.filter { !tree.contains($0) && seen.insert($0).inserted }
                 guard let highest = missing.map(\.generation).max() else { return nil }

@@ -20,6 +20,8 @@ public final class Database: Sendable {
     let securityCache = Mutex<[UInt8]?>(nil)
     /// Identical `_changes` reads in flight at once share one query (keyed by since and limit).
     let sharedChangesReads = SharedAtSequence<ChangesReadKey, [Change]>()
+    /// `_changes`' `pending` counts, each a start for the next (a feed read page by page).
+    let changeCounts = ChangeCounts()
     /// Per key index signature, the update sequence its table is known to have reached:
     /// a query on an index already caught up costs no write job.
     let indexSequences = Mutex<[String: Int64]>([:])

@@ -48,18 +48,18 @@ enum DocumentRecords {
     /// Columns: the `docs` row (0–2), the revision row (3–7, `TreeRow`), whether it is
     /// the winner the `docs` row names (8); `treeAndWinnerSQL` adds the winner's body
     /// and whether it has attachments (9–10).
-    private static let treeSQL = """
+    static let treeColumns = """
         SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
                r.revid = d.winner
-        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
-    private static let treeAndWinnerSQL = """
-        SELECT d.doc_id, d.seq, d.deleted, r.sequence, r.revid, r.parent, r.deleted, r.json IS NOT NULL,
-               r.revid = d.winner, CASE WHEN r.revid = d.winner THEN settee_body(r.json, r.crc) END,
+    static let treeAndWinnerColumns = treeColumns + """
+        , CASE WHEN r.revid = d.winner THEN settee_body(r.json, r.crc) END,
                CASE WHEN r.revid = d.winner
                     THEN EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) END
-        FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?
         """
+    private static let oneDocument = " FROM docs d LEFT JOIN revs r ON r.doc_id = d.doc_id WHERE d.docid = ?"
+    private static let treeSQL = treeColumns + oneDocument
+    private static let treeAndWinnerSQL = treeAndWinnerColumns + oneDocument
 
     /// What `winner` found.
     enum WinnerRead {
@@ -100,26 +100,11 @@ enum DocumentRecords {
         return try body(db, sequence: winner.sequence)
     }
 
-    /// Runs `treeSQL` or `treeAndWinnerSQL`. The record's winner is the revision row
-    /// the `docs` row names, so no revision id is parsed twice: this runs for every
-    /// document read.
+    /// Runs `treeSQL` or `treeAndWinnerSQL`: this runs for every document read.
     private static func read(_ db: Connection, id: String, withWinner: Bool) throws -> DocumentWithWinner? {
-        var first: (rowID: Int64, sequence: Int64, isDeleted: Bool)?
-        var rows: [TreeRow] = []
-        var winnerRev: RevisionID?
-        var winner: DocumentWithWinner.Winner?
-        try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in
-            if first == nil { first = (row.int64(0), row.int64(1), row.int64(2) != 0) }
-            guard let tree = TreeRow(row, from: 3) else { return }
-            rows.append(tree)
-            guard row.int64(8) != 0 else { return }
-            winnerRev = tree.rev
-            if withWinner { winner = .init(rev: tree.rev, body: row.blob(9), hasAttachments: row.int64(10) != 0) }
-        }
-        guard let first else { return nil }
-        let record = DocumentRecord(rowID: first.rowID, id: id, sequence: first.sequence, winner: winnerRev,
-                                    isDeleted: first.isDeleted)
-        return DocumentWithWinner(record: record, tree: TreeRow.tree(rows), winner: winner)
+        var rows = DocumentRows()
+        try db.query(withWinner ? treeAndWinnerSQL : treeSQL, [.text(id)]) { row in rows.add(row, withWinner: withWinner) }
+        return rows.document(id: id)
     }
 
     /// The revision tree of document row `rowID`, and each revision's row sequence.
@@ -202,14 +187,21 @@ enum DocumentRecords {
         var values: [SQLiteValue] = []
         values.reserveCapacity(rows.count * 6)
         for row in rows {
-            values += [.integer(row.rowID), .text(row.id), .integer(row.sequence),
-                       .text(row.winner.description), .integer(row.sequence), .integer(row.isDeleted ? 1 : 0)]
+            // One append each: an array literal per row was an allocation per row.
+            values.append(.integer(row.rowID))
+            values.append(.text(row.id))
+            values.append(.integer(row.sequence))
+            values.append(.text(row.winner.description))
+            values.append(.integer(row.sequence))
+            values.append(.integer(row.isDeleted ? 1 : 0))
         }
-        try db.run("INSERT INTO docs(doc_id, docid, seq, winner, winner_seq, deleted) VALUES "
-                   + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-                   + " ON CONFLICT(docid) DO NOTHING", values)
+        try db.run(newDocumentsInsert.sql(rows: rows.count), values)
         return db.changes == rows.count
     }
+
+    private static let newDocumentsInsert = MultiRowInsert(
+        "INSERT INTO docs(doc_id, docid, seq, winner, winner_seq, deleted) VALUES ", row: "(?, ?, ?, ?, ?, ?)",
+        suffix: " ON CONFLICT(docid) DO NOTHING", maxRows: Inserter.runLength)
 
     /// Deletes the `docs` rows in `rowIDs` (rows of documents that have no revisions yet).
     static func deleteDocuments(_ db: Connection, rowIDs: ClosedRange<Int64>) throws {
@@ -228,16 +220,23 @@ enum DocumentRecords {
             var values: [SQLiteValue] = []
             values.reserveCapacity(chunk.count * 8)
             for row in chunk {
-                values += [.integer(row.sequence), .integer(row.rowID), .text(row.rev.description),
-                           row.parent.map(SQLiteValue.integer) ?? .null, .integer(row.isLeaf ? 1 : 0),
-                           .integer(row.isDeleted ? 1 : 0), row.body.map(SQLiteValue.blob) ?? .null,
-                           BodyChecksum.of(row.body).map(SQLiteValue.integer) ?? .null]
+                values.append(.integer(row.sequence))
+                values.append(.integer(row.rowID))
+                values.append(.text(row.rev.description))
+                values.append(row.parent.map(SQLiteValue.integer) ?? .null)
+                values.append(.integer(row.isLeaf ? 1 : 0))
+                values.append(.integer(row.isDeleted ? 1 : 0))
+                values.append(row.body.map(SQLiteValue.blob) ?? .null)
+                values.append(BodyChecksum.of(row.body).map(SQLiteValue.integer) ?? .null)
             }
-            try db.run("INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES "
-                       + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "), values)
+            try db.run(revisionsInsert.sql(rows: chunk.count), values)
             start += chunk.count
         }
     }
+
+    private static let revisionsInsert = MultiRowInsert(
+        "INSERT INTO revs(sequence, doc_id, revid, parent, current, deleted, json, crc) VALUES ",
+        row: "(?, ?, ?, ?, ?, ?, ?, ?)", maxRows: revisionsPerInsert)
 
     /// The largest `docs` row id, 0 for none.
     static func lastRowID(_ db: Connection) throws -> Int64 {
