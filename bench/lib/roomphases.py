@@ -134,6 +134,9 @@ def formed(room):
                     f"replications running {milestone(ready_at)}; first documents everywhere {milestone(docs_at)} "
                     "(median / last device, from the last start)")
                 say("  processes", start_split(room))
+                if getattr(room, "daemons_settled", None) is not None:
+                    say("  daemons", f"every avahi-daemon running {room.daemons_settled:.2f} s after the first "
+                        "was started, before any settee (ROOM_DAEMONS=first)")
                 return True
             time.sleep(0.1)
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
