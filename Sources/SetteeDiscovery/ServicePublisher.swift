@@ -132,6 +132,11 @@ public final class ServicePublisher: @unchecked Sendable {
         }
         generation += 1
         let current = generation
+        // A TXT change held while the daemon probed goes out once the probes are over (TXTRecordSchedule).
+        DispatchQueue.global().asyncAfter(deadline: .now() + TXTRecordSchedule.probeWindow) { [self] in loop.perform { [self] in
+            guard current == generation, !isWithdrawn, let due = record.probesOver() else { return }
+            send(due)
+        } }
         // Not confirmed in time (the compat library waits on a daemon state it missed): again.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.confirmWithin) { [self] in loop.perform { [self] in
             guard current == generation, !record.isConfirmed, !isWithdrawn, registered != nil else { return }

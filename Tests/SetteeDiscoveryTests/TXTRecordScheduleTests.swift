@@ -2,7 +2,7 @@
 import Testing
 
 /// `TXTRecordSchedule`: a TXT record changed while the daemon probes a registration is sent
-/// only once the daemon confirmed it (avahi took its own probe, carrying the old record, for
+/// only once the daemon confirmed it or its probes are over (avahi took its own probe, carrying the old record, for
 /// another host's and renamed the service: `Name #2`, 3–4 devices in a room of 20).
 @Suite struct TXTRecordScheduleTests {
     static let first = TXTRecord([("txtvers", "1"), ("uuid", "a")])
@@ -15,6 +15,16 @@ import Testing
         #expect(schedule.want(Self.second) == nil)
         #expect(schedule.confirmed() == Self.second)
         #expect(schedule.sent == Self.second)
+    }
+
+    @Test func aChangeHeldIsSentWhenTheProbesAreOverUnconfirmed() {
+        var schedule = TXTRecordSchedule(Self.first)
+        _ = schedule.registering()
+        #expect(schedule.want(Self.second) == nil)
+        #expect(schedule.probesOver() == Self.second)
+        #expect(!schedule.isConfirmed)
+        #expect(schedule.confirmed() == nil)  // already sent
+        #expect(schedule.want(Self.third) == Self.third)
     }
 
     @Test func aChangeAfterTheConfirmationIsSentAtOnce() {
