@@ -21,13 +21,13 @@ public final class ServicePublisher: @unchecked Sendable {
     public let configuredName: String
     private let loop: DNSSDLoop
     private let logger: Logger
-    /// The TXT record, and when a change of it may be sent (not while the daemon probes).
-    private var record: TXTRecordSchedule
+    private var record: TXTRecord
     private var registered: DNSServiceRef?
     private var isWithdrawn = false
     private var failures = 0
     private let warned = Atomic<Bool>(false)
-    /// Which registration is the current one.
+    /// Whether the daemon confirmed the current registration; which registration that is.
+    private var confirmed = false
     private var generation = 0
     private var toldUnconfirmed = false
     /// How long a registration may wait for the daemon's confirmation before it is made again.
@@ -42,7 +42,7 @@ public final class ServicePublisher: @unchecked Sendable {
         nameLock = Mutex(name)
         self.type = type
         self.port = port
-        self.record = TXTRecordSchedule(record)
+        self.record = record
         self.loop = loop
         self.logger = logger
         loop.perform { [self] in register() }
@@ -51,17 +51,15 @@ public final class ServicePublisher: @unchecked Sendable {
     /// Replaces the advertised TXT record.
     public func update(_ newRecord: TXTRecord) {
         loop.perform { [self] in
-            if let due = record.want(newRecord) { send(due) }
+            guard newRecord != record else { return }
+            record = newRecord
+            guard let registered else { return }
+            let bytes = newRecord.bytes
+            let status = bytes.withUnsafeBytes {
+                DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
+            }
+            if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
         }
-    }
-
-    /// Updates the registered TXT record in place (once the daemon confirmed the registration).
-    private func send(_ newRecord: TXTRecord) {
-        guard let registered else { return }
-        let status = newRecord.bytes.withUnsafeBytes {
-            DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
-        }
-        if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
     }
 
     /// Registers again: the service was seen to vanish while this side thought it published
@@ -69,7 +67,7 @@ public final class ServicePublisher: @unchecked Sendable {
     /// fills it again).
     public func refresh() {
         loop.perform { [self] in
-            guard !isWithdrawn, record.isConfirmed else { return }
+            guard !isWithdrawn, confirmed else { return }
             logger.info("mDNS: \"\(requestedName)\" vanished from the network; registering it again")
             reregister()
         }
@@ -113,7 +111,7 @@ public final class ServicePublisher: @unchecked Sendable {
         guard !isWithdrawn else { return }
         var ref: DNSServiceRef?
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let bytes = record.registering().bytes
+        let bytes = record.bytes
         let status = bytes.withUnsafeBytes { txt in
             DNSServiceRegister(&ref, 0, 0, requestedName, type, nil, nil, UInt16(port).bigEndian,
                                UInt16(txt.count), txt.baseAddress, { _, _, error, name, _, _, context in
@@ -130,16 +128,12 @@ public final class ServicePublisher: @unchecked Sendable {
             registered = nil
             failed(status)
         }
+        confirmed = false
         generation += 1
         let current = generation
-        // A TXT change held while the daemon probed goes out once the probes are over (TXTRecordSchedule).
-        DispatchQueue.global().asyncAfter(deadline: .now() + TXTRecordSchedule.probeWindow) { [self] in loop.perform { [self] in
-            guard current == generation, !isWithdrawn, let due = record.probesOver() else { return }
-            send(due)
-        } }
         // Not confirmed in time (the compat library waits on a daemon state it missed): again.
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.confirmWithin) { [self] in loop.perform { [self] in
-            guard current == generation, !record.isConfirmed, !isWithdrawn, registered != nil else { return }
+            guard current == generation, !confirmed, !isWithdrawn, registered != nil else { return }
             if !toldUnconfirmed {
                 toldUnconfirmed = true
                 logger.info("mDNS: the daemon has not confirmed \"\(requestedName)\" in \(Int(Self.confirmWithin)) s; registering again")
@@ -159,7 +153,7 @@ public final class ServicePublisher: @unchecked Sendable {
             return failed(error)
         }
         failures = 0
-        let held = record.confirmed()
+        confirmed = true
         // avahi renames by itself ("Name #2") when another host holds the name; say so once.
         if let name, name != requestedName {
             logger.info("mDNS: \"\(requestedName)\" is taken on the network; publishing as \"\(name)\"")
@@ -167,7 +161,6 @@ public final class ServicePublisher: @unchecked Sendable {
         }
         if let name { nameLock.withLock { $0 = name } }
         logger.info("mDNS: published", metadata: ["name": "\(name ?? requestedName)", "type": "\(type)", "port": "\(port)"])
-        if let held { send(held) }  // a change made while the daemon probed
     }
 
     private func reregister() {
