@@ -56,6 +56,11 @@ def sh(*args, check=True):
     return result
 
 
+def daemons_default(names):
+    """bench/room's ROOM_DAEMONS when unset (`Room.daemons_first`)."""
+    return "together" if names == "shared" else "first"
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -237,11 +242,13 @@ class Room:
                "burst", "32kbit", "latency", "200ms")
 
     def daemons_first(self):
-        """ROOM_DAEMONS: `first` (the default) starts every device's D-Bus and avahi-daemon, waits
+        """ROOM_DAEMONS: `first` (the default, but see below) starts every device's D-Bus and avahi-daemon, waits
         until each is running (its host name probed and announced), then every settee, as on
         real devices whose daemon has been up long before; `together` starts each daemon with
-        its settee (20 daemons probing host names and services at once)."""
-        mode = os.environ.get("ROOM_DAEMONS", "first")
+        its settee (20 daemons probing host names and services at once). Rooms of one shared host
+        name default to `together`: their daemons rename their hosts in step for ever until each
+        Settee's HostNameGuard gives its own a name (README "Discovery"), so none settles first."""
+        mode = os.environ.get("ROOM_DAEMONS") or daemons_default(self.settings.names)
         if mode not in ("first", "together"):
             raise ValueError(f"ROOM_DAEMONS={mode}: first or together")
         return mode == "first"
