@@ -96,6 +96,9 @@ static inline int settee_jsc_load(const char *path) {
    (malloc_trim(3)): a stopped memory bomb's buffers would otherwise stay resident. */
 static inline int settee_malloc_trim(void) { return malloc_trim(0); }
 
+/* Caps how many arenas glibc's malloc makes (mallopt(3) M_ARENA_MAX): 1 on success. */
+static inline int settee_cap_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
 /* The first two fields of /proc/self/statm (pages): fscanf is variadic. */
 static inline int settee_read_statm(FILE *file, long *size, long *resident) {
     return fscanf(file, "%ld %ld", size, resident);

@@ -34,6 +34,9 @@ public final class ServiceBrowser: @unchecked Sendable {
     static let refreshAfter = 15.0
     static let answerWithin = 10.0
     static let retryAfter = 2.0
+    /// How long a removal waits for the instance's return before it is a departure (`VanishGrace`).
+    static let vanishGrace = 3.0
+    private let vanishes: VanishGrace
     /// Instances whose refused resolution was logged (once each).
     private var toldRefused: Set<String> = []
     private var isStopped = false
@@ -76,7 +79,9 @@ public final class ServiceBrowser: @unchecked Sendable {
     /// A token for the address query's ref (the loop keys refs by object).
     final class AddressQuery {}
 
-    init(type: String, loop: DNSSDLoop, logger: Logger, onEvent: @escaping @Sendable (PeerEvent) -> Void) {
+    init(type: String, loop: DNSSDLoop, logger: Logger, vanishGrace: Double = vanishGrace,
+         onEvent: @escaping @Sendable (PeerEvent) -> Void) {
+        self.vanishes = VanishGrace(grace: vanishGrace)
         self.type = type
         self.loop = loop
         self.logger = logger
@@ -132,16 +137,20 @@ public final class ServiceBrowser: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in loop.perform { [self] in browse() } }
     }
 
-    private func browsed(_ instance: String, domain: String, interface: UInt32, added: Bool) {
+    /// What the browse reported (internal for tests: they call it on a loop of their own).
+    func browsed(_ instance: String, domain: String, interface: UInt32, added: Bool) {
         failures = 0
         let key = "\(instance)\u{0}\(interface)"
         guard added else {
             waiting.removeAll { $0.key == key }
             if let resolution = resolving.removeValue(forKey: key) { end(resolution) }
-            // Gone from every interface: the peer has left.
-            if !resolving.values.contains(where: { $0.instance == instance }) { onEvent(.disappeared(instance: instance)) }
+            // Gone from every interface: the peer has left, unless back within the grace (`VanishGrace`).
+            let isKnown: @Sendable () -> Bool = { [self] in resolving.values.contains { $0.instance == instance } || waiting.contains { $0.instance == instance } }
+            guard !isKnown() else { return }
+            vanishes.vanished(instance, on: loop, isBack: isKnown) { [self] in if !isStopped { onEvent(.disappeared(instance: instance)) } }
             return
         }
+        vanishes.returned(instance)
         guard resolving[key] == nil, !waiting.contains(where: { $0.key == key }) else { return }
         guard resolving.values.count(where: \.isOpen) < Self.maxOpen else {
             waiting.append((key, instance, domain, interface))

@@ -8,4 +8,11 @@ public enum ProcessHeap {
     public static func returnFreedMemory() {
         _ = settee_malloc_trim()
     }
+
+    /// Caps the arenas glibc's malloc may make at `count` (mallopt(3) `M_ARENA_MAX`); true
+    /// when glibc took it. Arenas already made stay: call it before threads allocate.
+    @discardableResult
+    public static func capArenas(at count: Int) -> Bool {
+        settee_cap_malloc_arenas(Int32(clamping: count)) == 1
+    }
 }

@@ -56,6 +56,11 @@ def sh(*args, check=True):
     return result
 
 
+def daemons_default(names):
+    """bench/room's ROOM_DAEMONS when unset (`Room.daemons_first`)."""
+    return "together" if names == "shared" else "first"
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -236,31 +241,67 @@ class Room:
             sh(*ns, "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", self.rate,
                "burst", "32kbit", "latency", "200ms")
 
+    def daemons_first(self):
+        """ROOM_DAEMONS: `first` (the default, but see below) starts every device's D-Bus and avahi-daemon, waits
+        until each is running (its host name probed and announced), then every settee, as on
+        real devices whose daemon has been up long before; `together` starts each daemon with
+        its settee (20 daemons probing host names and services at once). Rooms of one shared host
+        name default to `together`: their daemons rename their hosts in step for ever until each
+        Settee's HostNameGuard gives its own a name (README "Discovery"), so none settles first."""
+        mode = os.environ.get("ROOM_DAEMONS") or daemons_default(self.settings.names)
+        if mode not in ("first", "together"):
+            raise ValueError(f"ROOM_DAEMONS={mode}: first or together")
+        return mode == "first"
+
     def start(self):
         """Starts every device's settee; the time the last one was started (`time.monotonic()`;
-        `self.boot_t0` is the same moment on CLOCK_BOOTTIME, the clock of /proc's start times)."""
+        `self.boot_t0` is the same moment on CLOCK_BOOTTIME, the clock of /proc's start times).
+        With the daemons first, `self.daemons_settled` is how long they took (s)."""
+        first = self.daemons_first()
+        t0 = time.monotonic()
         for d in self.devices:
-            os.makedirs(d.dir, exist_ok=True)
-            ini = os.path.join(d.dir, "settee.ini")
-            name = f"\nname = Settee d{d.index}" if self.settings.names == "distinct" else ""
-            with open(ini, "w") as f:
-                topology = os.environ.get("ROOM_TOPOLOGY", "mesh")
-                f.write(f"[discovery]\nenabled = true\nsync = room\ncredentials = {USER}:{PASS}{name}\n"
-                        f"topology = {topology}\n")
-            # shared: one host name for all (every Raspberry Pi is raspberrypi); instance: each
-            # avahi its own host name, every settee the same instance name; distinct: neither shared.
-            host = "raspberrypi" if self.settings.names == "shared" else f"device{d.index}"
-            env = dict(os.environ, SETTEE_ADMIN=f"{USER}:{PASS}",
-                       SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"),
-                       MDNS_HOST_AVAHI_LOG=os.path.join(d.dir, "avahi.log"))
-            env.pop("SETTEE_TLS_PORT", None)
-            d.log = open(os.path.join(d.dir, "settee.log"), "w")
-            d.process = subprocess.Popen(
-                [os.path.join(self.root, "scripts/mdns-host"), d.netns, host, self.binary, "serve",
-                 "--bind", "0.0.0.0", "--port", "5984", "--data-dir", os.path.join(d.dir, "data"), "--config", ini],
-                stdout=d.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            self.launch(d, first)
+        if first:
+            self.daemons_settled = self.wait_settled(t0)
+            for d in self.devices:  # each gate's writer: its mdns-host execs settee at the close
+                os.close(os.open(d.gate, os.O_WRONLY))
         self.boot_t0 = time.clock_gettime(time.CLOCK_BOOTTIME)
         return time.monotonic()
+
+    def launch(self, d, gated):
+        os.makedirs(d.dir, exist_ok=True)
+        ini = os.path.join(d.dir, "settee.ini")
+        name = f"\nname = Settee d{d.index}" if self.settings.names == "distinct" else ""
+        with open(ini, "w") as f:
+            topology = os.environ.get("ROOM_TOPOLOGY", "mesh")
+            f.write(f"[discovery]\nenabled = true\nsync = room\ncredentials = {USER}:{PASS}{name}\n"
+                    f"topology = {topology}\n")
+        # shared: one host name for all (every Raspberry Pi is raspberrypi); instance: each
+        # avahi its own host name, every settee the same instance name; distinct: neither shared.
+        host = "raspberrypi" if self.settings.names == "shared" else f"device{d.index}"
+        env = dict(os.environ, SETTEE_ADMIN=f"{USER}:{PASS}",
+                   SETTEE_LOG_LEVEL=os.environ.get("ROOM_LOG_LEVEL", "notice"),
+                   MDNS_HOST_AVAHI_LOG=os.path.join(d.dir, "avahi.log"))
+        env.pop("SETTEE_TLS_PORT", None)
+        if gated:
+            d.settled, d.gate = os.path.join(d.dir, "settled"), os.path.join(d.dir, "gate")
+            os.mkfifo(d.gate)
+            env.update(MDNS_HOST_SETTLED=d.settled, MDNS_HOST_GATE=d.gate)
+        d.log = open(os.path.join(d.dir, "settee.log"), "w")
+        d.process = subprocess.Popen(
+            [os.path.join(self.root, "scripts/mdns-host"), d.netns, host, self.binary, "serve",
+             "--bind", "0.0.0.0", "--port", "5984", "--data-dir", os.path.join(d.dir, "data"), "--config", ini],
+            stdout=d.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+    def wait_settled(self, t0, seconds=120):
+        """Seconds until every device's avahi-daemon is running (mdns-host's MDNS_HOST_SETTLED)."""
+        deadline = t0 + seconds
+        for d in self.devices:
+            while not os.path.exists(d.settled):
+                if time.monotonic() > deadline or d.process.poll() is not None:
+                    raise RuntimeError(f"device {d.index}: avahi-daemon not running: see {d.dir}/avahi.log")
+                time.sleep(0.05)
+        return time.monotonic() - t0
 
     def wait_listening(self, seconds=60):
         deadline = time.monotonic() + seconds

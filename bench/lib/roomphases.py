@@ -134,6 +134,9 @@ def formed(room):
                     f"replications running {milestone(ready_at)}; first documents everywhere {milestone(docs_at)} "
                     "(median / last device, from the last start)")
                 say("  processes", start_split(room))
+                if getattr(room, "daemons_settled", None) is not None:
+                    say("  daemons", f"every avahi-daemon running {room.daemons_settled:.2f} s after the first "
+                        "was started, before any settee (ROOM_DAEMONS=first)")
                 return True
             time.sleep(0.1)
     say("formed", f"NOT within {deadline - t0:.0f} s: devices fully connected "
@@ -347,20 +350,22 @@ def idle(room):
     before, t0 = cpu_seconds(pids), time.monotonic()
     time.sleep(room.settings.idle)
     used = (cpu_seconds(pids) - before) / (time.monotonic() - t0)
-    memory = {"VmRSS": [], "RssAnon": [], "RssFile": []}
+    memory = {"VmRSS": [], "RssAnon": [], "RssFile": [], "Threads": []}
     for pid in pids:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
                 key = line.split(":")[0]
                 if key in memory:
-                    memory[key].append(int(line.split()[1]) / 1024)
+                    memory[key].append(int(line.split()[1]) / (1 if key == "Threads" else 1024))
     rss = memory["VmRSS"]
     # RSS counts the binary's and libraries' pages (RssFile: shared by the room's processes
     # here, a device's own on real hardware) beside what the process itself allocated.
     say("idle", f"the room's {room.n} settees used {used * 100:.1f} % of one core over {room.settings.idle:.0f} s "
         f"with no writes; RSS per device median {statistics.median(rss):.1f} MB, max {max(rss):.1f} MB "
         f"(of it anonymous median {statistics.median(memory['RssAnon']):.1f} MB, "
-        f"file-backed {statistics.median(memory['RssFile']):.1f} MB)")
+        f"file-backed {statistics.median(memory['RssFile']):.1f} MB); threads a device median "
+        f"{statistics.median(memory['Threads']):.0f}" + (f"; MALLOC_ARENA_MAX={os.environ['MALLOC_ARENA_MAX']}"
+                                                       if "MALLOC_ARENA_MAX" in os.environ else ""))
     return True
 
 

@@ -48,6 +48,8 @@ struct Serve: AsyncParsableCommand {
         // thread, not where discovery starts: setenv is unsafe beside a thread reading the
         // environment (a test process spawning settee crashed in Process.run that way).
         setenv("AVAHI_COMPAT_NOWARN", "1", 0)
+        // Before threads allocate too: the arenas they would make stay once made (MallocArenas).
+        MallocArenas.capAtStart(environment: ProcessInfo.processInfo.environment)
         let flags = ConfigOverrides(configPath: config, port: port, bindAddress: bind,
                                     dataDirectory: dataDir, logLevel: logLevel)
         var settings = try SetteeConfiguration.load(overrides: flags, environment: ProcessInfo.processInfo.environment)
