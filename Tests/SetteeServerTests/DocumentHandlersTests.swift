@@ -52,6 +52,19 @@ import Testing
         #expect(r.body.isEmpty)
     }
 
+    /// couch_httpd:etag_match/2: the header is split on commas and spaces and each token's
+    /// `W/` is dropped (etags_head_test.exs "etags head"); `*` is no match in CouchDB 3.4.3.
+    @Test func ifNoneMatchWeakAndListedTags() async throws {
+        let h = try await harnessWithDB()
+        let rev = await h.send("PUT", "/db/d", json: [:]).json["rev"]?.stringValue ?? ""
+        for header in ["W/\"\(rev)\"", "\"zz\", \"\(rev)\"", "\"zz\",W/\"\(rev)\""] {
+            #expect(await h.send("GET", "/db/d", headers: ["If-None-Match": header]).status == 304)
+        }
+        #expect(await h.send("GET", "/db/d", headers: ["If-None-Match": "*"]).status == 200)
+        #expect(await h.send("PUT", "/db/_local/l", json: [:]).status == 201)
+        #expect(await h.send("GET", "/db/_local/l", headers: ["If-None-Match": "*"]).status == 200)
+    }
+
     @Test func badSpecialMembersAndIds() async throws {
         let h = try await harnessWithDB()
         let foo = await h.send("PUT", "/db/d", json: ["_foo": 1])
