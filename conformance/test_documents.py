@@ -349,6 +349,18 @@ def test_copy_specific_source_rev(client, db):
     assert get_doc(db, "dst")["v"] == 1
 
 
+def test_copy_to_absolute_url_is_refused(client, db):
+    """copy_doc_test.exs "Copy doc tests" (chttpd_db:parse_copy_destination_header/1;
+    API Reference › Documents › COPY): a Destination starting `http://` -> 400
+    "Destination URL must be relative.", and nothing is written."""
+    put_doc(db, "src", {"v": 1})
+    r = client.request("COPY", db.url("src"),
+                       headers={"Destination": "http://localhost:5984/%s/dst" % db.name})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "Destination URL must be relative."
+    assert_status(client.get(db.url("dst")), 404)
+
+
 def test_copy_missing_source(client, db):
     """API Reference › Documents › COPY: a missing source -> 404 not_found."""
     r = client.request("COPY", db.url("nope"), headers={"Destination": "dst"})

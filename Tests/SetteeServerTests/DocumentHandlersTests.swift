@@ -131,6 +131,25 @@ import Testing
         #expect(await h.send("COPY", "/db/src", headers: ["Destination": "dst?rev=\(dstRev)"]).status == 201)
     }
 
+    /// invalid_docids_test.exs "_local-prefixed ids are illegal": `_local%2F` is the bare
+    /// `_local` prefix, refused with CouchDB's own words for every method.
+    @Test func bareLocalPrefixIsRefused() async throws {
+        let h = try await harnessWithDB()
+        for method in ["PUT", "GET", "DELETE", "POST", "COPY"] {
+            let r = await h.send(method, "/db/_local%2F", json: [:], headers: ["Destination": "x"])
+            #expect(r.json == ["error": "bad_request", "reason": "Invalid _local document id."])
+        }
+    }
+
+    /// copy_doc_test.exs: an absolute Destination is refused, nothing written.
+    @Test func copyToAbsoluteURLIsRefused() async throws {
+        let h = try await harnessWithDB()
+        _ = await h.send("PUT", "/db/src", json: ["v": 1])
+        let r = await h.send("COPY", "/db/src", headers: ["Destination": "http://localhost:5984/db/dst"])
+        #expect(r.status == 400)
+        #expect(r.json == ["error": "bad_request", "reason": "Destination URL must be relative."])
+    }
+
     @Test func slashInDocumentIDIsKept() async throws {
         let h = try await harnessWithDB()
         #expect(await h.send("PUT", "/db/a%2Fb", json: [:]).status == 201)

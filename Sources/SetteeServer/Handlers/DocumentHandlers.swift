@@ -71,6 +71,10 @@ enum DocumentHandlers {
         guard let destination = context.headers["Destination"], !destination.isEmpty else {
             throw CouchError.badRequest("Destination header is mandatory for COPY.")
         }
+        // chttpd_db:parse_copy_destination_header/1 refuses `^https?://` before anything else.
+        if destination.hasPrefix("http://") || destination.hasPrefix("https://") {
+            throw CouchError.badRequest("Destination URL must be relative.")
+        }
         let (rawTarget, targetRev) = splitDestination(destination)
         // What cannot be percent-decoded is taken as written, as CouchDB takes it.
         let targetID = PercentDecoding.decode(rawTarget, plusAsSpace: false) ?? String(rawTarget)
