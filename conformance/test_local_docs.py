@@ -131,3 +131,14 @@ def test_encoded_slashes_stay_in_the_local_id(client, db):
     r = assert_status(client.put(db.url("_local/x/att"), json={"v": 1}), 201)
     assert body_of(r)["id"] == "_local/x/att"
     assert body_of(client.get(db.url("_local/x/att")))["v"] == 1
+
+
+def test_bare_local_prefix_is_refused(client, db):
+    """invalid_docids_test.exs "_local-prefixed ids are illegal" (chttpd_db:db_req/2 on the
+    path parts `_local` and `_local/`): `/{db}/_local`, `/{db}/_local/` and
+    `/{db}/_local%2F` -> 400 bad_request "Invalid _local document id." for any method."""
+    for path in ("_local", "_local/", "_local%2F"):
+        for method in ("PUT", "GET", "DELETE"):
+            r = client.request(method, db.url() + "/" + path, json={})
+            assert_error(r, 400, "bad_request")
+            assert body_of(r)["reason"] == "Invalid _local document id."
