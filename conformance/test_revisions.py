@@ -156,6 +156,24 @@ def test_revs_limit_default_and_set(client, db):
     assert body_of(client.get(db.url("_revs_limit"))) == 5
 
 
+def test_lowered_revs_limit_cuts_revisions_on_read(client, db):
+    """rev_stemming_test.exs "revs limit is kept after compaction" (API Reference ›
+    Databases › PUT /{db}/_revs_limit; couch_db:make_doc/5 cuts the path it reads):
+    after 6 edits and `_revs_limit` 5, `?revs=true` lists 5 ids at once (before any
+    write), also in `open_revs`; `_revs_info` keeps all 6 (CouchDB 3.4.3)."""
+    rev = put_doc(db, "bar", {"count": 0})["rev"]
+    for n in range(1, 6):
+        rev = put_doc(db, "bar", {"_rev": rev, "count": n})["rev"]
+    assert_status(client.put(db.url("_revs_limit"), data=b"5", headers={"Content-Type": "application/json"}), 200)
+    doc = get_doc(db, "bar", params={"revs": "true", "revs_info": "true"})
+    assert doc["_revisions"]["start"] == 6 and len(doc["_revisions"]["ids"]) == 5
+    assert len(doc["_revs_info"]) == 6
+    r = client.get(db.url("bar"), params={"open_revs": "all", "revs": "true"}, headers={"Accept": "application/json"})
+    assert len(body_of(assert_status(r, 200))[0]["ok"]["_revisions"]["ids"]) == 5
+    doc = get_doc(db, "bar", params={"revs": "true"}, headers={"If-None-Match": "pommes"})
+    assert len(doc["_revisions"]["ids"]) == 5
+
+
 # --- Revision order: couch_doc:parse_revid, couch_doc:to_doc_info_path ---------------
 # CouchDB stores a 32-hex-digit rev id as its 16 bytes and any other as its raw bytes,
 # and orders revisions by those: 0xcb... outranks "conflict..." ('c' is 0x63).

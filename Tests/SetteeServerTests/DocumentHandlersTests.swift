@@ -131,6 +131,21 @@ import Testing
         #expect(await h.send("COPY", "/db/src", headers: ["Destination": "dst?rev=\(dstRev)"]).status == 201)
     }
 
+    /// rev_stemming_test.exs "revs limit is kept after compaction": a lowered `_revs_limit`
+    /// cuts `_revisions` on the next read, before any write (couch_db:make_doc/5);
+    /// `_revs_info` keeps the whole path, as CouchDB 3.4.3 answers.
+    @Test func lowerRevsLimitCutsRevisionsOnRead() async throws {
+        let h = try await harnessWithDB()
+        var rev = await h.send("PUT", "/db/d", json: [:]).json["rev"]?.stringValue ?? ""
+        for _ in 1..<6 { rev = await h.send("PUT", "/db/d", json: ["_rev": .string(rev)]).json["rev"]?.stringValue ?? "" }
+        #expect(await h.send("PUT", "/db/_revs_limit", body: Array("3".utf8)).status == 200)
+        let read = await h.send("GET", "/db/d?revs=true&revs_info=true").json
+        #expect(read["_revisions"]?["ids"]?.arrayValue?.count == 3)
+        #expect(read["_revs_info"]?.arrayValue?.count == 6)
+        let open = await h.send("GET", "/db/d?open_revs=all&revs=true", headers: ["Accept": "application/json"]).json
+        #expect(open.arrayValue?.first?["ok"]?["_revisions"]?["ids"]?.arrayValue?.count == 3)
+    }
+
     /// invalid_docids_test.exs "_local-prefixed ids are illegal": `_local%2F` is the bare
     /// `_local` prefix, refused with CouchDB's own words for every method.
     @Test func bareLocalPrefixIsRefused() async throws {

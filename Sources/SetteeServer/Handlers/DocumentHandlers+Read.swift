@@ -23,7 +23,8 @@ extension DocumentHandlers {
             id: id, revisions: .none), let rev = RevisionID(text) {
             revText = document.tree.latest(from: rev).first?.description ?? text
         }
-        let options = DocumentOptions(query: context.query)
+        var options = DocumentOptions(query: context.query)
+        if options.revs { options.revsLimit = try await database.revsLimit() }
         let read = try await DocumentReader.read(database, id: id, rev: revText, needsTree: options.needsTree)
         let rev = read.revision.rev.description
         let etag = "\"" + rev + "\""
