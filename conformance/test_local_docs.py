@@ -142,3 +142,24 @@ def test_bare_local_prefix_is_refused(client, db):
             r = client.request(method, db.url() + "/" + path, json={})
             assert_error(r, 400, "bad_request")
             assert body_of(r)["reason"] == "Invalid _local document id."
+
+
+def test_local_docs_ranges_compare_whole_ids(client, db):
+    """local_docs_test.exs (its keys are whole `_local/` ids) and API Reference › Local
+    Documents › GET /{db}/_local_docs (startkey, endkey, key, inclusive_end): bounds are
+    compared with the whole id, prefix included; "a" sorts after every `_local/` id and
+    "A" before them (raw byte order), as CouchDB 3.4.3 answers."""
+    for name in ("a", "b", "c"):
+        assert_status(client.put(db.url("_local/" + name), json={}), 201)
+
+    def ids(**params):
+        r = assert_status(client.get(db.url("_local_docs"), params=params), 200)
+        return [row["id"] for row in body_of(r)["rows"]]
+
+    assert ids(startkey='"_local/b"') == ["_local/b", "_local/c"]
+    assert ids(key='"_local/a"') == ["_local/a"]
+    assert ids(start_key='"_local/b"', end_key='"_local/c"', inclusive_end="false") == ["_local/b"]
+    assert ids(endkey='"_local/b"', descending="true") == ["_local/c", "_local/b"]
+    assert ids(startkey='"a"') == []
+    assert ids(endkey='"a"') == ["_local/a", "_local/b", "_local/c"]
+    assert ids(startkey='"A"') == ["_local/a", "_local/b", "_local/c"]

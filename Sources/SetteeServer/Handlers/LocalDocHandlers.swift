@@ -63,7 +63,7 @@ enum LocalDocHandlers {
             if let limit = query.limit { selected = selected.prefix(max(0, limit)) }
             for key in selected { rows.append((key, try await database.localDocument(id: String(key.dropFirst(7))))) }
         } else {
-            rows = try await database.localDocuments(query).map { ("_local/" + $0.id, $0) }
+            rows = try await database.localDocuments(storeRange(query)).map { ("_local/" + $0.id, $0) }
         }
         var out: [UInt8] = Array(#"{"total_rows":null,"offset":null,"rows":["#.utf8)
         for (i, row) in rows.enumerated() {
@@ -73,6 +73,22 @@ enum LocalDocHandlers {
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
         out.append(contentsOf: (rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
         return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    /// The range bounds in the store's terms. CouchDB compares `startkey`/`endkey` (and
+    /// `key`) with whole ids, `_local/` and all; the store keeps ids without the prefix.
+    /// A bound before every `_local/` id becomes "" (no local id is empty); one after them
+    /// all becomes U+10FFFF, beyond any stored id's UTF-8 bytes.
+    static func storeRange(_ query: AllDocsQuery) -> AllDocsQuery {
+        func stripped(_ bound: String) -> String {
+            let prefix = "_local/"
+            if bound.hasPrefix(prefix) { return String(bound.dropFirst(prefix.count)) }
+            return bound.utf8.lexicographicallyPrecedes(prefix.utf8) ? "" : "\u{10FFFF}"
+        }
+        var query = query
+        query.startKey = query.startKey.map(stripped)
+        query.endKey = query.endKey.map(stripped)
+        return query
     }
 
     private static func write(_ key: String, _ document: LocalDocument?, includeDocs: Bool, to out: inout [UInt8]) {

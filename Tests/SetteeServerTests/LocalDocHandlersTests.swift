@@ -1,0 +1,32 @@
+import SetteeHTTP
+import SetteeJSON
+import Testing
+
+/// `LocalDocHandlers`: `_local_docs` ranges as CouchDB 3.4.3 reads them.
+@Suite struct LocalDocHandlersTests {
+    func harnessWithLocals() async throws -> RouterHarness {
+        let h = try RouterHarness()
+        #expect(await h.send("PUT", "/db").status == 201)
+        for name in ["a", "b", "c"] { #expect(await h.send("PUT", "/db/_local/\(name)", json: [:]).status == 201) }
+        return h
+    }
+
+    func ids(_ h: RouterHarness, _ query: String) async -> [String] {
+        let rows = await h.send("GET", "/db/_local_docs?" + query).json["rows"]?.arrayValue ?? []
+        return rows.compactMap { $0["id"]?.stringValue }
+    }
+
+    /// Bounds are whole ids, prefix and all (local_docs_test.exs' keys; CouchDB compares
+    /// `_local/b` with the stored `_local/...` ids).
+    @Test func rangeBoundsAreWholeIDs() async throws {
+        let h = try await harnessWithLocals()
+        #expect(await ids(h, "startkey=%22_local/b%22") == ["_local/b", "_local/c"])
+        #expect(await ids(h, "key=%22_local/a%22") == ["_local/a"])
+        #expect(await ids(h, "start_key=%22_local/b%22&end_key=%22_local/c%22&inclusive_end=false") == ["_local/b"])
+        #expect(await ids(h, "endkey=%22_local/b%22&descending=true") == ["_local/c", "_local/b"])
+        // Bounds outside the `_local/` ids: "a" sorts before them all, "z" after.
+        #expect(await ids(h, "startkey=%22a%22").isEmpty)
+        #expect(await ids(h, "endkey=%22a%22") == ["_local/a", "_local/b", "_local/c"])
+        #expect(await ids(h, "startkey=%22A%22") == ["_local/a", "_local/b", "_local/c"])
+    }
+}
