@@ -1,6 +1,8 @@
 """_local documents. CouchDB docs: API Reference › Local (non-replicating) Documents;
 spec/couchdb.md › Revisions (_local bullets, Checked on CouchDB 3.4.3)."""
 
+import time
+
 from couch import assert_error, assert_status, body_of, changes, put_doc
 
 
@@ -163,3 +165,25 @@ def test_local_docs_ranges_compare_whole_ids(client, db):
     assert ids(startkey='"a"') == []
     assert ids(endkey='"a"') == ["_local/a", "_local/b", "_local/c"]
     assert ids(startkey='"A"') == ["_local/a", "_local/b", "_local/c"]
+
+
+def test_local_docs_update_seq_is_null(client, db):
+    """API Reference › Local Documents › GET /{db}/_local_docs (update_seq): with
+    `update_seq=true` the answer has `"update_seq": null` (CouchDB 3.4.3; local documents
+    have no sequence)."""
+    assert_status(client.put(db.url("_local/a"), json={}), 201)
+    body = body_of(assert_status(client.get(db.url("_local_docs"), params={"update_seq": "true"}), 200))
+    assert "update_seq" in body and body["update_seq"] is None
+    assert [row["id"] for row in body["rows"]] == ["_local/a"]
+
+
+def test_batch_write_of_a_local_document(client, db):
+    """batch_save_test.exs ("batch put") on a `_local/` id (API Reference › Documents ›
+    PUT, batch=ok): 202 `{"ok": true, "id": ...}` without a rev, and the write lands."""
+    r = assert_status(client.put(db.url("_local/b"), params={"batch": "ok"}, json={"a": 1}), 202)
+    assert body_of(r) == {"ok": True, "id": "_local/b"}
+    deadline = time.monotonic() + 10
+    while client.get(db.url("_local/b")).status_code != 200:
+        assert time.monotonic() < deadline, "batched local write never landed"
+        time.sleep(0.05)
+    assert body_of(client.get(db.url("_local/b")))["a"] == 1

@@ -29,4 +29,19 @@ import Testing
         #expect(await ids(h, "endkey=%22a%22") == ["_local/a", "_local/b", "_local/c"])
         #expect(await ids(h, "startkey=%22A%22") == ["_local/a", "_local/b", "_local/c"])
     }
+
+    /// `update_seq=true` on `_local_docs`: a null `update_seq` member (CouchDB 3.4.3).
+    @Test func updateSeqIsNull() async throws {
+        let h = try await harnessWithLocals()
+        let body = await h.send("GET", "/db/_local_docs?update_seq=true").json
+        #expect(body.objectValue?.keys.contains("update_seq") == true && body["update_seq"] == .null)
+    }
+
+    /// batch_save_test.exs' `?batch=ok`, on a local document: 202 `{"ok":true,"id":..}`, no rev.
+    @Test func batchWriteIsAccepted() async throws {
+        let h = try await harnessWithLocals()
+        let r = await h.send("PUT", "/db/_local/n?batch=ok", json: ["v": 1])
+        #expect(r.status == 202 && r.json == ["ok": true, "id": "_local/n"])
+        #expect(await h.send("GET", "/db/_local/n").json["v"] == 1)
+    }
 }

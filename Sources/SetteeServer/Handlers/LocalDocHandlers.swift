@@ -1,4 +1,5 @@
 import SetteeDocuments
+import Logging
 import SetteeHTTP
 import SetteeJSON
 import SetteeStore
@@ -36,6 +37,15 @@ enum LocalDocHandlers {
         let rev = object["_rev"]?.stringValue
         object["_rev"] = nil
         let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
+        if context.query["batch"] == "ok" {
+            // As `DocumentHandlers.batched`: 202 without a rev, the write's errors dropped (CouchDB 3.4.3).
+            do {
+                _ = try await database.putLocal(id: id, body: parsed.update.body, rev: rev, isDeleted: parsed.update.isDeleted)
+            } catch {
+                context.logger.debug("Batch doc error (_local/\(id)): \(error)")
+            }
+            return JSONResponse.make(status: 202, ["ok": true, "id": .string("_local/" + id)])
+        }
         let newRev = try await database.putLocal(id: id, body: parsed.update.body, rev: rev,
                                                  isDeleted: parsed.update.isDeleted)
         return JSONResponse.make(status: WriteQuorum.status(201, context),
@@ -65,7 +75,9 @@ enum LocalDocHandlers {
         } else {
             rows = try await database.localDocuments(storeRange(query)).map { ("_local/" + $0.id, $0) }
         }
-        var out: [UInt8] = Array(#"{"total_rows":null,"offset":null,"rows":["#.utf8)
+        // `update_seq=true` adds a null `update_seq`, as CouchDB 3.4.3 (local documents have no sequence).
+        var out: [UInt8] = Array((query.updateSeq ? #"{"total_rows":null,"offset":null,"update_seq":null,"rows":["#
+            : #"{"total_rows":null,"offset":null,"rows":["#).utf8)
         for (i, row) in rows.enumerated() {
             out.append(contentsOf: i == 0 ? "\r\n".utf8 : ",\r\n".utf8)
             write(row.key, row.document, includeDocs: query.includeBodies, to: &out)
