@@ -156,6 +156,21 @@ import Testing
         }
     }
 
+    /// copy_doc_test.exs neighbourhood, as CouchDB 3.4.3 answers: an empty Destination is an
+    /// empty id; the rev after `?` is read whatever its key; a copy to `_local/` has an
+    /// ETag and a Location like any copy.
+    @Test func copyDestinationDetails() async throws {
+        let h = try await harnessWithDB()
+        _ = await h.send("PUT", "/db/src", json: ["v": 1])
+        let empty = await h.send("COPY", "/db/src", headers: ["Destination": ""])
+        #expect(empty.json == ["error": "illegal_docid", "reason": "Document id must not be empty"])
+        let badRev = await h.send("COPY", "/db/src", headers: ["Destination": "x?foo=bar"])
+        #expect(badRev.status == 400 && badRev.json["reason"] == "Invalid rev format")
+        let local = await h.send("COPY", "/db/src", headers: ["Destination": "_local/y"])
+        #expect(local.status == 201 && local.headers["ETag"] == "\"0-1\"")
+        #expect(local.headers["Location"]?.hasSuffix("/db/_local%2Fy") == true)
+    }
+
     /// copy_doc_test.exs: an absolute Destination is refused, nothing written.
     @Test func copyToAbsoluteURLIsRefused() async throws {
         let h = try await harnessWithDB()
