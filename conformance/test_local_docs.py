@@ -187,3 +187,21 @@ def test_batch_write_of_a_local_document(client, db):
         assert time.monotonic() < deadline, "batched local write never landed"
         time.sleep(0.05)
     assert body_of(client.get(db.url("_local/b")))["a"] == 1
+
+
+def test_local_docs_queries(client, db):
+    """API Reference › Local Documents (and Databases › POST /{db}/_all_docs/queries, which
+    `_local_docs/queries` mirrors in CouchDB 3.4.3): one `_local_docs` answer per query in
+    `results`; a body without `queries` -> 400 bad_request."""
+    for name in ("a", "b"):
+        assert_status(client.put(db.url("_local/" + name), json={}), 201)
+    r = client.post(db.url("_local_docs", "queries"),
+                    json={"queries": [{"limit": 1}, {"keys": ["_local/b", "_local/z"]}, {"update_seq": True}]})
+    results = body_of(assert_status(r, 200))["results"]
+    assert [row["id"] for row in results[0]["rows"]] == ["_local/a"]
+    assert results[1]["rows"][0]["id"] == "_local/b"
+    assert results[1]["rows"][1] == {"key": "_local/z", "error": "not_found"}
+    assert "update_seq" in results[2] and results[2]["update_seq"] is None
+    r = client.post(db.url("_local_docs", "queries"), json={})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "POST body must include `queries` parameter."

@@ -44,4 +44,17 @@ import Testing
         #expect(r.status == 202 && r.json == ["ok": true, "id": "_local/n"])
         #expect(await h.send("GET", "/db/_local/n").json["v"] == 1)
     }
+
+    /// `POST /{db}/_local_docs/queries`: one `_local_docs` answer per query (CouchDB 3.4.3).
+    @Test func queriesAnswerEachQuery() async throws {
+        let h = try await harnessWithLocals()
+        let r = await h.send("POST", "/db/_local_docs/queries",
+                             json: ["queries": [["limit": 1], ["keys": ["_local/c", "_local/z"]]]])
+        #expect(r.status == 200)
+        let results = r.json["results"]?.arrayValue ?? []
+        #expect(results.count == 2)
+        #expect(results.first?["rows"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["_local/a"])
+        #expect(results.last?["rows"]?.arrayValue?.last?["error"] == "not_found")
+        #expect(await h.send("POST", "/db/_local_docs/queries", json: [:]).status == 400)
+    }
 }

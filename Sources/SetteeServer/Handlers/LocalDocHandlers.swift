@@ -66,6 +66,27 @@ enum LocalDocHandlers {
     static func list(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         if context.request.method != "POST" { try context.query.checkViewParameters() }
         let query = try await AllDocsHandlers.requestQuery(context)
+        return JSONResponse.make(status: 200, bytes: try await answer(database, query) + [0x0A])
+    }
+
+    /// `POST /{db}/_local_docs/queries`: one `_local_docs` answer per query, in
+    /// `{"results":[...]}`, framed as `_all_docs/queries` (CouchDB 3.4.3 answers it).
+    static func queries(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        guard case .array(let list)? = try await context.jsonBody().object()["queries"] else {
+            throw CouchError.badRequest("POST body must include `queries` parameter.")
+        }
+        var out = Array(#"{"results":["#.utf8)
+        for (offset, item) in list.enumerated() {
+            guard case .object(let options) = item else { throw CouchError.badRequest("Each query must be an object.") }
+            out.append(contentsOf: (offset == 0 ? "\r\n" : ",\r\n").utf8)
+            out.append(contentsOf: try await answer(database, try AllDocsHandlers.query(context.query, over: options)))
+        }
+        out.append(contentsOf: "\r\n]}\n".utf8)
+        return JSONResponse.make(status: 200, bytes: out)
+    }
+
+    /// One `_local_docs` answer object.
+    private static func answer(_ database: Database, _ query: AllDocsQuery) async throws -> [UInt8] {
         var rows: [(key: String, document: LocalDocument?)] = []
         if let keys = query.keys {
             let local = keys.filter { $0.hasPrefix("_local/") }
@@ -83,8 +104,8 @@ enum LocalDocHandlers {
             write(row.key, row.document, includeDocs: query.includeBodies, to: &out)
         }
         // CouchDB's row framing: `[\r\n`, rows joined by `,\r\n`, `\r\n]}`; empty too.
-        out.append(contentsOf: (rows.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
+        out.append(contentsOf: (rows.isEmpty ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return out
     }
 
     /// The range bounds in the store's terms. CouchDB compares `startkey`/`endkey` (and
