@@ -76,7 +76,8 @@ public struct DocumentParser {
         }
         let attachments = try special.attachments.map { value -> JSONObject in
             guard let attachments = value.objectValue else {
-                throw DocumentError.invalidMember("_attachments is not an object")
+                // CouchDB 3.4.3 names the member as for any bad special member (couch_doc:transfer_fields/3).
+                throw DocumentError.badSpecialMember("_attachments")
             }
             return attachments
         }

@@ -70,6 +70,11 @@ import Testing
         let foo = await h.send("PUT", "/db/d", json: ["_foo": 1])
         #expect(foo.status == 400)
         #expect(foo.json == ["error": "doc_validation", "reason": "Bad special document member: _foo"])
+        // CouchDB 3.4.3 words an `_attachments` that is not an object the same way.
+        for value: JSONValue in [1, "x", [], .null] {
+            let r = await h.send("PUT", "/db/a", json: ["_attachments": value])
+            #expect(r.json == ["error": "doc_validation", "reason": "Bad special document member: _attachments"])
+        }
         #expect(await h.send("PUT", "/db/_bad", json: [:]).json["error"] == "illegal_docid")
         #expect(await h.send("PUT", "/db/d", body: Array("{not json".utf8)).json
             == ["error": "bad_request", "reason": "invalid UTF-8 JSON"])
