@@ -174,6 +174,26 @@ def test_lowered_revs_limit_cuts_revisions_on_read(client, db):
     assert len(doc["_revisions"]["ids"]) == 5
 
 
+def test_revisions_member_as_couchdb_reads_it(client, db):
+    """conflicts_test.exs / recreate_doc_test.exs neighbourhood (couch_doc:transfer_fields/3;
+    API Reference › Documents › PUT, new_edits=false): `_revisions` alone is enough, wins
+    over a different `_rev`, and a malformed one is refused in CouchDB 3.4.3's words."""
+    new_edits = {"new_edits": "false"}
+    r = assert_status(client.put(db.url("a"), params=new_edits,
+                                 json={"_revisions": {"start": 2, "ids": ["abc", "def"]}}), 201)
+    assert body_of(r)["rev"] == "2-abc"
+    r = assert_status(client.put(db.url("b"), params=new_edits,
+                                 json={"_rev": "3-abc", "_revisions": {"start": 2, "ids": ["abc"]}}), 201)
+    assert body_of(r)["rev"] == "2-abc"
+    for revisions, reason in (({"start": "2", "ids": ["a"]}, "_revisions.start isn't an integer."),
+                              ({"start": 2}, "_revisions.ids isn't a array."),
+                              ({"start": 2, "ids": [1]}, "RevId isn't a string"),
+                              ([], "Bad special document member: _revisions")):
+        r = client.put(db.url("c"), params=new_edits, json={"_revisions": revisions})
+        assert_error(r, 400, "doc_validation")
+        assert body_of(r)["reason"] == reason
+
+
 # --- Revision order: couch_doc:parse_revid, couch_doc:to_doc_info_path ---------------
 # CouchDB stores a 32-hex-digit rev id as its 16 bytes and any other as its raw bytes,
 # and orders revisions by those: 0xcb... outranks "conflict..." ('c' is 0x63).
