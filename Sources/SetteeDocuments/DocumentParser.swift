@@ -56,7 +56,9 @@ public struct DocumentParser {
         try Self.validate(id: id)
         // couch_doc:transfer_fields/3: `_revisions` sets the revisions whatever `_rev` says
         // (and wherever it stands); `_rev` counts only without it (or with no ids in it).
-        let history = try special.revisions.map(Self.history) ?? []
+        // Read for replicated writes only: CouchDB's replicator PUTs its `_local` checkpoints
+        // with `"_revisions":{"start":0,...}`, which a new edit must not trip over.
+        let history = newEdits ? [] : try special.revisions.map(Self.history) ?? []
         let rev = try history.first ?? special.rev.map(Self.revision)
         let isDeleted: Bool
         switch special.deleted {

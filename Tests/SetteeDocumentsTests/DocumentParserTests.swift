@@ -58,6 +58,11 @@ import Testing
             (#"{"_revisions":[]}"#, .badSpecialMember("_revisions")),
         ]
         for (text, error) in refusals { #expect(throws: error) { try parse(text) } }
+        // A new edit ignores `_revisions`: a `_local` checkpoint as CouchDB's replicator PUTs it
+        // (`LocalDocHandlers` takes its `_rev` out first) has one starting at 0.
+        guard case .object(let checkpoint) = try JSONReader.parse(#"{"_revisions":{"start":0,"ids":["1"]}}"#)
+        else { return }
+        #expect(throws: Never.self) { try parser.parse(checkpoint, id: "_local/c", newEdits: true) }
     }
 
     @Test func copiedBodiesEqualSerializedOnes() throws {
