@@ -205,3 +205,20 @@ def test_local_docs_queries(client, db):
     r = client.post(db.url("_local_docs", "queries"), json={})
     assert_error(r, 400, "bad_request")
     assert body_of(r)["reason"] == "POST body must include `queries` parameter."
+
+
+def test_local_revs_that_do_not_parse(client, db):
+    """API Reference › Local Documents › GET/PUT /{db}/_local/{docid} (couch_doc:parse_rev/1),
+    as CouchDB 3.4.3 answers: no revision of a local document opens by `?rev=` (404
+    missing; 400 "Invalid rev format" when it does not parse), and a `_rev` that does not
+    parse as `N-...` is 400 "Invalid rev format", nothing written."""
+    assert_status(client.put(db.url("_local/a"), json={}), 201)
+    assert_error(client.get(db.url("_local/a"), params={"rev": "0-1"}), 404, "not_found")
+    r = client.get(db.url("_local/a"), params={"rev": "bad"})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "Invalid rev format"
+    for rev in ("bad", "", "abc-1", "-1"):
+        r = client.put(db.url("_local/n"), json={"_rev": rev})
+        assert_error(r, 400, "bad_request")
+        assert body_of(r)["reason"] == "Invalid rev format"
+    assert_error(client.get(db.url("_local/n")), 404, "not_found")

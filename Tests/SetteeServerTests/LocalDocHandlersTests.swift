@@ -57,4 +57,17 @@ import Testing
         #expect(results.last?["rows"]?.arrayValue?.last?["error"] == "not_found")
         #expect(await h.send("POST", "/db/_local_docs/queries", json: [:]).status == 400)
     }
+
+    /// CouchDB 3.4.3 on local revs: `GET ?rev=` is 404 (400 when it does not parse), and a
+    /// `_rev` that does not parse is 400 "Invalid rev format".
+    @Test func revsThatDoNotParseAreRefused() async throws {
+        let h = try await harnessWithLocals()
+        #expect(await h.send("GET", "/db/_local/a?rev=0-1").json == ["error": "not_found", "reason": "missing"])
+        #expect(await h.send("GET", "/db/_local/a?rev=bad").json == ["error": "bad_request", "reason": "Invalid rev format"])
+        for rev in ["bad", "", "abc-1", "-1"] {
+            let r = await h.send("PUT", "/db/_local/n", json: ["_rev": .string(rev)])
+            #expect(r.json == ["error": "bad_request", "reason": "Invalid rev format"])
+        }
+        #expect(await h.send("GET", "/db/_local/n").status == 404)
+    }
 }

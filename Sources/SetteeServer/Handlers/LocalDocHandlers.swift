@@ -9,6 +9,11 @@ import SetteeStore
 enum LocalDocHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = localID(context)
+        // CouchDB 3.4.3 opens no revision of a local document: `?rev=` is 404 once it parses.
+        if let rev = context.query["rev"] {
+            guard parsesAsRev(rev) else { throw CouchError.badRequest("Invalid rev format") }
+            throw CouchError.notFound("missing")
+        }
         guard let local = try await database.localDocument(id: id) else { throw CouchError.notFound("missing") }
         var writer = DocumentWriter(id: "_local/" + id, rev: local.rev, body: local.body)
         if context.query.flag("revs") {
@@ -35,6 +40,7 @@ enum LocalDocHandlers {
             throw CouchError.badRequest("Invalid rev format")
         }
         let rev = object["_rev"]?.stringValue
+        if let rev, !parsesAsRev(rev) { throw CouchError.badRequest("Invalid rev format") }
         object["_rev"] = nil
         let parsed = try DocumentHandlers.parser(context).parse(object, id: "_local/" + id, newEdits: true)
         if context.query["batch"] == "ok" {
@@ -143,6 +149,12 @@ enum LocalDocHandlers {
             DocumentWriter(id: key, rev: document.rev, body: document.body).write(to: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// couch_doc:parse_rev/1's first test: an integer, a `-`, then anything.
+    static func parsesAsRev(_ text: String) -> Bool {
+        guard let dash = text.firstIndex(of: "-") else { return false }
+        return Int(text[..<dash]) != nil
     }
 
     private static func localID(_ context: RequestContext) -> String {
