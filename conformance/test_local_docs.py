@@ -222,3 +222,15 @@ def test_local_revs_that_do_not_parse(client, db):
         assert_error(r, 400, "bad_request")
         assert body_of(r)["reason"] == "Invalid rev format"
     assert_error(client.get(db.url("_local/n")), 404, "not_found")
+
+
+def test_local_writes_answer_with_location_and_etag(client, db):
+    """API Reference › Local Documents › PUT /{db}/_local/{docid} (and Documents › POST
+    /{db}), as CouchDB 3.4.3 answers: a PUT has a Location (the id's slash encoded) and
+    an ETag, the one a GET of the document then sends; a POST has a Location."""
+    r = assert_status(client.put(db.url("_local/a"), json={"v": 1}), 201)
+    assert r.headers.get("Location", "").endswith("/%s/_local%%2Fa" % db.name)
+    tag = r.headers.get("ETag")
+    assert tag and client.get(db.url("_local/a")).headers.get("ETag") == tag
+    r = assert_status(client.post(db.url(), json={"_id": "_local/p"}), 201)
+    assert r.headers.get("Location", "").endswith("/%s/_local%%2Fp" % db.name)

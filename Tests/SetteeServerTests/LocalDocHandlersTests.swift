@@ -70,4 +70,16 @@ import Testing
         }
         #expect(await h.send("GET", "/db/_local/n").status == 404)
     }
+
+    /// A PUT answers with a Location and the ETag a GET then sends; a POST with a Location
+    /// (CouchDB 3.4.3).
+    @Test func writesAnswerWithLocationAndETag() async throws {
+        let h = try await harnessWithLocals()
+        let put = await h.send("PUT", "/db/_local/t", json: ["v": 1])
+        #expect(put.headers["Location"]?.hasSuffix("/db/_local%2Ft") == true)
+        let tag = try #require(put.headers["ETag"])
+        #expect(await h.send("GET", "/db/_local/t").headers["ETag"] == tag)
+        let post = await h.send("POST", "/db", json: ["_id": "_local/p"])
+        #expect(post.status == 201 && post.headers["Location"]?.hasSuffix("/db/_local%2Fp") == true)
+    }
 }

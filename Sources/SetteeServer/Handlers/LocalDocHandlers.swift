@@ -54,8 +54,15 @@ enum LocalDocHandlers {
         }
         let newRev = try await database.putLocal(id: id, body: parsed.update.body, rev: rev,
                                                  isDeleted: parsed.update.isDeleted)
+        // A Location as for any write; a PUT also tags the stored document as its GET will.
+        let path = "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode("_local/" + id)
+        var headers: HTTPHeaders = ["Location": context.absoluteURL(path)]
+        if context.request.method == "PUT" {
+            let stored = DocumentWriter(id: "_local/" + id, rev: newRev, body: parsed.update.body)
+            headers.add("ETag", EntityTag.make(bytes: stored.responseBody()))
+        }
         return JSONResponse.make(status: WriteQuorum.status(201, context),
-                                 ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)])
+                                 ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)], headers: headers)
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
