@@ -234,3 +234,17 @@ def test_local_writes_answer_with_location_and_etag(client, db):
     assert tag and client.get(db.url("_local/a")).headers.get("ETag") == tag
     r = assert_status(client.post(db.url(), json={"_id": "_local/p"}), 201)
     assert r.headers.get("Location", "").endswith("/%s/_local%%2Fp" % db.name)
+
+
+def test_local_deleting_writes(client, db):
+    """API Reference › Local Documents › PUT (and Documents › POST /{db}) with
+    `"_deleted": true`, as CouchDB 3.4.3 answers (chttpd_db:update_doc/4): a PUT is 200,
+    a POST 201, rev "0-0", also when the document is not there; a DELETE of a missing
+    one is 404."""
+    assert_status(client.put(db.url("_local/a"), json={"v": 1}), 201)
+    r = assert_status(client.put(db.url("_local/a"), json={"_deleted": True}), 200)
+    assert body_of(r) == {"ok": True, "id": "_local/a", "rev": "0-0"}
+    assert_error(client.get(db.url("_local/a")), 404, "not_found")
+    assert body_of(assert_status(client.put(db.url("_local/miss"), json={"_deleted": True}), 200))["rev"] == "0-0"
+    assert_status(client.post(db.url(), json={"_id": "_local/miss2", "_deleted": True}), 201)
+    assert_error(client.delete(db.url("_local/miss3")), 404, "not_found")

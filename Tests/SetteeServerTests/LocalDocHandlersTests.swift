@@ -82,4 +82,16 @@ import Testing
         let post = await h.send("POST", "/db", json: ["_id": "_local/p"])
         #expect(post.status == 201 && post.headers["Location"]?.hasSuffix("/db/_local%2Fp") == true)
     }
+
+    /// A write with `_deleted: true`: a PUT is 200, a POST 201, and a missing document is
+    /// no error ("0-0"); a DELETE of a missing one stays 404 (CouchDB 3.4.3).
+    @Test func deletingWrites() async throws {
+        let h = try await harnessWithLocals()
+        let put = await h.send("PUT", "/db/_local/a", json: ["_deleted": true])
+        #expect(put.status == 200 && put.json["rev"] == "0-0")
+        #expect(await h.send("GET", "/db/_local/a").status == 404)
+        #expect(await h.send("PUT", "/db/_local/miss", json: ["_deleted": true]).status == 200)
+        #expect(await h.send("POST", "/db", json: ["_id": "_local/miss2", "_deleted": true]).status == 201)
+        #expect(await h.send("DELETE", "/db/_local/miss3").status == 404)
+    }
 }

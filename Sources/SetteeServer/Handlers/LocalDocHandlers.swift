@@ -52,8 +52,7 @@ enum LocalDocHandlers {
             }
             return JSONResponse.make(status: 202, ["ok": true, "id": .string("_local/" + id)])
         }
-        let newRev = try await database.putLocal(id: id, body: parsed.update.body, rev: rev,
-                                                 isDeleted: parsed.update.isDeleted)
+        let newRev = try await stored(database, id: id, parsed.update, rev: rev)
         // A Location as for any write; a PUT also tags the stored document as its GET will.
         let path = "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode("_local/" + id)
         var headers: HTTPHeaders = ["Location": context.absoluteURL(path)]
@@ -61,8 +60,21 @@ enum LocalDocHandlers {
             let stored = DocumentWriter(id: "_local/" + id, rev: newRev, body: parsed.update.body)
             headers.add("ETag", EntityTag.make(bytes: stored.responseBody()))
         }
-        return JSONResponse.make(status: WriteQuorum.status(201, context),
+        // A PUT that deletes is 200 (chttpd_db:update_doc/4), a POST 201, as CouchDB 3.4.3 answers.
+        let status = parsed.update.isDeleted && context.request.method == "PUT" ? 200 : 201
+        return JSONResponse.make(status: WriteQuorum.status(status, context),
                                  ["ok": true, "id": .string("_local/" + id), "rev": .string(newRev)], headers: headers)
+    }
+
+    /// Deleting by a write a local document that is not there succeeds all the same
+    /// (rev "0-0"), as CouchDB 3.4.3 answers; a DELETE, which opens it first, is 404.
+    private static func stored(_ database: Database, id: String, _ update: DocumentUpdate,
+                               rev: String?) async throws -> String {
+        do {
+            return try await database.putLocal(id: id, body: update.body, rev: rev, isDeleted: update.isDeleted)
+        } catch StoreError.documentNotFound where update.isDeleted {
+            return "0-0"
+        }
     }
 
     static func delete(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
