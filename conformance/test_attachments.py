@@ -503,3 +503,13 @@ def test_multipart_answers_name_attachments_as_written(client, db):
     r = client.get(db.url("m"), params={"attachments": "true", "open_revs": "all"},
                    headers={"Accept": "multipart/mixed"})
     assert expected in assert_status(r, 200).content
+
+
+def test_attachments_member_not_an_object(client, db):
+    """attachment_names_test.exs neighbourhood (couch_doc:transfer_fields/3; API Reference ›
+    Documents › Attachments): an `_attachments` that is not an object (number, string,
+    array, null) -> 400 doc_validation "Bad special document member: _attachments"."""
+    for value in (1, "x", [], None):
+        r = client.put(db.url("d"), json={"_attachments": value})
+        assert_error(r, 400, "doc_validation")
+        assert body_of(r)["reason"] == "Bad special document member: _attachments"

@@ -349,6 +349,36 @@ def test_copy_specific_source_rev(client, db):
     assert get_doc(db, "dst")["v"] == 1
 
 
+def test_copy_to_absolute_url_is_refused(client, db):
+    """copy_doc_test.exs "Copy doc tests" (chttpd_db:parse_copy_destination_header/1;
+    API Reference › Documents › COPY): a Destination starting `http://` -> 400
+    "Destination URL must be relative.", and nothing is written."""
+    put_doc(db, "src", {"v": 1})
+    r = client.request("COPY", db.url("src"),
+                       headers={"Destination": "http://localhost:5984/%s/dst" % db.name})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "Destination URL must be relative."
+    assert_status(client.get(db.url("dst")), 404)
+
+
+def test_copy_destination_details(client, db):
+    """copy_doc_test.exs neighbourhood (chttpd_db:parse_copy_destination_header/1; API
+    Reference › Documents › COPY), as CouchDB 3.4.3 answers: an empty Destination is an
+    empty id (400 illegal_docid); the text after `=` is the rev whatever the key is
+    (`?foo=bar` -> 400 "Invalid rev format"); a copy to `_local/` answers with an ETag
+    and a Location (the id's slash encoded)."""
+    put_doc(db, "src", {"v": 1})
+    r = client.request("COPY", db.url("src"), headers={"Destination": ""})
+    assert_error(r, 400, "illegal_docid")
+    assert body_of(r)["reason"] == "Document id must not be empty"
+    r = client.request("COPY", db.url("src"), headers={"Destination": "x?foo=bar"})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "Invalid rev format"
+    r = assert_status(client.request("COPY", db.url("src"), headers={"Destination": "_local/y"}), 201)
+    assert r.headers.get("ETag") == '"0-1"'
+    assert r.headers.get("Location", "").endswith("/%s/_local%%2Fy" % db.name)
+
+
 def test_copy_missing_source(client, db):
     """API Reference › Documents › COPY: a missing source -> 404 not_found."""
     r = client.request("COPY", db.url("nope"), headers={"Destination": "dst"})

@@ -63,3 +63,19 @@ def test_all_dbs_and_dbs_info_are_tagged(client, db):
             assert tag_of(r) != tag
         else:
             assert_not_modified(r, tag)
+
+
+def test_if_none_match_weak_and_listed_tags(client, db):
+    """etags_head_test.exs "etags head" (`if-none-match: W/<etag>` is 304) and
+    couch_httpd:etag_match/2 (API Reference › Documents › GET, If-None-Match): the header
+    is split on commas and spaces, a weak `W/` prefix is dropped; documents, attachments
+    and `_local` documents alike. `*` matches nothing in CouchDB 3.4.3 (full 200)."""
+    assert_status(client.put(db.url("d"), json={"_attachments": {"a.txt": {
+        "content_type": "text/plain", "data": "aGVsbG8="}}}), 201)
+    assert_status(client.put(db.url("_local/l"), json={"v": 1}), 201)
+    for url in (db.url("d"), db.url("d", "a.txt"), db.url("_local/l")):
+        tag = tag_of(client.get(url))
+        for header in ("W/" + tag, '"zz", ' + tag, '"zz",W/' + tag):
+            assert_not_modified(client.get(url, headers={"If-None-Match": header}), tag)
+        assert client.head(url, headers={"If-None-Match": "W/" + tag}).status_code == 304
+        tag_of(client.get(url, headers={"If-None-Match": "*"}))

@@ -1,6 +1,8 @@
 """_local documents. CouchDB docs: API Reference › Local (non-replicating) Documents;
 spec/couchdb.md › Revisions (_local bullets, Checked on CouchDB 3.4.3)."""
 
+import time
+
 from couch import assert_error, assert_status, body_of, changes, put_doc
 
 
@@ -131,3 +133,118 @@ def test_encoded_slashes_stay_in_the_local_id(client, db):
     r = assert_status(client.put(db.url("_local/x/att"), json={"v": 1}), 201)
     assert body_of(r)["id"] == "_local/x/att"
     assert body_of(client.get(db.url("_local/x/att")))["v"] == 1
+
+
+def test_bare_local_prefix_is_refused(client, db):
+    """invalid_docids_test.exs "_local-prefixed ids are illegal" (chttpd_db:db_req/2 on the
+    path parts `_local` and `_local/`): `/{db}/_local`, `/{db}/_local/` and
+    `/{db}/_local%2F` -> 400 bad_request "Invalid _local document id." for any method."""
+    for path in ("_local", "_local/", "_local%2F"):
+        for method in ("PUT", "GET", "DELETE"):
+            r = client.request(method, db.url() + "/" + path, json={})
+            assert_error(r, 400, "bad_request")
+            assert body_of(r)["reason"] == "Invalid _local document id."
+
+
+def test_local_docs_ranges_compare_whole_ids(client, db):
+    """local_docs_test.exs (its keys are whole `_local/` ids) and API Reference › Local
+    Documents › GET /{db}/_local_docs (startkey, endkey, key, inclusive_end): bounds are
+    compared with the whole id, prefix included; "a" sorts after every `_local/` id and
+    "A" before them (raw byte order), as CouchDB 3.4.3 answers."""
+    for name in ("a", "b", "c"):
+        assert_status(client.put(db.url("_local/" + name), json={}), 201)
+
+    def ids(**params):
+        r = assert_status(client.get(db.url("_local_docs"), params=params), 200)
+        return [row["id"] for row in body_of(r)["rows"]]
+
+    assert ids(startkey='"_local/b"') == ["_local/b", "_local/c"]
+    assert ids(key='"_local/a"') == ["_local/a"]
+    assert ids(start_key='"_local/b"', end_key='"_local/c"', inclusive_end="false") == ["_local/b"]
+    assert ids(endkey='"_local/b"', descending="true") == ["_local/c", "_local/b"]
+    assert ids(startkey='"a"') == []
+    assert ids(endkey='"a"') == ["_local/a", "_local/b", "_local/c"]
+    assert ids(startkey='"A"') == ["_local/a", "_local/b", "_local/c"]
+
+
+def test_local_docs_update_seq_is_null(client, db):
+    """API Reference › Local Documents › GET /{db}/_local_docs (update_seq): with
+    `update_seq=true` the answer has `"update_seq": null` (CouchDB 3.4.3; local documents
+    have no sequence)."""
+    assert_status(client.put(db.url("_local/a"), json={}), 201)
+    body = body_of(assert_status(client.get(db.url("_local_docs"), params={"update_seq": "true"}), 200))
+    assert "update_seq" in body and body["update_seq"] is None
+    assert [row["id"] for row in body["rows"]] == ["_local/a"]
+
+
+def test_batch_write_of_a_local_document(client, db):
+    """batch_save_test.exs ("batch put") on a `_local/` id (API Reference › Documents ›
+    PUT, batch=ok): 202 `{"ok": true, "id": ...}` without a rev, and the write lands."""
+    r = assert_status(client.put(db.url("_local/b"), params={"batch": "ok"}, json={"a": 1}), 202)
+    assert body_of(r) == {"ok": True, "id": "_local/b"}
+    deadline = time.monotonic() + 10
+    while client.get(db.url("_local/b")).status_code != 200:
+        assert time.monotonic() < deadline, "batched local write never landed"
+        time.sleep(0.05)
+    assert body_of(client.get(db.url("_local/b")))["a"] == 1
+
+
+def test_local_docs_queries(client, db):
+    """API Reference › Local Documents (and Databases › POST /{db}/_all_docs/queries, which
+    `_local_docs/queries` mirrors in CouchDB 3.4.3): one `_local_docs` answer per query in
+    `results`; a body without `queries` -> 400 bad_request."""
+    for name in ("a", "b"):
+        assert_status(client.put(db.url("_local/" + name), json={}), 201)
+    r = client.post(db.url("_local_docs", "queries"),
+                    json={"queries": [{"limit": 1}, {"keys": ["_local/b", "_local/z"]}, {"update_seq": True}]})
+    results = body_of(assert_status(r, 200))["results"]
+    assert [row["id"] for row in results[0]["rows"]] == ["_local/a"]
+    assert results[1]["rows"][0]["id"] == "_local/b"
+    assert results[1]["rows"][1] == {"key": "_local/z", "error": "not_found"}
+    assert "update_seq" in results[2] and results[2]["update_seq"] is None
+    r = client.post(db.url("_local_docs", "queries"), json={})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "POST body must include `queries` parameter."
+
+
+def test_local_revs_that_do_not_parse(client, db):
+    """API Reference › Local Documents › GET/PUT /{db}/_local/{docid} (couch_doc:parse_rev/1),
+    as CouchDB 3.4.3 answers: no revision of a local document opens by `?rev=` (404
+    missing; 400 "Invalid rev format" when it does not parse), and a `_rev` that does not
+    parse as `N-...` is 400 "Invalid rev format", nothing written."""
+    assert_status(client.put(db.url("_local/a"), json={}), 201)
+    assert_error(client.get(db.url("_local/a"), params={"rev": "0-1"}), 404, "not_found")
+    r = client.get(db.url("_local/a"), params={"rev": "bad"})
+    assert_error(r, 400, "bad_request")
+    assert body_of(r)["reason"] == "Invalid rev format"
+    for rev in ("bad", "", "abc-1", "-1"):
+        r = client.put(db.url("_local/n"), json={"_rev": rev})
+        assert_error(r, 400, "bad_request")
+        assert body_of(r)["reason"] == "Invalid rev format"
+    assert_error(client.get(db.url("_local/n")), 404, "not_found")
+
+
+def test_local_writes_answer_with_location_and_etag(client, db):
+    """API Reference › Local Documents › PUT /{db}/_local/{docid} (and Documents › POST
+    /{db}), as CouchDB 3.4.3 answers: a PUT has a Location (the id's slash encoded) and
+    an ETag, the one a GET of the document then sends; a POST has a Location."""
+    r = assert_status(client.put(db.url("_local/a"), json={"v": 1}), 201)
+    assert r.headers.get("Location", "").endswith("/%s/_local%%2Fa" % db.name)
+    tag = r.headers.get("ETag")
+    assert tag and client.get(db.url("_local/a")).headers.get("ETag") == tag
+    r = assert_status(client.post(db.url(), json={"_id": "_local/p"}), 201)
+    assert r.headers.get("Location", "").endswith("/%s/_local%%2Fp" % db.name)
+
+
+def test_local_deleting_writes(client, db):
+    """API Reference › Local Documents › PUT (and Documents › POST /{db}) with
+    `"_deleted": true`, as CouchDB 3.4.3 answers (chttpd_db:update_doc/4): a PUT is 200,
+    a POST 201, rev "0-0", also when the document is not there; a DELETE of a missing
+    one is 404."""
+    assert_status(client.put(db.url("_local/a"), json={"v": 1}), 201)
+    r = assert_status(client.put(db.url("_local/a"), json={"_deleted": True}), 200)
+    assert body_of(r) == {"ok": True, "id": "_local/a", "rev": "0-0"}
+    assert_error(client.get(db.url("_local/a")), 404, "not_found")
+    assert body_of(assert_status(client.put(db.url("_local/miss"), json={"_deleted": True}), 200))["rev"] == "0-0"
+    assert_status(client.post(db.url(), json={"_id": "_local/miss2", "_deleted": True}), 201)
+    assert_error(client.delete(db.url("_local/miss3")), 404, "not_found")

@@ -156,6 +156,44 @@ def test_revs_limit_default_and_set(client, db):
     assert body_of(client.get(db.url("_revs_limit"))) == 5
 
 
+def test_lowered_revs_limit_cuts_revisions_on_read(client, db):
+    """rev_stemming_test.exs "revs limit is kept after compaction" (API Reference ›
+    Databases › PUT /{db}/_revs_limit; couch_db:make_doc/5 cuts the path it reads):
+    after 6 edits and `_revs_limit` 5, `?revs=true` lists 5 ids at once (before any
+    write), also in `open_revs`; `_revs_info` keeps all 6 (CouchDB 3.4.3)."""
+    rev = put_doc(db, "bar", {"count": 0})["rev"]
+    for n in range(1, 6):
+        rev = put_doc(db, "bar", {"_rev": rev, "count": n})["rev"]
+    assert_status(client.put(db.url("_revs_limit"), data=b"5", headers={"Content-Type": "application/json"}), 200)
+    doc = get_doc(db, "bar", params={"revs": "true", "revs_info": "true"})
+    assert doc["_revisions"]["start"] == 6 and len(doc["_revisions"]["ids"]) == 5
+    assert len(doc["_revs_info"]) == 6
+    r = client.get(db.url("bar"), params={"open_revs": "all", "revs": "true"}, headers={"Accept": "application/json"})
+    assert len(body_of(assert_status(r, 200))[0]["ok"]["_revisions"]["ids"]) == 5
+    doc = get_doc(db, "bar", params={"revs": "true"}, headers={"If-None-Match": "pommes"})
+    assert len(doc["_revisions"]["ids"]) == 5
+
+
+def test_revisions_member_as_couchdb_reads_it(client, db):
+    """conflicts_test.exs / recreate_doc_test.exs neighbourhood (couch_doc:transfer_fields/3;
+    API Reference › Documents › PUT, new_edits=false): `_revisions` alone is enough, wins
+    over a different `_rev`, and a malformed one is refused in CouchDB 3.4.3's words."""
+    new_edits = {"new_edits": "false"}
+    r = assert_status(client.put(db.url("a"), params=new_edits,
+                                 json={"_revisions": {"start": 2, "ids": ["abc", "def"]}}), 201)
+    assert body_of(r)["rev"] == "2-abc"
+    r = assert_status(client.put(db.url("b"), params=new_edits,
+                                 json={"_rev": "3-abc", "_revisions": {"start": 2, "ids": ["abc"]}}), 201)
+    assert body_of(r)["rev"] == "2-abc"
+    for revisions, reason in (({"start": "2", "ids": ["a"]}, "_revisions.start isn't an integer."),
+                              ({"start": 2}, "_revisions.ids isn't a array."),
+                              ({"start": 2, "ids": [1]}, "RevId isn't a string"),
+                              ([], "Bad special document member: _revisions")):
+        r = client.put(db.url("c"), params=new_edits, json={"_revisions": revisions})
+        assert_error(r, 400, "doc_validation")
+        assert body_of(r)["reason"] == reason
+
+
 # --- Revision order: couch_doc:parse_revid, couch_doc:to_doc_info_path ---------------
 # CouchDB stores a 32-hex-digit rev id as its 16 bytes and any other as its raw bytes,
 # and orders revisions by those: 0xcb... outranks "conflict..." ('c' is 0x63).

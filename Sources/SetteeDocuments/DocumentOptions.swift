@@ -13,6 +13,10 @@ public struct DocumentOptions: Sendable {
     public var attEncodingInfo = false
     /// `atts_since`: send only attachments newer than these revisions.
     public var attsSince: [RevisionID] = []
+    /// The database's `_revs_limit`: `_revisions` lists at most this many ids, as CouchDB
+    /// cuts a revision's path when it reads it (couch_db:make_doc/5), so a lowered limit
+    /// shows at once, before any write or compaction stems the tree. `_revs_info` is not cut.
+    public var revsLimit = Int.max
 
     public init() {}
 

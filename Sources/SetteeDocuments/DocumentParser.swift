@@ -54,7 +54,12 @@ public struct DocumentParser {
         let special = try Self.specialMembers(of: object)
         let id = try pathID ?? special.id.map(Self.idString) ?? newID()
         try Self.validate(id: id)
-        let rev = try special.rev.map(Self.revision)
+        // couch_doc:transfer_fields/3: `_revisions` sets the revisions whatever `_rev` says
+        // (and wherever it stands); `_rev` counts only without it (or with no ids in it).
+        // Read for replicated writes only: CouchDB's replicator PUTs its `_local` checkpoints
+        // with `"_revisions":{"start":0,...}`, which a new edit must not trip over.
+        let history = newEdits ? [] : try special.revisions.map(Self.history) ?? []
+        let rev = try history.first ?? special.rev.map(Self.revision)
         let isDeleted: Bool
         switch special.deleted {
         case nil: isDeleted = false
@@ -72,11 +77,12 @@ public struct DocumentParser {
             guard let rev else {
                 throw DocumentError.badRequest("When `new_edits: false`, the document needs `_rev` or `_revisions` specified")
             }
-            update.history = try special.revisions.map { try Self.history($0, rev: rev) } ?? [rev]
+            update.history = history.isEmpty ? [rev] : history
         }
         let attachments = try special.attachments.map { value -> JSONObject in
             guard let attachments = value.objectValue else {
-                throw DocumentError.invalidMember("_attachments is not an object")
+                // CouchDB 3.4.3 names the member as for any bad special member (couch_doc:transfer_fields/3).
+                throw DocumentError.badSpecialMember("_attachments")
             }
             return attachments
         }
@@ -167,20 +173,23 @@ public struct DocumentParser {
         return rev
     }
 
-    /// `_revisions: {"start": N, "ids": [sig_N, sig_N-1, ...]}` → revisions, newest first.
-    public static func history(_ value: JSONValue, rev: RevisionID) throws -> [RevisionID] {
-        guard let start = value["start"]?.intValue, let ids = value["ids"]?.arrayValue, !ids.isEmpty,
-              start >= ids.count
-        else { throw DocumentError.invalidMember("_revisions member is invalid") }
+    /// `_revisions: {"start": N, "ids": [sig_N, sig_N-1, ...]}` → revisions, newest first,
+    /// refused in couch_doc:transfer_fields/3's words. An `ids` longer than `start` would
+    /// reach generation 0, which Settee does not store (CouchDB 3.4.3 accepts it).
+    public static func history(_ value: JSONValue) throws -> [RevisionID] {
+        guard let members = value.objectValue else { throw DocumentError.badSpecialMember("_revisions") }
+        guard let start = members["start"]?.intValue else {
+            throw DocumentError.invalidMember("_revisions.start isn't an integer.")
+        }
+        guard let ids = members["ids"]?.arrayValue else { throw DocumentError.invalidMember("_revisions.ids isn't a array.") }
+        guard start >= ids.count else { throw DocumentError.invalidMember("_revisions member is invalid") }
         var history: [RevisionID] = []
         for (i, id) in ids.enumerated() {
-            guard let suffix = id.stringValue, let parsed = RevisionID(generation: start - i, validating: suffix) else {
+            guard let suffix = id.stringValue else { throw DocumentError.invalidMember("RevId isn't a string") }
+            guard let parsed = RevisionID(generation: start - i, validating: suffix) else {
                 throw DocumentError.invalidRevision
             }
             history.append(parsed)
-        }
-        guard history[0] == rev else {
-            throw DocumentError.badRequest("_rev does not match the newest revision in _revisions")
         }
         return history
     }

@@ -23,7 +23,7 @@ public enum RevisionJSON {
         writer.isDeleted = revision.isDeleted
         let tree = tree ?? RevisionTree()
         if options.revs {
-            let history = tree.history(of: revision.rev)
+            let history = tree.history(of: revision.rev).prefix(options.revsLimit)
             writer.append("_revisions", ["start": .int(revision.rev.generation),
                                          "ids": .array(history.map { .string($0.suffix) })])
         }

@@ -1,5 +1,6 @@
 @testable import SetteeDocuments
 import SetteeJSON
+import SetteeStore
 import SetteeTestSupport
 import Testing
 
@@ -36,6 +37,32 @@ import Testing
             return ws[0] + key + ws[1] + ":" + ws[2] + value(&rng, depth: depth) + ws[3]
         }
         return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// couch_doc:transfer_fields/3 as CouchDB 3.4.3 answers (conflicts_test.exs /
+    /// recreate_doc_test.exs neighbourhood): `_revisions` alone is enough with
+    /// new_edits=false, wins over a different `_rev`, and is refused in CouchDB's words.
+    @Test func revisionsMemberAsCouchDBReadsIt() throws {
+        let parser = DocumentParser(maxDocumentSize: 1 << 20)
+        func parse(_ text: String) throws -> DocumentParser.Parsed {
+            guard case .object(let object) = try JSONReader.parse(text) else { throw DocumentError.invalidRevision }
+            return try parser.parse(object, id: "d", newEdits: false)
+        }
+        #expect(try parse(#"{"_revisions":{"start":2,"ids":["abc","def"]}}"#).update.history.map(\.description)
+                == ["2-abc", "1-def"])
+        #expect(try parse(#"{"_rev":"3-abc","_revisions":{"start":2,"ids":["abc"]}}"#).rev?.description == "2-abc")
+        let refusals: [(String, DocumentError)] = [
+            (#"{"_revisions":{"start":"2","ids":["a"]}}"#, .invalidMember("_revisions.start isn't an integer.")),
+            (#"{"_revisions":{"start":2}}"#, .invalidMember("_revisions.ids isn't a array.")),
+            (#"{"_revisions":{"start":2,"ids":[1]}}"#, .invalidMember("RevId isn't a string")),
+            (#"{"_revisions":[]}"#, .badSpecialMember("_revisions")),
+        ]
+        for (text, error) in refusals { #expect(throws: error) { try parse(text) } }
+        // A new edit ignores `_revisions`: a `_local` checkpoint as CouchDB's replicator PUTs it
+        // (`LocalDocHandlers` takes its `_rev` out first) has one starting at 0.
+        guard case .object(let checkpoint) = try JSONReader.parse(#"{"_revisions":{"start":0,"ids":["1"]}}"#)
+        else { return }
+        #expect(throws: Never.self) { try parser.parse(checkpoint, id: "_local/c", newEdits: true) }
     }
 
     @Test func copiedBodiesEqualSerializedOnes() throws {

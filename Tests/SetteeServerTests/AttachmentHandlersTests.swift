@@ -64,6 +64,8 @@ import Testing
         #expect(get.headers["Content-Length"] == "2003" && get.headers["Accept-Ranges"] == "bytes")
         let etag = try #require(get.headers["ETag"])
         #expect(await h.send("GET", "/db/doc/dir/f.bin", headers: ["If-None-Match": etag]).status == 304)
+        // couch_httpd:etag_match/2 drops a weak `W/` prefix.
+        #expect(await h.send("GET", "/db/doc/dir/f.bin", headers: ["If-None-Match": "W/" + etag]).status == 304)
         let range = await h.send("GET", "/db/doc/dir/f.bin", headers: ["Range": "bytes=10-19"])
         #expect(range.status == 206 && range.body == Array(Self.data[10..<20]))
         #expect(range.headers["Content-Range"] == "bytes 10-19/2003")

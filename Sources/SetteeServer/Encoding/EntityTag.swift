@@ -37,14 +37,13 @@ enum EntityTag {
         return "\"" + String(decoding: digits.isEmpty ? [alphabet[0]] : digits.reversed(), as: UTF8.self) + "\""
     }
 
-    /// Whether `If-None-Match` names `tag`: one of its comma-separated tags, or `*`
-    /// (chttpd:etag_match/2 compares each after trimming).
+    /// Whether `If-None-Match` names `tag`, as CouchDB reads it (couch_httpd:etag_match/2):
+    /// the header split on commas and spaces, each token's weak `W/` prefix dropped, then an
+    /// exact match. No `*`: CouchDB 3.4.3 answers `If-None-Match: *` with the full 200.
     static func matches(_ context: RequestContext, _ tag: String) -> Bool {
         guard let header = context.headers["If-None-Match"] else { return false }
-        return header.split(separator: ",").contains { candidate in
-            let trimmed = candidate.trimmingPrefix(while: { $0 == " " })
-            let text = trimmed.reversed().drop(while: { $0 == " " }).reversed()
-            return String(text) == tag || String(text) == "*"
+        return header.split(whereSeparator: { $0 == "," || $0 == " " }).contains { token in
+            (token.hasPrefix("W/") ? token.dropFirst(2) : token) == tag
         }
     }
 

@@ -21,7 +21,7 @@ enum AttachmentHandlers {
         }
         // CouchDB's ETag is the quoted base64 MD5, without the `md5-` prefix.
         let etag = "\"\(Data(attachment.digest.md5).base64EncodedString())\""
-        if context.headers["If-None-Match"] == etag { return HTTPResponse(status: 304, headers: ["ETag": etag]) }
+        if let notModified = EntityTag.notModified(context, etag) { return notModified }
         let sendEncoded = attachment.isGzipped && ByteRange.acceptsGzip(context.headers["Accept-Encoding"])
         var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "must-revalidate",
                                     "Content-Type": attachment.contentType,

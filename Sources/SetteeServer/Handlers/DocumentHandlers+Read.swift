@@ -23,13 +23,12 @@ extension DocumentHandlers {
             id: id, revisions: .none), let rev = RevisionID(text) {
             revText = document.tree.latest(from: rev).first?.description ?? text
         }
-        let options = DocumentOptions(query: context.query)
+        var options = DocumentOptions(query: context.query)
+        if options.revs { options.revsLimit = try await database.revsLimit() }
         let read = try await DocumentReader.read(database, id: id, rev: revText, needsTree: options.needsTree)
         let rev = read.revision.rev.description
         let etag = "\"" + rev + "\""
-        if let ifNoneMatch = context.headers["If-None-Match"], ifNoneMatch == etag {
-            return HTTPResponse(status: 304, headers: ["ETag": etag])
-        }
+        if let notModified = EntityTag.notModified(context, etag) { return notModified }
         let mustStrip = try await ReplicatorReadRule.mustCheck(context, database)
         // (Stripped `_replicator` documents go as JSON: the multipart writer renders its own.)
         if options.attachments, !mustStrip, MultipartDocumentHandler.acceptsRelated(context.headers["Accept"]),

@@ -68,8 +68,13 @@ enum DocumentHandlers {
     /// `COPY /{db}/{docid}` with `Destination: newid` or `newid?rev=R` (to overwrite).
     static func copy(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        guard let destination = context.headers["Destination"], !destination.isEmpty else {
+        // An empty Destination is an empty id to CouchDB (illegal_docid), not a missing header.
+        guard let destination = context.headers["Destination"] else {
             throw CouchError.badRequest("Destination header is mandatory for COPY.")
+        }
+        // chttpd_db:parse_copy_destination_header/1 refuses `^https?://` before anything else.
+        if destination.hasPrefix("http://") || destination.hasPrefix("https://") {
+            throw CouchError.badRequest("Destination URL must be relative.")
         }
         let (rawTarget, targetRev) = splitDestination(destination)
         // What cannot be percent-decoded is taken as written, as CouchDB takes it.
@@ -80,7 +85,10 @@ enum DocumentHandlers {
             // A local copy: the body only (local documents hold no attachments).
             let rev = try await database.putLocal(id: String(targetID.dropFirst("_local/".count)), body: body,
                                                   rev: targetRev, isDeleted: false)
-            return JSONResponse.make(status: 201, ["ok": true, "id": .string(targetID), "rev": .string(rev)])
+            // With the ETag and Location of any COPY (the id's `/` encoded), as CouchDB 3.4.3.
+            let path = "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode(targetID)
+            return JSONResponse.make(status: 201, ["ok": true, "id": .string(targetID), "rev": .string(rev)],
+                                     headers: ["ETag": "\"\(rev)\"", "Location": context.absoluteURL(path)])
         }
         // The copy names the source's blobs; its attachments are new in the copy (revpos 0 → its generation).
         let attachments = sourceAttachments.map { attachment -> AttachmentUpdate in
@@ -206,7 +214,8 @@ enum DocumentHandlers {
     private static func splitDestination(_ header: String) -> (String, String?) {
         guard let q = header.firstIndex(of: "?") else { return (header, nil) }
         let query = header[header.index(after: q)...]
-        let rev = query.split(separator: "&").first { $0.hasPrefix("rev=") }.map { String($0.dropFirst(4)) }
+        // chttpd_db:parse_copy_destination_header/1 takes what follows `=`, whatever the key.
+        let rev = query.firstIndex(of: "=").map { String(query[query.index(after: $0)...]) }
         return (String(header[..<q]), rev)
     }
 }

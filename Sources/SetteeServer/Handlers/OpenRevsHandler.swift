@@ -12,6 +12,7 @@ enum OpenRevsHandler {
         let entries = try await revisions(context, database, id: id)
         var options = DocumentOptions(query: context.query)
         options.revs = context.query.flag("revs")
+        if options.revs { options.revsLimit = try await database.revsLimit() }
         // `_replicator` shows another user's document without credentials, here as in a GET.
         let reader = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         let accept = context.headers["Accept"] ?? "*/*"

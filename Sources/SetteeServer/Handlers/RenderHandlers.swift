@@ -15,9 +15,7 @@ enum RenderHandlers {
     static func show(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let call = try await DocumentFunctionCall("shows", context, database)
         let etag = showETag(context, designRev: call.designRev, documentRev: call.document?.rev)
-        if context.headers["If-None-Match"] == etag {
-            return HTTPResponse(status: 304, headers: ["ETag": etag])
-        }
+        if let notModified = EntityTag.notModified(context, etag) { return notModified }
         var response = try ExternalResponse(try await call.run(.show))
         response.set("ETag", etag)
         response.set("Vary", "Accept")

@@ -47,7 +47,11 @@ struct Router: Sendable {
         // Character on every request cost more than the rest of this check.
         if path.count > 1, path[1].utf8.contains(UInt8(ascii: "/")), let slash = path[1].firstIndex(of: "/"),
            path[1][..<slash] == "_design" || path[1][..<slash] == "_local" {
-            path.replaceSubrange(1...1, with: [String(path[1][..<slash]), String(path[1][path[1].index(after: slash)...])])
+            let name = String(path[1][path[1].index(after: slash)...])
+            // `_local%2F` is the bare `/{db}/_local` to CouchDB ("Invalid _local document id.",
+            // chttpd_db:db_req/2 on `<<"_local/">>`); `_design%2F` stays an illegal id.
+            let prefix = String(path[1][..<slash])
+            path.replaceSubrange(1...1, with: name.isEmpty && prefix == "_local" ? [prefix] : [prefix, name])
         }
         var parameters = PathParameters()
         guard let handlers = root.find(path[...], &parameters) else { return nil }

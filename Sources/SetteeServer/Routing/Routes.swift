@@ -48,6 +48,7 @@ enum Routes {
         ("/{db}/_all_docs/queries", [.POST: db(AllDocsHandlers.allDocsQueries)]),
         ("/{db}/_design_docs/queries", [.POST: db(AllDocsHandlers.designDocsQueries)]),
         ("/{db}/_local_docs", [.GET: db(LocalDocHandlers.list), .POST: db(LocalDocHandlers.list)]),
+        ("/{db}/_local_docs/queries", [.POST: db(LocalDocHandlers.queries)]),
         ("/{db}/_bulk_docs", [.POST: db(BulkHandlers.bulkDocs)]),
         ("/{db}/_bulk_get", [.POST: db(BulkHandlers.bulkGet)]),
         ("/{db}/_revs_diff", [.POST: db(RevsDiffHandlers.revsDiff)]),
