@@ -160,7 +160,7 @@ def test_lowered_revs_limit_cuts_revisions_on_read(client, db):
     """rev_stemming_test.exs "revs limit is kept after compaction" (API Reference ›
     Databases › PUT /{db}/_revs_limit; couch_db:make_doc/5 cuts the path it reads):
     after 6 edits and `_revs_limit` 5, `?revs=true` lists 5 ids at once (before any
-    write), also in `open_revs`; `_revs_info` keeps all 6 (CouchDB 3.4.3)."""
+    write), also in `open_revs` and `_bulk_get`; `_revs_info` keeps all 6 (CouchDB 3.4.3)."""
     rev = put_doc(db, "bar", {"count": 0})["rev"]
     for n in range(1, 6):
         rev = put_doc(db, "bar", {"_rev": rev, "count": n})["rev"]
@@ -172,6 +172,8 @@ def test_lowered_revs_limit_cuts_revisions_on_read(client, db):
     assert len(body_of(assert_status(r, 200))[0]["ok"]["_revisions"]["ids"]) == 5
     doc = get_doc(db, "bar", params={"revs": "true"}, headers={"If-None-Match": "pommes"})
     assert len(doc["_revisions"]["ids"]) == 5
+    r = client.post(db.url("_bulk_get"), params={"revs": "true"}, json={"docs": [{"id": "bar", "rev": rev}]})
+    assert len(body_of(assert_status(r, 200))["results"][0]["docs"][0]["ok"]["_revisions"]["ids"]) == 5
 
 
 def test_revisions_member_as_couchdb_reads_it(client, db):

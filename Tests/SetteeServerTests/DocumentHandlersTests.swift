@@ -149,6 +149,10 @@ import Testing
         #expect(read["_revs_info"]?.arrayValue?.count == 6)
         let open = await h.send("GET", "/db/d?open_revs=all&revs=true", headers: ["Accept": "application/json"]).json
         #expect(open.arrayValue?.first?["ok"]?["_revisions"]?["ids"]?.arrayValue?.count == 3)
+        let bulk = await h.send("POST", "/db/_bulk_get?revs=true",
+                                json: ["docs": .array([.object(["id": "d", "rev": .string(rev)])])]).json
+        let found = bulk["results"]?.arrayValue?.first?["docs"]?.arrayValue?.first?["ok"]
+        #expect(found?["_revisions"]?["ids"]?.arrayValue?.count == 3)
     }
 
     /// invalid_docids_test.exs "_local-prefixed ids are illegal": `_local%2F` is the bare

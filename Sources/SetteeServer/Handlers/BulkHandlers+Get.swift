@@ -12,6 +12,8 @@ extension BulkHandlers {
         var options = DocumentOptions(query: context.query)
         // As document reads: only exactly `true` (chttpd_db:db_req/2 `_bulk_get`, parse_doc_query/1).
         options.revs = context.query.flag("revs")
+        // `_revisions` cut to `_revs_limit`, as a document GET (couch_db:make_doc/5).
+        if options.revs { options.revsLimit = try await database.revsLimit() }
         let latest = context.query.flag("latest")
         let strip = try await ReplicatorReadRule.mustCheck(context, database) ? context.user : nil
         let items = try await bulkGetItems(docs, options: options, latest: latest, context, database)

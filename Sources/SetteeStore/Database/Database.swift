@@ -18,6 +18,8 @@ public final class Database: Sendable {
     let compaction = CompactionState()
     /// The `_security` object once read; replaced by `setSecurity` after its commit.
     let securityCache = Mutex<[UInt8]?>(nil)
+    /// `_revs_limit` once read; replaced by `setRevsLimit` after its commit.
+    let revsLimitCache = Mutex<Int?>(nil)
     /// Identical `_changes` reads in flight at once share one query (keyed by since and limit).
     let sharedChangesReads = SharedAtSequence<ChangesReadKey, [Change]>()
     /// `_changes`' `pending` counts, each a start for the next (a feed read page by page).
@@ -179,9 +181,14 @@ public final class Database: Sendable {
 
     // MARK: Maintenance
 
-    /// `_revs_limit`: how many revisions each path keeps.
+    /// `_revs_limit`: how many revisions each path keeps. Kept in memory after the first
+    /// read: every read with `revs=true` (a replicator's `_bulk_get` and `open_revs`) cuts
+    /// `_revisions` to it.
     public func revsLimit() async throws -> Int {
-        try await readers.read { try DocumentRecords.revsLimit($0) }
+        if let cached = revsLimitCache.withLock({ $0 }) { return cached }
+        let stored = try await readers.read { try DocumentRecords.revsLimit($0) }
+        revsLimitCache.withLock { if $0 == nil { $0 = stored } }
+        return stored
     }
 
     /// Sets `_revs_limit`; paths are stemmed to it on their next write.
@@ -191,6 +198,7 @@ public final class Database: Sendable {
         try await writer.write { db in
             try db.run("INSERT OR REPLACE INTO info(key, value) VALUES ('revs_limit', ?)", [.integer(Int64(limit))])
         }
+        revsLimitCache.withLock { $0 = limit }
     }
 
     /// The stored `_security` object (serialized JSON), `{}` when never set.
