@@ -1,4 +1,3 @@
-internal import Dispatch
 public import SetteeJSON
 internal import Synchronization
 
@@ -71,87 +70,6 @@ extension Database {
             }
         }
     }
-
-    /// Writes `plan` a run at a time; false when a table was not where the plan left it.
-    /// The next run is read and mapped while this one is written (two cores busy).
-    /// A step that fails leaves its indexer task in `_active_tasks` with the error (CouchDB's
-    /// `indexer`, with Settee's `error`), until a later build of the index succeeds.
-    private func build(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], batch: Int) async throws -> Bool {
-        let kind = StoreTasks.Task.Kind.indexing(label: indexes[0].label)
-        var task: Int?
-        do {
-            let built = try await buildRuns(plan, indexes, batch: batch, task: &task)
-            if let task { tasks.end(task) }
-            if built { tasks.clearFailures(kind, database: name) }
-            return built
-        } catch is CancellationError {
-            if let task { tasks.end(task) }
-            throw CancellationError()
-        } catch {
-            tasks.fail(task ?? tasks.begin(kind, database: name, totalChanges: plan.documents.count), error: "\(error)")
-            throw error
-        }
-    }
-
-    private func buildRuns(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], batch: Int, task: inout Int?) async throws -> Bool {
-        let runs = plan.runs(of: batch)
-        guard let first = runs.first else { return true }
-        var upcoming = Task { try await self.prepare(plan, indexes, first) }
-        for (number, run) in runs.enumerated() {
-            let prepared = try await upcoming.value
-            if number + 1 < runs.count {
-                let next = runs[number + 1]
-                upcoming = Task { try await self.prepare(plan, indexes, next) }
-            }
-            let from = plan.cursors(before: run.lowerBound), to = plan.cursors(through: run.upperBound)
-            let written: Bool
-            do {
-                // Not fsync'd at COMMIT when nothing else shares the transaction: rows a
-                // power cut may lose (the index's cursor with them) are mapped again by the
-                // next refresh. A 100,000-document build was 51 fsyncs, 4 ms each here.
-                written = try await writer.write(durable: false) { db in
-                    try KeyIndexRecords.write(db, indexes, plan, prepared.batch, prepared.entries, from: from, to: to)
-                }
-            } catch {
-                upcoming.cancel()
-                throw error
-            }
-            guard written else {
-                upcoming.cancel()
-                return false
-            }
-            if task == nil, number + 1 < runs.count {
-                // A build that takes more than one job shows in `_active_tasks` (CouchDB's `indexer`).
-                task = tasks.begin(.indexing(label: indexes[0].label), database: name, totalChanges: plan.documents.count)
-            }
-            if let task { tasks.progress(task, changesDone: run.upperBound) }
-        }
-        return true
-    }
-
-    /// A run of a plan read from a reader's snapshot and mapped: the part of a step that
-    /// needs no lock, so a slow map function (up to its time limit per call) holds up no
-    /// other write to the database.
-    private struct PreparedRun: Sendable {
-        let batch: KeyIndexBatch
-        let entries: [[[KeyIndexEntry]]]
-    }
-
-    private func prepare(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], _ run: Range<Int>) async throws -> PreparedRun {
-        let after = run.lowerBound == 0 ? plan.since : plan.documents[run.lowerBound - 1].seq
-        let batch = try await readers.read(.scan) { db in
-            try KeyIndexRecords.read(db, plan.documents[run], after: after, target: plan.target)
-        }
-        // The map functions block (a view's JavaScript, up to its time limit per call): on
-        // a queue of their own, never on Swift's cooperative pool (STYLE rule 17).
-        let entries = try await withCheckedThrowingContinuation { continuation in
-            Self.mapQueue.async { continuation.resume(with: Result { try KeyIndexRecords.entries(indexes, plan, batch) }) }
-        }
-        return PreparedRun(batch: batch, entries: entries)
-    }
-
-    /// Where key functions run: concurrent, as the next batch maps while this one is written.
-    private static let mapQueue = DispatchQueue(label: "settee.key-index.map", attributes: .concurrent)
 
     /// Up to `limit` entries (key and value) of `index` in key order within `range`,
     /// strictly after `after`, without the documents they came from (a reduce's read).

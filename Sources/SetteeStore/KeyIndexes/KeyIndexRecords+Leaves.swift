@@ -16,8 +16,13 @@ extension KeyIndexRecords {
             let chunk = Array(rowIDs[start..<min(rowIDs.count, start + 500)])
             let list = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             var leaves: [Int64: [RevisionTree.Node]] = [:]
-            try db.query("SELECT doc_id, revid, deleted, sequence FROM revs WHERE current = 1 AND doc_id IN (\(list))",
-                         chunk.map { .integer($0) }) { row in
+            // Only documents with more than one leaf have conflicts to show (most have one):
+            // their leaves alone are read and parsed, not a revision id per document.
+            let sql = """
+                SELECT doc_id, revid, deleted, sequence FROM revs WHERE current = 1 AND doc_id IN (
+                    SELECT doc_id FROM revs WHERE current = 1 AND doc_id IN (\(list)) GROUP BY doc_id HAVING count(*) > 1)
+                """
+            try db.query(sql, chunk.map { .integer($0) }) { row in
                 guard let rev = row.revisionID(1) else { return }
                 leaves[row.int64(0), default: []].append(RevisionTree.Node(
                     rev: rev, parent: nil, isDeleted: row.int64(2) != 0, sequence: row.int64(3), hasBody: true))
