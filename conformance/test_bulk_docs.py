@@ -109,3 +109,52 @@ def test_local_ids_in_bulk_docs_are_local_documents(client, db):
     assert body_of(client.get(db.url("_local/a")))["v"] == 1
     assert [row["id"] for row in body_of(client.get(db.url("_all_docs")))["rows"]] == ["n"]
     assert [row["id"] for row in body_of(client.get(db.url("_changes")))["results"]] == ["n"]
+
+
+def post_raw(client, db, text):
+    """POSTs `text` as written (escapes and white space kept) to _bulk_docs."""
+    return client.post(db.url("_bulk_docs"), data=text.encode("utf-8"), headers={"Content-Type": "application/json"})
+
+
+def test_new_edits_false_bodies_as_sent(client, db):
+    """API Reference › Databases › POST /{db}/_bulk_docs with new_edits=false (what a
+    replicator sends): each body is stored as the JSON it was sent, escapes, unicode,
+    nesting and numbers read as JSON reads them; a key written with an escape is the key
+    it decodes to (`"\\u005fid"` is `_id`); `_revisions` may list `ids` before `start`."""
+    text = ('{"docs":[{"_id":"a","_rev":"1-' + sig("a1") + '","s":"\\u00e9\\/\\n\\ud83d\\ude00 é",'
+            '"n":[1.5,-0,12345678901234567890,7],"o":{"p":[{"q":null}],"t":true}},'
+            '{"\\u005fid":"b","_revisions":{"ids":["' + sig("b2") + '","' + sig("b1") + '"],"start":2}, "v" : 1 }],'
+            '"new_edits":false}')
+    assert body_of(assert_status(post_raw(client, db, text), 201)) == []
+    a = get_doc(db, "a")
+    assert a["s"] == "é/\n😀 é"
+    assert a["n"] == [1.5, 0, 12345678901234567890, 7]
+    assert a["o"] == {"p": [{"q": None}], "t": True}
+    b = get_doc(db, "b", params={"revs": "true"})
+    assert b["_rev"] == "2-" + sig("b2") and b["v"] == 1
+    assert b["_revisions"] == {"start": 2, "ids": [sig("b2"), sig("b1")]}
+
+
+def test_new_edits_false_refusal_writes_nothing(client, db):
+    """couch_doc:transfer_fields/3: in a new_edits=false batch a `_deleted` that is not a
+    boolean, or an unknown `_` member, refuses the whole request with 400 doc_validation
+    "Bad special document member: _<name>"; a non-string `_id` is 400 illegal_docid
+    (couch_doc:validate_docid/1). The documents before it are not stored."""
+    ok = {"_id": "ok", "_rev": "1-" + sig("ok")}
+    cases = [({"_id": "x", "_rev": "1-" + sig("x"), "_deleted": "yes"}, "doc_validation",
+              "Bad special document member: _deleted"),
+             ({"_id": "x", "_rev": "1-" + sig("x"), "_foo": 1}, "doc_validation", "Bad special document member: _foo"),
+             ({"_id": 1, "_rev": "1-" + sig("x")}, "illegal_docid", "Document id must be a string")]
+    for bad, error, reason in cases:
+        r = client.post(db.url("_bulk_docs"), json={"docs": [ok, bad], "new_edits": False})
+        assert_error(r, 400, error, reason)
+    assert_error(client.get(db.url("ok")), 404, "not_found")
+
+
+def test_new_edits_false_text_not_json_writes_nothing(client, db):
+    """chttpd:json_body/1: a body that is not JSON is 400 bad_request however well formed
+    the documents before the fault are, and none of them is stored."""
+    for tail in ('],"new_edits":false,}', '],"new_edits":false}x', '],"new_edits":false'):
+        r = post_raw(client, db, '{"docs":[{"_id":"a","_rev":"1-' + sig("a") + '"}' + tail)
+        assert_error(r, 400, "bad_request")
+    assert_error(client.get(db.url("a")), 404, "not_found")

@@ -52,13 +52,19 @@ public struct DocumentParser {
     /// - Throws: `DocumentError` (400) for bad special members, revs and ids; 413 for size.
     public func parse(_ object: JSONObject, id pathID: String?, newEdits: Bool, raw: RawMembers? = nil) throws -> Parsed {
         let special = try Self.specialMembers(of: object)
+        return try parse(special, id: pathID, newEdits: newEdits) { Self.body(of: object, raw: raw) }
+    }
+
+    /// The checks and the update, once the special members are found, in the order
+    /// CouchDB makes them; `body` gives the stored bytes (the object without its specials).
+    func parse(_ special: SpecialMembers, id pathID: String?, newEdits: Bool, body: () -> [UInt8]) throws -> Parsed {
         let id = try pathID ?? special.id.map(Self.idString) ?? newID()
         try Self.validate(id: id)
         // couch_doc:transfer_fields/3: `_revisions` sets the revisions whatever `_rev` says
         // (and wherever it stands); `_rev` counts only without it (or with no ids in it).
         // Read for replicated writes only: CouchDB's replicator PUTs its `_local` checkpoints
         // with `"_revisions":{"start":0,...}`, which a new edit must not trip over.
-        let history = newEdits ? [] : try special.revisions.map(Self.history) ?? []
+        let history = newEdits ? [] : try special.history ?? special.revisions.map(Self.history) ?? []
         let rev = try history.first ?? special.rev.map(Self.revision)
         let isDeleted: Bool
         switch special.deleted {
@@ -67,7 +73,7 @@ public struct DocumentParser {
         // couch_doc:transfer_fields takes `_deleted` only as a boolean; anything else is an unknown member.
         default: throw DocumentError.badSpecialMember("_deleted")
         }
-        let bytes = Self.body(of: object, raw: raw)
+        let bytes = body()
         guard bytes.count <= maxDocumentSize else { throw DocumentError.tooLarge(id) }
 
         var update = DocumentUpdate(id: id, body: bytes, isDeleted: isDeleted)
@@ -119,6 +125,8 @@ public struct DocumentParser {
     /// The first value of each special member this parser reads.
     public struct SpecialMembers {
         public var id, rev, deleted, revisions, attachments: JSONValue?
+        /// `_revisions` already read as `history(_:)` reads it (`compactHistory`), instead of `revisions`.
+        public var history: [RevisionID]?
     }
 
     /// The special members, in one pass instead of a lookup each: only keys starting

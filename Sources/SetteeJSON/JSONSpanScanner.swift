@@ -70,6 +70,28 @@ public struct JSONSpanScanner {
         return scanner.elementMembers(ofMember: position)
     }
 
+    /// The root object's members, and for the first member whose key is written exactly
+    /// `"<key>"` (no escape) and whose value is an array, `elementMembers` of that array,
+    /// found in the same pass (finding the members first walked the array once more).
+    /// Nil if there is no object; `elements` nil if no such member.
+    public static func members(ofObjectIn bytes: UnsafeBufferPointer<UInt8>, expanding key: String)
+        -> (members: [JSONMemberSpan], elements: [[JSONMemberSpan]?]?)?
+    {
+        var scanner = JSONSpanScanner(bytes, at: 0)
+        var elements: [[JSONMemberSpan]?]?
+        let quoted = Array(("\"" + key + "\"").utf8)
+        let members = scanner.members { scanner, keyRange in
+            guard elements == nil, scanner.byte(scanner.index) == UInt8(ascii: "["),
+                  UnsafeBufferPointer(rebasing: bytes[keyRange]).elementsEqual(quoted) else { return nil }
+            elements = scanner.elementMembers()
+            guard elements != nil else { return false }
+            scanner.index += 1  // the array's `]`
+            return true
+        }
+        guard let members else { return nil }
+        return (members, elements)
+    }
+
     /// The byte ranges of the two elements of the compact two-element array that is
     /// all of `bytes` (`[a,b]` as `JSONWriter` writes it: a view row's stored key and
     /// value, copied out instead of parsed and written again); nil for anything else.
@@ -97,7 +119,11 @@ public struct JSONSpanScanner {
         }
     }
 
-    private mutating func members() -> [JSONMemberSpan]? {
+    /// - Parameter expand: given the scanner at a member's value and the key's range
+    ///   (quotes included), nil to skip the value as usual, or whether it moved past it.
+    private mutating func members(
+        expand: ((inout JSONSpanScanner, Range<Int>) -> Bool?)? = nil
+    ) -> [JSONMemberSpan]? {
         skipWhitespace()
         guard byte(index) == UInt8(ascii: "{") else { return nil }
         index += 1
@@ -110,12 +136,18 @@ public struct JSONSpanScanner {
             let start = index
             isCompact = true
             guard byte(index) == UInt8(ascii: "\""), skipString() else { return nil }
+            let keyRange = start..<index
             skipWhitespace()
             guard byte(index) == UInt8(ascii: ":") else { return nil }
             index += 1
             skipWhitespace()
             let valueStart = index
-            guard skipValue() else { return nil }
+            if let expanded = expand?(&self, keyRange) {
+                guard expanded else { return nil }
+                isCompact = false
+            } else {
+                guard skipValue() else { return nil }
+            }
             spans.append(JSONMemberSpan(range: start..<index, valueStart: valueStart, isCompact: isCompact))
             skipWhitespace()
             switch byte(index) {

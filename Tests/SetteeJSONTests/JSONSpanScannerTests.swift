@@ -60,4 +60,27 @@ import Testing
             #expect(pair(other) == nil, "\(other)")
         }
     }
+
+    /// One pass: the root's members, and the elements of the first member written exactly
+    /// `"docs"` whose value is an array, as `elementMembers` finds them.
+    @Test func expandingAMemberGivesItsElementsInTheSamePass() throws {
+        func scan(_ text: String) -> (members: [String], elements: [Int?]?)? {
+            let bytes = Array(text.utf8)
+            guard let found = bytes.withUnsafeBufferPointer({ JSONSpanScanner.members(ofObjectIn: $0, expanding: "docs") })
+            else { return nil }
+            return (found.members.map { String(decoding: bytes[$0.range], as: UTF8.self) }, found.elements?.map { $0?.count })
+        }
+        let plain = try #require(scan(#"{"w":1, "docs" : [{"a":1,"b":2}, 3 ,{}] ,"new_edits":false}"#))
+        #expect(plain.members == [#""w":1"#, #""docs" : [{"a":1,"b":2}, 3 ,{}]"#, #""new_edits":false"#])
+        #expect(plain.elements == [2, nil, 0])
+        #expect(scan(#"{"docs":[]}"#)?.elements == [])
+        #expect(scan(#"{"docs":{},"docs":[{}]}"#)?.elements == [0])  // the first that is an array
+        #expect(scan(#"{"docs":[{"a":1}],"docs":[]}"#)?.elements == [1])
+        let escaped = try #require(scan(#"{"\u0064ocs":[{}]}"#))
+        #expect(escaped.members.count == 1 && escaped.elements == nil)
+        #expect(scan(#"{"x":[1]}"#)?.elements == nil)
+        for broken in [#"{"docs":[{"a":1}"#, #"{"docs":[1,"#, "[]", #"{"docs":[{"a"}]}"#] {
+            #expect(scan(broken) == nil, "\(broken)")
+        }
+    }
 }

@@ -23,7 +23,12 @@ enum BulkHandlers {
 
     static func bulkDocs(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         try MaintenanceHandlers.requireJSONContentType(context)
-        let request = try await context.jsonBody()
+        let bytes = try await context.jsonBodyBytes()
+        let maxDepth = context.node.configuration.maxJSONDepth
+        if let batch = try ReplicatedBatch.read(bytes, maxDepth: maxDepth, parser: DocumentHandlers.parser(context)) {
+            return try await write(batch.parsed, newEdits: false, options: batch.options, context, database)
+        }
+        let request = try JSONValueBody(bytes: bytes, maxDepth: maxDepth)
         let body = try request.object()
         guard let given = body["docs"] else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         guard let docs = given.arrayValue else { throw CouchError.badRequest("`docs` parameter must be an array.") }
@@ -46,6 +51,13 @@ enum BulkHandlers {
             let raw = spans?[i].map { DocumentParser.RawMembers(text: request.bytes, spans: $0) }
             return try parser.parse(object, id: nil, newEdits: newEdits, raw: raw)
         }
+        return try await write(parsed, newEdits: newEdits, options: body, context, database)
+    }
+
+    /// Stores the parsed documents (attachments first) and answers with their rows.
+    /// - Parameter options: the request's other members (`w` is read from them).
+    private static func write(_ parsed: [DocumentParser.Parsed], newEdits: Bool, options: JSONObject,
+                              _ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         // Validate every document's attachments before storing any blob.
         let entries = try parsed.map { try AttachmentParser.entries($0.attachments) }
         var updates: [DocumentUpdate] = []
@@ -65,7 +77,7 @@ enum BulkHandlers {
         }
         context.node.stats.recordWrite(documents: updates.count,
                                        inserted: newEdits ? updates.filter { $0.baseRevision == nil }.count : 0)
-        let accepted = WriteQuorum.isUnmet(context, body: .object(body))
+        let accepted = WriteQuorum.isUnmet(context, body: .object(options))
         return JSONResponse.make(status: accepted ? 202 : 201,
                                  bytes: resultRows(parsed, results, newEdits: newEdits, accepted: accepted))
     }

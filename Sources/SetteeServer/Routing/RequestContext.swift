@@ -35,14 +35,20 @@ struct RequestContext: Sendable {
     /// A POST must say `Content-Type: application/json` (415 otherwise), as
     /// CouchDB's `chttpd:validate_ctype` requires of its JSON endpoints.
     func jsonBody(checkingContentType: Bool = true) async throws -> JSONValueBody {
+        let bytes = try await jsonBodyBytes(checkingContentType: checkingContentType)
+        return try JSONValueBody(bytes: bytes, maxDepth: node.configuration.maxJSONDepth)
+    }
+
+    /// The bytes `jsonBody` parses, after the same Content-Type and size checks, for a
+    /// handler that reads them without a value tree (`_bulk_docs` with `new_edits:false`).
+    func jsonBodyBytes(checkingContentType: Bool = true) async throws -> [UInt8] {
         if checkingContentType && request.method == "POST" {
             let type = (request.headers["Content-Type"] ?? "").lowercased()
             guard type.hasPrefix("application/json") else {
                 throw CouchError(415, "bad_content_type", "Content-Type must be application/json")
             }
         }
-        let bytes = try await request.body.collect(upTo: node.configuration.http.limits.maxBodyBytes)
-        return try JSONValueBody(bytes: bytes, maxDepth: node.configuration.maxJSONDepth)
+        return try await request.body.collect(upTo: node.configuration.http.limits.maxBodyBytes)
     }
 
     /// The revision a request names outside its body: `?rev=`, else `If-Match`
