@@ -33,7 +33,6 @@ public final class ServiceBrowser: @unchecked Sendable {
     static let maxOpen = 32
     static let refreshAfter = 15.0
     static let answerWithin = 10.0
-    static let retryAfter = 2.0
     /// How long a removal waits for the instance's return before it is a departure (`VanishGrace`).
     static let vanishGrace = 3.0
     private let vanishes: VanishGrace
@@ -60,7 +59,8 @@ public final class ServiceBrowser: @unchecked Sendable {
         var isOpen = true
         /// Which opening of its refs this is, and whether that one has reported an address.
         var opening = 0
-        var answered = false
+        var answered = false { didSet { if answered { misses = 0 } } }
+        var misses = 0  // openings in a row that gave no address: the next waits longer (`ResolveRetry`)
         /// Address queries (0: A, 1: AAAA) the daemon refused or dropped: asked again.
         var unasked: Set<Int> = []
 
@@ -75,9 +75,6 @@ public final class ServiceBrowser: @unchecked Sendable {
             self.browser = browser
         }
     }
-
-    /// A token for the address query's ref (the loop keys refs by object).
-    final class AddressQuery {}
 
     init(type: String, loop: DNSSDLoop, logger: Logger, vanishGrace: Double = vanishGrace,
          onEvent: @escaping @Sendable (PeerEvent) -> Void) {
@@ -177,7 +174,7 @@ public final class ServiceBrowser: @unchecked Sendable {
                 logger.notice("mDNS: cannot resolve \(instance): \(DNSSDStatus(code: status)); trying again")
             }
             resolution.isOpen = false
-            return letGo(resolution, key: key, domain: domain, after: Self.retryAfter)
+            return letGo(resolution, key: key, domain: domain, after: ResolveRetry.first)
         }
         resolution.isOpen = true
         resolution.opening += 1
@@ -192,7 +189,10 @@ public final class ServiceBrowser: @unchecked Sendable {
     private func checkAnswered(_ key: String, domain: String, opening: Int) {
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.answerWithin) { [self] in loop.perform { [self] in
             guard !isStopped, let current = resolving[key], current.isOpen, current.opening == opening else { return }
-            guard current.answered else { return letGo(current, key: key, domain: domain, after: Self.retryAfter) }
+            guard current.answered else {
+                current.misses += 1
+                return letGo(current, key: key, domain: domain, after: ResolveRetry.delay(afterMisses: current.misses))
+            }
             if !current.unasked.isEmpty {
                 for index in current.unasked { query(current, host: current.host, index: index) }
                 checkAnswered(key, domain: domain, opening: opening)

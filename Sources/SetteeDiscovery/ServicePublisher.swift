@@ -21,7 +21,8 @@ public final class ServicePublisher: @unchecked Sendable {
     public let configuredName: String
     private let loop: DNSSDLoop
     private let logger: Logger
-    private var record: TXTRecord
+    /// The TXT record, and when a change of it is sent (`RecordUpdates`: not while the daemon probes).
+    private var records: RecordUpdates
     private var registered: DNSServiceRef?
     private var isWithdrawn = false
     private var failures = 0
@@ -42,24 +43,26 @@ public final class ServicePublisher: @unchecked Sendable {
         nameLock = Mutex(name)
         self.type = type
         self.port = port
-        self.record = record
+        records = RecordUpdates(record)
         self.loop = loop
         self.logger = logger
         loop.perform { [self] in register() }
     }
 
-    /// Replaces the advertised TXT record.
+    /// Replaces the advertised TXT record (held while the daemon still probes the name: `RecordUpdates`).
     public func update(_ newRecord: TXTRecord) {
         loop.perform { [self] in
-            guard newRecord != record else { return }
-            record = newRecord
-            guard let registered else { return }
-            let bytes = newRecord.bytes
-            let status = bytes.withUnsafeBytes {
-                DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
-            }
-            if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
+            if let due = records.change(to: newRecord) { send(due) }
         }
+    }
+
+    private func send(_ record: TXTRecord) {
+        guard let registered else { return }
+        let bytes = record.bytes
+        let status = bytes.withUnsafeBytes {
+            DNSServiceUpdateRecord(registered, nil, 0, UInt16($0.count), $0.baseAddress, 0)
+        }
+        if status != kDNSServiceErr_NoError { logger.notice("mDNS: TXT update failed (\(status)); re-registering") ; reregister() }
     }
 
     /// Registers again: the service was seen to vanish while this side thought it published
@@ -111,7 +114,8 @@ public final class ServicePublisher: @unchecked Sendable {
         guard !isWithdrawn else { return }
         var ref: DNSServiceRef?
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let bytes = record.bytes
+        records.registering()
+        let bytes = records.current.bytes
         let status = bytes.withUnsafeBytes { txt in
             DNSServiceRegister(&ref, 0, 0, requestedName, type, nil, nil, UInt16(port).bigEndian,
                                UInt16(txt.count), txt.baseAddress, { _, _, error, name, _, _, context in
@@ -154,6 +158,7 @@ public final class ServicePublisher: @unchecked Sendable {
         }
         failures = 0
         confirmed = true
+        if let due = records.confirmed() { send(due) }
         // avahi renames by itself ("Name #2") when another host holds the name; say so once.
         if let name, name != requestedName {
             logger.info("mDNS: \"\(requestedName)\" is taken on the network; publishing as \"\(name)\"")

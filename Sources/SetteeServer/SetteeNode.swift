@@ -153,13 +153,15 @@ public final class SetteeNode: Sendable {
     }
 
     /// Creates the system databases a single node keeps (`_users`, `_replicator`,
-    /// CouchDB's `setup:cluster_system_dbs`) when they are missing. Call before `start()`.
+    /// CouchDB's `setup:cluster_system_dbs`) when they are missing, and the `[discovery] sync`
+    /// databases (`createSyncDatabases`). Call before `start()`.
     public func prepare() async throws {
         if configuration.singleNode {
             for name in ["_users", "_replicator"] where try directory.database(named: name) == nil {
                 _ = try await DatabaseHandlers.create(name, directory: directory, configuration: configuration)
             }
         }
+        await createSyncDatabases()  // before `start()` publishes: the first record lists them
         // CouchDB's auth cache makes sure of `_design/_auth` whenever it starts watching the database.
         if let users = try directory.database(named: state.live.authentication.name) {
             try await AuthDesignDocument.ensure(in: users)

@@ -63,8 +63,9 @@ import Testing
         let pair = try DiscoveryTests.Pair("faults", aroundB: ["/bin/bash", "-c", Self.faults, "faults"])
         defer { pair.stop() }
         let (hosts, a, baseA, baseB) = (pair.hosts, pair.a, pair.baseA, pair.baseB)
-        #expect(try DiscoveryTests.call(hosts.a, "PUT", baseA + "/shared")["ok"] == true)
-        // B may have it already: its pull from A (create_target) makes it once A advertises it.
+        // Each made its `sync` database at start (SetteeNode+SyncDatabases).
+        let createdA = try DiscoveryTests.call(hosts.a, "PUT", baseA + "/shared")
+        #expect(createdA["ok"] == true || createdA["error"] == "file_exists", "\(createdA)")
         let createdB = try DiscoveryTests.call(hosts.b, "PUT", baseB + "/shared")
         #expect(createdB["ok"] == true || createdB["error"] == "file_exists", "\(createdB)")
 
