@@ -38,6 +38,10 @@ import Testing
         let h = try await harness()
         let bad = await h.send("PUT", "/db/a", json: ["_attachments": ["x": ["data": "***"]]])
         #expect(bad.status == 400 && bad.json["error"] == "bad_request")
+        // Padding past the last group, which Foundation's decoder takes and Erlang's refuses
+        // (CouchDB 3.4.3, attachments_test.exs "errors for bad attachment").
+        let padded = await h.send("PUT", "/db/a", json: ["_attachments": ["foo.txt": ["data": "notBase64Encoded="]]])
+        #expect(padded.status == 400 && padded.json == ["error": "bad_request", "reason": "Invalid attachment data for foo.txt"])
         let underscore = await h.send("PUT", "/db/a", json: ["_attachments": ["_x": ["data": "YWJj"]]])
         #expect(underscore.status == 400)
         #expect(await h.send("PUT", "/db/b/_x", body: [1]).status == 400)
@@ -52,6 +56,18 @@ import Testing
         let rev = try #require(await h.send("PUT", "/db/a", json: ["v": 1]).json["rev"])
         let reply = await h.send("PUT", "/db/a", json: ["_rev": rev, "_attachments": ["n": ["stub": true]]])
         #expect(reply.status == 412 && reply.json["error"] == "missing_stub")
+    }
+
+    /// A stub names `{name, revpos}` (couch_att:merge_stubs/2): another revpos is 412, as
+    /// CouchDB 3.4.3 answers (attachments_test.exs, COUCHDB-809).
+    @Test func stubWithAnotherRevposIs412() async throws {
+        let h = try await harness()
+        let put = await h.send("PUT", "/db/a", json: ["_attachments": ["f": ["data": "YWJj"]]])
+        let rev = try #require(put.json["rev"])
+        let wrong = await h.send("PUT", "/db/a", json: ["_rev": rev, "_attachments": ["f": ["stub": true, "revpos": 10]]])
+        #expect(wrong.status == 412 && wrong.json == ["error": "missing_stub", "reason": "Invalid attachment stub in a for f"])
+        let right = await h.send("PUT", "/db/a", json: ["_rev": rev, "_attachments": ["f": ["stub": true, "revpos": 1]]])
+        #expect(right.status == 201)
     }
 
     @Test func standalonePutGetRangeAndDelete() async throws {
