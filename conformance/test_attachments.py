@@ -544,3 +544,13 @@ def test_stub_with_another_revpos_is_missing_stub(client, db):
     assert body_of(r)["reason"] == "Invalid attachment stub in stub_doc for foo.txt"
     assert get_doc(db, "stub_doc")["_rev"] == rev
 
+
+def test_attachment_delete_is_200_whatever_w(client, db):
+    """attachments_test.exs "delete attachment" (w=3): chttpd_db:db_attachment_req/3 answers a
+    DELETE `{200, []}` whatever the write quorum, and sends no Location."""
+    r = client.put(db.url("d", "a.txt"), data=b"x", headers={"Content-Type": "text/plain"})
+    rev = body_of(r)["rev"]
+    r = client.delete(db.url("d", "a.txt"), params={"w": "3", "rev": rev})
+    assert_status(r, 200)
+    assert "Location" not in r.headers
+

@@ -107,6 +107,16 @@ import Testing
                                                                    "reason": "Document is missing attachment"])
     }
 
+    /// chttpd_db:db_attachment_req/3 answers a DELETE 200 whatever `w` asks (CouchDB 3.4.3,
+    /// attachments_test.exs "delete attachment" with w=3); a PUT with w=3 is 202 on one node.
+    @Test func deleteIs200EvenWithAnUnmetQuorum() async throws {
+        let h = try await harness()
+        let put = await h.send("PUT", "/db/doc/a.txt?w=3", body: [1], headers: ["Content-Type": "text/plain"])
+        #expect(put.status == 202)
+        let rev = try #require(put.json["rev"]?.stringValue)
+        #expect(await h.send("DELETE", "/db/doc/a.txt?w=3&rev=\(rev)").status == 200)
+    }
+
     @Test func compressibleAttachmentIsGzippedAndDecodedOnDemand() async throws {
         let h = try await harness()
         let text = Array(String(repeating: "compressible text ", count: 100).utf8)
