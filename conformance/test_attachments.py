@@ -554,3 +554,14 @@ def test_attachment_delete_is_200_whatever_w(client, db):
     assert_status(r, 200)
     assert "Location" not in r.headers
 
+
+def test_bad_atts_since_is_400(client, db):
+    """attachments_test.exs neighbourhood: `atts_since` goes through couch_doc:parse_revs/1
+    (chttpd_db:parse_doc_query/1): JSON that does not parse -> 400 "invalid UTF-8 JSON", a
+    non-list -> "Invalid list of revisions", an entry that is no rev -> "Invalid rev format"."""
+    put_doc(db, "d")
+    for value, reason in (("bad", "invalid UTF-8 JSON"), ("1", "Invalid list of revisions"),
+                          ('["x"]', "Invalid rev format"), ("[1]", "Invalid rev format")):
+        r = client.get(db.url("d"), params={"atts_since": value})
+        assert_error(r, 400, "bad_request")
+        assert body_of(r)["reason"] == reason

@@ -117,6 +117,19 @@ import Testing
         #expect(await h.send("DELETE", "/db/doc/a.txt?w=3&rev=\(rev)").status == 200)
     }
 
+    /// `atts_since` is read as couch_doc:parse_revs/1 reads it (CouchDB 3.4.3's answers).
+    @Test func badAttsSinceIs400() async throws {
+        let h = try await harness()
+        #expect(await h.send("PUT", "/db/d", json: [:]).status == 201)
+        let cases = ["bad": "invalid UTF-8 JSON", "1": "Invalid list of revisions", "%5B%22x%22%5D": "Invalid rev format",
+                     "%5B1%5D": "Invalid rev format"]
+        for (value, reason) in cases {
+            let answer = await h.send("GET", "/db/d?atts_since=\(value)", headers: ["Accept": "application/json"])
+            #expect(answer.status == 400 && answer.json == ["error": "bad_request", "reason": .string(reason)], "\(value)")
+        }
+        #expect(await h.send("GET", "/db/d?atts_since=%5B%221-abc%22%5D", headers: ["Accept": "application/json"]).status == 200)
+    }
+
     @Test func compressibleAttachmentIsGzippedAndDecodedOnDemand() async throws {
         let h = try await harness()
         let text = Array(String(repeating: "compressible text ", count: 100).utf8)
