@@ -20,14 +20,30 @@ enum SessionHandlers {
 
     static func post(_ context: RequestContext) async throws -> HTTPResponse {
         let (name, password) = try await credentials(context)
-        let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
+        let user: UserContext, hash: String
+        do {
+            (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
                                                                              peer: context.request.remoteAddress)
+        } catch let error as CouchError where error.status == 401 {
+            return try failedLogin(context, error)
+        }
         // Checked after the password and before the cookie, as CouchDB builds `Location`.
         let location = try context.query["next"].map { try redirectLocation($0, context) }
         let cookie = context.node.authenticator.sessions.issue(name: name, passwordHash: hash, now: Authenticator.now())
         let headers: HTTPHeaders = ["Set-Cookie": context.node.authenticator.sessions.header(cookie, now: Authenticator.now())]
         let body: JSONValue = ["ok": true, "name": .string(name), "roles": .array(user.roles.map { .string($0) })]
         return redirecting(to: location, body, headers: headers)
+    }
+
+    /// A refused login clears the session cookie and, with `?fail=`, is a 302 there carrying
+    /// the same error (couch_httpd_auth:handle_session_req/2; CouchDB 3.4.3 answers so).
+    private static func failedLogin(_ context: RequestContext, _ error: CouchError) throws -> HTTPResponse {
+        let location = try context.query["fail"].map { try redirectLocation($0, context) }
+        var response = redirecting(to: location, ["error": .string(error.error), "reason": .string(error.reason)],
+                                   headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+        if location == nil { response.status = error.status }
+        for (name, value) in error.headers { response.headers.add(name, value) }
+        return response
     }
 
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
@@ -75,7 +91,7 @@ enum SessionHandlers {
             return try credentials(name: field("name"), username: field("username"), password: field("password"))
         }
         guard type.hasPrefix("application/json") else {
-            throw CouchError(415, "bad_content_type", "Content-Type must be application/x-www-form-urlencoded or application/json")
+            throw CouchError(415, "bad_content_type", "Content-Type must be 'application/x-www-form-urlencoded' or 'application/json'")
         }
         let body = try await context.jsonBody().object()
         return try credentials(name: body["name"], username: body["username"], password: body["password"])
