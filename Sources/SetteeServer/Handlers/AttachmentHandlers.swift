@@ -10,7 +10,6 @@ import SetteeStore
 /// download from the blob into the response, never whole in memory.
 enum AttachmentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        if let redirect = DesignDocRedirect.response(context) { return redirect }
         // A read checks no names: what cannot be stored is simply not found, as CouchDB answers.
         let (id, name) = try target(context, validating: false)
         try await UsersDatabaseReadRule.requireRead(id, context, database)

@@ -9,7 +9,6 @@ import SetteeStore
 extension DocumentHandlers {
     static func get(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let id = context.parameters.docID ?? ""
-        if let redirect = DesignDocRedirect.response(context) { return redirect }
         // An id that could never be stored is not found, as CouchDB reads it (404 "missing").
         guard (try? DocumentParser.validate(id: id)) != nil else { throw CouchError.notFound("missing") }
         try await UsersDatabaseReadRule.requireRead(id, context, database)

@@ -135,6 +135,9 @@ enum Routes {
             let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
             // Reads write nothing: the hot path skips the task-local below.
             if context.request.method == "GET" || context.request.method == "HEAD" {
+                // `/{db}/_design%2F{name}/...` is 301 to the unescaped path for anything under
+                // it, views and `_info` too (chttpd_db:db_req/2; design_paths_test.exs).
+                if let redirect = DesignDocRedirect.response(context) { return redirect }
                 return try await handler(context, database)
             }
             // The store's rules (design documents, `_users`) read who writes from here.
