@@ -76,6 +76,11 @@ enum Routes {
             throw CouchError.badRequest("database is not partitioned")
         })),
         ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
+        // Temporary views are gone from CouchDB 2.0 on: 410 for every method
+        // (chttpd_view:handle_temp_view_req/2; view_errors_test.exs).
+        ("/{db}/_temp_view", everyMethod(db { _, _ in
+            throw CouchError(410, "gone", "Temporary views are not supported in CouchDB")
+        })),
 
         ("/{db}/{docid}", document),
         ("/{db}/{docid}/{attachment...}", attachment),
