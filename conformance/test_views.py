@@ -543,3 +543,13 @@ def test_update_seq_is_the_index_sequence(client, db):
     assert (stale["rows"][0]["value"] == 4950) == (stale["update_seq"] == built["summate"])
     fresh = body_of(assert_status(view(db, "all_docs", {"update_seq": True}, ddoc="test"), 200))
     assert fresh["total_rows"] == 101 and fresh["update_seq"] != built["all_docs"]
+
+
+def test_descending_reverses_the_keys_of_a_map_query(vdb):
+    """view_multi_key_design_test.exs "dir descending works": fabric_view_map reverses `keys`
+    for a descending map query, so the last key's rows come first; a grouped reduce keeps
+    the keys' order."""
+    body = rows(vdb, "by_n", {"reduce": False, "descending": True}, body={"keys": [1, 3]})
+    assert [row["key"] for row in body["rows"]] == [3, 1]
+    body = rows(vdb, "by_n", {"group": True, "descending": True}, body={"keys": [1, 3]})
+    assert [row["key"] for row in body["rows"]] == [1, 3]

@@ -51,5 +51,15 @@ import Testing
         }
         #expect(await h.send("GET", "/db/_design/d/_view/v?update_seq=true").json["update_seq"] != built)
     }
+
+    /// fabric_view_map reverses `keys` when descending (view_multi_key_design_test.exs
+    /// "dir descending works"): keys [0, 2] read key 2's rows first; a reduce keeps the order.
+    @Test func descendingReversesTheKeysOfAMapQuery() async throws {
+        let h = try await harness()
+        let map = await h.send("POST", "/db/_design/d/_view/v?reduce=false&descending=true", json: ["keys": [0, 2]])
+        #expect(map.json["rows"]?.arrayValue?.map { $0["key"] } == [2, 0])
+        let reduce = await h.send("POST", "/db/_design/d/_view/v?group=true&descending=true", json: ["keys": [0, 2]])
+        #expect(reduce.json["rows"]?.arrayValue?.map { $0["key"] } == [0, 2])
+    }
 }
 

@@ -97,7 +97,10 @@ enum ViewHandlers {
         if reduce {
             return try await reduced(database, index, requested, query, ranges)
         }
-        return try await mapped(database, index, query, ranges, view.collation)
+        // fabric_view_map reverses `keys` for a descending map query (view_multi_key_design_test.exs
+        // "dir descending works"); a reduce keeps their order.
+        let ordered = query.descending && query.isMultiKey ? Array(ranges.reversed()) : ranges
+        return try await mapped(database, index, query, ordered, view.collation)
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
