@@ -565,3 +565,17 @@ def test_bad_atts_since_is_400(client, db):
         r = client.get(db.url("d"), params={"atts_since": value})
         assert_error(r, 400, "bad_request")
         assert body_of(r)["reason"] == reason
+
+
+def test_multipart_part_length_is_worded_as_couchdb(client, db):
+    """attachments_multipart_test.exs neighbourhood: a `follows` part shorter or longer than
+    its `length`, or missing, is 400 in couch_att's words ("attachment shorter than
+    expected" / "attachment longer than expected"), and nothing is stored."""
+    doc = {"_attachments": {"a": {"follows": True, "content_type": "text/plain", "length": 3}}}
+    for parts, reason in (([], "attachment shorter than expected"),
+                          ([([], b"12")], "attachment shorter than expected"),
+                          ([([], b"1234")], "attachment longer than expected")):
+        body, ctype = build_related(doc, parts)
+        r = client.put(db.url("x"), data=body, headers={"Content-Type": ctype})
+        assert_error(r, 400, "bad_request", reason)
+        assert_status(client.get(db.url("x")), 404)
