@@ -79,3 +79,16 @@ def test_malformed_session_cookie_is_400(base_url, admin_auth):
         r = requests.get(base_url + "/_session", headers={"Cookie": "AuthSession=garbage"}, auth=auth)
         assert_error(r, 400, "bad_request", "Malformed AuthSession cookie. Please clear your cookies.")
     assert requests.get(base_url + "/_session", headers={"Cookie": "AuthSession="}).status_code == 200
+
+
+def test_logout_cookie_has_the_attributes_of_a_session_cookie(base_url):
+    """cookie_auth_test.exs neighbourhood: couch_httpd_auth:clear_auth_cookie/1 empties the
+    cookie with the attributes a fresh one has (Version, Expires, Max-Age of the session
+    timeout, Path, HttpOnly), for a logout and a refused login alike."""
+    import re
+    shape = re.compile(r"^AuthSession=; Version=1; Expires=[A-Z][a-z]{2}, \d\d-[A-Z][a-z]{2}-\d{4} \d\d:\d\d:\d\d GMT; "
+                       r"Max-Age=[1-9]\d*; Path=/; HttpOnly$")
+    r = requests.delete(base_url + "/_session")
+    assert shape.match(r.headers.get("Set-Cookie", "")), r.headers.get("Set-Cookie")
+    r = requests.post(base_url + "/_session", json={"name": "nobody-clear", "password": "x"})
+    assert shape.match(r.headers.get("Set-Cookie", "")), r.headers.get("Set-Cookie")

@@ -40,16 +40,23 @@ enum SessionHandlers {
     private static func failedLogin(_ context: RequestContext, _ error: CouchError) throws -> HTTPResponse {
         let location = try context.query["fail"].map { try redirectLocation($0, context) }
         var response = redirecting(to: location, ["error": .string(error.error), "reason": .string(error.reason)],
-                                   headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+                                   headers: ["Set-Cookie": clearedCookie(context)])
         if location == nil { response.status = error.status }
         for (name, value) in error.headers { response.headers.add(name, value) }
         return response
     }
 
+    /// The cookie a logout or a refused login sends: empty, with the attributes of a fresh one
+    /// (couch_httpd_auth:clear_auth_cookie/1: CouchDB 3.4.3 sends `Expires` and `Max-Age` of
+    /// the session timeout, not 0); an empty AuthSession is no session.
+    private static func clearedCookie(_ context: RequestContext) -> String {
+        context.node.authenticator.sessions.header("", now: Authenticator.now())
+    }
+
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
         let location = try context.query["next"].map { try redirectLocation($0, context) }
         return redirecting(to: location, ["ok": true],
-                           headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+                           headers: ["Set-Cookie": clearedCookie(context)])
     }
 
     /// 302 to `location` when there is one, else 200.
