@@ -202,3 +202,47 @@ def test_posted_options_take_words_as_written(client, db):
     put_doc(db, "a", {})
     r = client.post(db.url("_all_docs"), json={"keys": ["a"], "stale": "ok", "update": "lazy"})
     assert [row["id"] for row in body_of(assert_status(r, 200))["rows"]] == ["a"]
+
+
+def test_non_string_keys_are_not_found(client, db):
+    """all_docs_test.exs "POST with keys and limit": `_all_docs` keys are document ids, so a
+    key that is no string finds nothing: its row is {"key": <the key>, "error": "not_found"}
+    (fabric_view_all_docs:open_doc/5), never the document whose id spells the number."""
+    put_doc(db, "1")
+    put_doc(db, "2")
+    body = body_of(assert_status(client.post(db.url("_all_docs"), json={"keys": [1, "2", None]}), 200))
+    assert body["rows"][0] == {"key": 1, "error": "not_found"}
+    assert body["rows"][1]["id"] == "2"
+    assert body["rows"][2] == {"key": None, "error": "not_found"}
+    body = all_docs(db, {"keys": "[1]"})
+    assert body["rows"] == [{"key": 1, "error": "not_found"}]
+
+
+def test_queries_read_keys_as_a_view_parameter(client, db):
+    """API Reference › Databases › POST /{db}/_all_docs/queries: each query's members are
+    view parameters (couch_mrview_http:parse_param/4), where one key in `keys` is a `key=`
+    range (so the answer has an offset) and a `keys` that is no list is 400 query_parse_error;
+    a `queries` that is no list is 400 (couch_mrview_util:get_view_queries/1)."""
+    for i in "0123":
+        put_doc(db, i)
+    r = client.post(db.url("_all_docs", "queries"), json={"queries": [{"keys": ["1"]}, {"keys": ["2", "0"]}]})
+    results = body_of(assert_status(r, 200))["results"]
+    assert results[0]["offset"] == 1 and [row["id"] for row in results[0]["rows"]] == ["1"]
+    assert results[1]["offset"] is None and [row["id"] for row in results[1]["rows"]] == ["2", "0"]
+    r = client.post(db.url("_all_docs", "queries"), json={"queries": [{"keys": "x"}]})
+    assert_error(r, 400, "query_parse_error", "`keys` must be an array of strings.")
+    r = client.post(db.url("_all_docs", "queries"), json={"queries": {}})
+    assert_error(r, 400, "bad_request", "`queries` member must be an array.")
+
+
+def test_post_body_parameters_are_decoded_values(client, db):
+    """all_docs_test.exs "POST boolean" neighbourhood: a POST body's parameters are decoded
+    JSON (couch_mrview_http:parse_param/4): `limit` must be a JSON integer, and a refusal
+    prints the value as Erlang's ~p does (`<<"x">>`, `-1`, `null`)."""
+    for body, reason in (({"limit": "1"}, 'Invalid value for integer: <<"1">>'),
+                         ({"skip": "x"}, 'Invalid value for integer: <<"x">>'),
+                         ({"limit": -1}, "Invalid value for positive integer: -1"),
+                         ({"limit": None}, "Invalid value for integer: null"),
+                         ({"descending": 1}, "Invalid boolean parameter: 1")):
+        assert_error(client.post(db.url("_all_docs"), json=body), 400, "query_parse_error", reason)
+    assert_status(client.post(db.url("_all_docs"), json={"descending": "true", "limit": 1}), 200)

@@ -513,3 +513,69 @@ def test_attachments_member_not_an_object(client, db):
         r = client.put(db.url("d"), json={"_attachments": value})
         assert_error(r, 400, "doc_validation")
         assert body_of(r)["reason"] == "Bad special document member: _attachments"
+
+
+def test_inline_data_padding_is_checked(client, db):
+    """attachments_test.exs "errors for bad attachment": inline `data` is decoded as Erlang's
+    base64:decode/1 decodes it (couch_att:from_json), so padding that is not exactly what the
+    last group lacks (`notBase64Encoded=`, `aGVsbG8==`) or is missing (`aGVsbG8`) is 400
+    "Invalid attachment data for <name>"; whitespace inside is skipped."""
+    for i, data in enumerate(("notBase64Encoded=", "aGVsbG8==", "aGVsbG8")):
+        r = client.put(db.url("bad%d" % i), json={"_attachments": {"foo.txt": {"data": data}}})
+        assert_error(r, 400, "bad_request")
+        assert body_of(r)["reason"] == "Invalid attachment data for foo.txt"
+        assert_status(client.get(db.url("bad%d" % i)), 404)
+    r = client.put(db.url("good"), json={"_attachments": {"a": {"data": "aGVs bG8="}}})
+    assert_status(r, 201)
+    assert client.get(db.url("good", "a")).content == b"hello"
+
+
+def test_stub_with_another_revpos_is_missing_stub(client, db):
+    """attachments_test.exs "COUCHDB-809 - stubs should only require the 'stub' field": a stub
+    is matched by name and revpos (couch_att:merge_stubs/2), so one naming a revpos the kept
+    attachment lacks is 412 missing_stub; without revpos it keeps the attachment."""
+    r = client.put(db.url("stub_doc"), json={"_attachments": {"foo.txt": inline(b"abc", "text/plain")}})
+    rev = body_of(r)["rev"]
+    r = client.put(db.url("stub_doc"), json={"_rev": rev, "_attachments": {"foo.txt": {"stub": True}}})
+    assert_status(r, 201)
+    rev = body_of(r)["rev"]
+    r = client.put(db.url("stub_doc"), json={"_rev": rev, "_attachments": {"foo.txt": {"stub": True, "revpos": 10}}})
+    assert_error(r, 412, "missing_stub")
+    assert body_of(r)["reason"] == "Invalid attachment stub in stub_doc for foo.txt"
+    assert get_doc(db, "stub_doc")["_rev"] == rev
+
+
+def test_attachment_delete_is_200_whatever_w(client, db):
+    """attachments_test.exs "delete attachment" (w=3): chttpd_db:db_attachment_req/3 answers a
+    DELETE `{200, []}` whatever the write quorum, and sends no Location."""
+    r = client.put(db.url("d", "a.txt"), data=b"x", headers={"Content-Type": "text/plain"})
+    rev = body_of(r)["rev"]
+    r = client.delete(db.url("d", "a.txt"), params={"w": "3", "rev": rev})
+    assert_status(r, 200)
+    assert "Location" not in r.headers
+
+
+def test_bad_atts_since_is_400(client, db):
+    """attachments_test.exs neighbourhood: `atts_since` goes through couch_doc:parse_revs/1
+    (chttpd_db:parse_doc_query/1): JSON that does not parse -> 400 "invalid UTF-8 JSON", a
+    non-list -> "Invalid list of revisions", an entry that is no rev -> "Invalid rev format"."""
+    put_doc(db, "d")
+    for value, reason in (("bad", "invalid UTF-8 JSON"), ("1", "Invalid list of revisions"),
+                          ('["x"]', "Invalid rev format"), ("[1]", "Invalid rev format")):
+        r = client.get(db.url("d"), params={"atts_since": value})
+        assert_error(r, 400, "bad_request")
+        assert body_of(r)["reason"] == reason
+
+
+def test_multipart_part_length_is_worded_as_couchdb(client, db):
+    """attachments_multipart_test.exs neighbourhood: a `follows` part shorter or longer than
+    its `length`, or missing, is 400 in couch_att's words ("attachment shorter than
+    expected" / "attachment longer than expected"), and nothing is stored."""
+    doc = {"_attachments": {"a": {"follows": True, "content_type": "text/plain", "length": 3}}}
+    for parts, reason in (([], "attachment shorter than expected"),
+                          ([([], b"12")], "attachment shorter than expected"),
+                          ([([], b"1234")], "attachment longer than expected")):
+        body, ctype = build_related(doc, parts)
+        r = client.put(db.url("x"), data=body, headers={"Content-Type": ctype})
+        assert_error(r, 400, "bad_request", reason)
+        assert_status(client.get(db.url("x")), 404)

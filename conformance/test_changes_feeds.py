@@ -338,3 +338,16 @@ def test_db_updates_bodies_have_one_result_a_line(client, make_db):
             row = json.loads(line.rstrip(","))
             assert set(row) >= {"db_name", "type", "seq"}
     assert row is not None
+
+
+def test_filter_selector_refusals_in_couchdb_words(db):
+    """changes_test.exs neighbourhood: couch_changes:get_selector_and_fields/1 wants the
+    selector to be an object and `fields` a list of field names; a mango refusal is 400 in
+    mango's own words (mango_error:info/2), with no prefix."""
+    for body, reason in (({"selector": 1}, "Selector error: expected a JSON object"),
+                         ({}, "Selector error: expected a JSON object"),
+                         ({"selector": {"$foo": 1}}, "Invalid operator: $foo"),
+                         ({"selector": {"x": 1}, "fields": "x"}, "Selector error: fields must be JSON array"),
+                         ({"selector": {"x": 1}, "fields": [1]}, "Invalid JSON for field spec: 1")):
+        r = db.client.post(db.url("_changes"), params={"filter": "_selector"}, json=body)
+        assert_error(r, 400, "bad_request", reason)

@@ -60,3 +60,14 @@ def test_another_language_is_saved_and_answered_unknown(db):
 def test_another_languages_validate_doc_update_refuses_every_write(db):
     put_doc(db, "_design/q", {"language": "python", "validate_doc_update": "def validate(*args): pass"})
     assert_error(db.client.put(db.url("c"), json={}), 500, "unknown_query_language", "python")
+
+
+def test_paths_under_an_escaped_design_id_are_redirected(client, db):
+    """design_paths_test.exs: GET /{db}/_design%2F{name}/... is 301 to the unescaped path for
+    anything under it, a view or _info as much as the document (chttpd_db:db_req/2)."""
+    assert_status(client.put(db.url("_design/test"), json={"views": {"v": {"map": "function(doc){emit(1,1)}"}}}), 201)
+    base = client.url(db.name)
+    for tail in ("/_design%2Ftest/_view/v?limit=1", "/_design%2Ftest/_info"):
+        r = client.get(base + tail, allow_redirects=False)
+        assert_status(r, 301)
+        assert r.headers["Location"].endswith("/" + db.name + tail.replace("%2F", "/"))

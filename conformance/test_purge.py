@@ -135,3 +135,15 @@ def test_a_purged_validate_doc_update_stops_applying(client, db):
     skip_if_couchdb_defect(client, r, 403, "forbidden", "CouchDB 3.4.3 keeps applying a purged design "
                            "document's validate_doc_update (the database's cached functions are not reloaded)")
     assert_status(r, 201)
+
+
+def test_purged_infos_list_a_repeated_purge_once(client, db):
+    """purge_test.exs neighbourhood: fabric_db_purged_infos gathers the infos into a set, so
+    purging the same id and revs again is listed once; the purge of a missing document is
+    listed (order is not CouchDB's to promise: compared as a set)."""
+    rev = put_doc(db, "a")["rev"]
+    _purge(client, db, {"a": [rev]})
+    _purge(client, db, {"a": [rev]})
+    _purge(client, db, {"nope": ["1-abc"]})
+    infos = body_of(client.get(db.url("_purged_infos")))["purged_infos"]
+    assert sorted(infos, key=lambda i: i["id"]) == [{"id": "a", "revs": [rev]}, {"id": "nope", "revs": ["1-abc"]}]

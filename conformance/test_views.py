@@ -474,3 +474,82 @@ def test_reduce_answers_update_seq_and_request_errors(vdb):
     assert_error(r, 400, "bad_request", "POST body must include `queries` parameter.")
     r = vdb.client.post(vdb.url("_compact", "d"), data="{}", headers={"Content-Type": "text/plain"})
     assert_error(r, 415, "bad_content_type", "Content-Type must be application/json")
+
+
+def test_post_body_parameters_are_decoded_values(vdb):
+    """view_errors_test.exs neighbourhood: a POST body's view parameters are read as decoded
+    JSON by couch_mrview_http:parse_param/4: a count must be a JSON integer (`"1"` is refused,
+    the reason printing the value as Erlang does, `<<"1">>`), a boolean may be `true` or a
+    string spelling it; a `keys` in the query string that is no list is query_parse_error."""
+    for body, reason in (({"limit": "1"}, 'Invalid value for integer: <<"1">>'),
+                         ({"limit": -1}, "Invalid value for positive integer: -1"),
+                         ({"skip": 1.5}, "Invalid value for integer: 1.5"),
+                         ({"group_level": "1"}, 'Invalid value for integer: <<"1">>')):
+        assert_error(view(vdb, "by_n", body=body), 400, "query_parse_error", reason)
+    body = rows(vdb, "by_n", body={"reduce": "false", "limit": 1})
+    assert len(body["rows"]) == 1 and "id" in body["rows"][0]
+    body = rows(vdb, "by_n", body={"group": "true"})
+    assert len(body["rows"]) > 1
+    assert_error(vdb.client.get(vdb.url("_design/d", "_view", "by_n"), params={"keys": "1"}), 400,
+                 "query_parse_error", "`keys` must be an array of strings.")
+    assert_error(view(vdb, "by_n", body={"keys": 1}), 400, "bad_request", "`keys` member must be an array.")
+
+
+def test_temporary_views_are_gone(client, db):
+    """view_errors_test.exs "temporary view should give error message": /{db}/_temp_view is
+    410 gone for any method (chttpd_view:handle_temp_view_req/2)."""
+    for method in ("POST", "GET"):
+        r = client.request(method, db.url("_temp_view"), json={"map": "function(doc){emit(doc.integer)}"})
+        assert_error(r, 410, "gone", "Temporary views are not supported in CouchDB")
+
+
+def test_group_level_zero_is_one_row(vdb):
+    """reduce_builtin_test.exs neighbourhood: couch_mrview_util:determine_group_level/1 lets a
+    given `group_level` decide, and 0 reduces everything to one row keyed null, even with
+    group=true (API Reference › Design Documents › Views: group_level)."""
+    whole = rows(vdb, "by_n")["rows"]
+    assert len(whole) == 1
+    for params in ({"group_level": 0}, {"group": True, "group_level": 0}):
+        assert rows(vdb, "by_n", params)["rows"] == [{"key": None, "value": whole[0]["value"]}]
+
+
+def test_queries_take_the_query_string_under_their_own(vdb):
+    """view_multi_key_design_test.exs neighbourhood: POST .../_view/{view}/queries parses the
+    query string, then each query over it (chttpd_view:multi_query_view/5): `?limit=1` limits
+    every query but one naming its own limit."""
+    r = vdb.client.post(vdb.url("_design/d", "_view", "by_n", "queries"), params={"limit": "1", "reduce": "false"},
+                        json={"queries": [{}, {"limit": 3}]})
+    results = body_of(assert_status(r, 200))["results"]
+    assert [len(result["rows"]) for result in results] == [1, 3]
+
+
+def test_update_seq_is_the_index_sequence(client, db):
+    """view_update_seq_test.exs "view update seq": a view's `update_seq` is the sequence its
+    index has caught up to (couch_mrview's view state), not the database's: with stale=ok
+    after a write, rows without that write come with the sequence before it, for map and
+    reduce views alike. (CouchDB may build the index in the background meanwhile, so the
+    check is that the sequence and the rows agree.)"""
+    put_doc(db, "_design/test", {"autoupdate": False, "views": {
+        "all_docs": {"map": "function(doc) { emit(doc.integer, doc.string) }"},
+        "summate": {"map": "function(doc) { if (typeof doc.integer === 'number') emit(doc.integer, doc.integer); }",
+                    "reduce": "_sum"}}})
+    bulk_docs(db, [{"_id": str(i), "integer": i, "string": str(i)} for i in range(100)])
+    built = {name: body_of(assert_status(view(db, name, {"update_seq": True}, ddoc="test"), 200))["update_seq"]
+             for name in ("all_docs", "summate")}
+    put_doc(db, "A", {"integer": 1})
+    stale = body_of(assert_status(view(db, "all_docs", {"update_seq": True, "stale": "ok"}, ddoc="test"), 200))
+    assert (stale["total_rows"] == 100) == (stale["update_seq"] == built["all_docs"])
+    stale = body_of(assert_status(view(db, "summate", {"update_seq": True, "stale": "ok"}, ddoc="test"), 200))
+    assert (stale["rows"][0]["value"] == 4950) == (stale["update_seq"] == built["summate"])
+    fresh = body_of(assert_status(view(db, "all_docs", {"update_seq": True}, ddoc="test"), 200))
+    assert fresh["total_rows"] == 101 and fresh["update_seq"] != built["all_docs"]
+
+
+def test_descending_reverses_the_keys_of_a_map_query(vdb):
+    """view_multi_key_design_test.exs "dir descending works": fabric_view_map reverses `keys`
+    for a descending map query, so the last key's rows come first; a grouped reduce keeps
+    the keys' order."""
+    body = rows(vdb, "by_n", {"reduce": False, "descending": True}, body={"keys": [1, 3]})
+    assert [row["key"] for row in body["rows"]] == [3, 1]
+    body = rows(vdb, "by_n", {"group": True, "descending": True}, body={"keys": [1, 3]})
+    assert [row["key"] for row in body["rows"]] == [1, 3]

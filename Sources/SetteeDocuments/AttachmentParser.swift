@@ -10,7 +10,8 @@ public enum AttachmentParser {
     /// One `_attachments` entry, validated.
     public enum Entry {
         case inline(name: String, contentType: String, bytes: [UInt8], revpos: Int?)
-        case stub(name: String, digest: AttachmentDigest?)
+        /// `revpos`, when given, must be the kept attachment's (couch_att:merge_stubs/2).
+        case stub(name: String, digest: AttachmentDigest?, revpos: Int?)
         case follows(Follows)
     }
 
@@ -52,7 +53,7 @@ public enum AttachmentParser {
         let contentType = props["content_type"]?.stringValue ?? defaultContentType
         let digest = props["digest"]?.stringValue.flatMap(AttachmentDigest.init(couchDigest:))
         let revpos = props["revpos"]?.intValue
-        if props["stub"]?.boolValue == true { return .stub(name: name, digest: digest) }
+        if props["stub"]?.boolValue == true { return .stub(name: name, digest: digest, revpos: revpos) }
         if props["follows"]?.boolValue == true {
             let encoding = props["encoding"]?.stringValue.flatMap { $0 == "identity" ? nil : $0 }
             if let encoding, encoding != "gzip" {
@@ -62,10 +63,10 @@ public enum AttachmentParser {
                                     encoding: encoding, encodedLength: int64(props["encoded_length"]),
                                     digest: digest, revpos: revpos))
         }
-        guard let text = props["data"]?.stringValue, let data = Data(base64Encoded: text) else {
+        guard let text = props["data"]?.stringValue, let bytes = StrictBase64.decode(text) else {
             throw DocumentError.badRequest("Invalid attachment data for \(name)")
         }
-        return .inline(name: name, contentType: contentType, bytes: Array(data), revpos: revpos)
+        return .inline(name: name, contentType: contentType, bytes: bytes, revpos: revpos)
     }
 
     private static func int64(_ value: JSONValue?) -> Int64? { value?.intValue.map(Int64.init) }
@@ -80,8 +81,8 @@ public enum AttachmentParser {
         var updates: [AttachmentUpdate] = []
         for entry in entries {
             switch entry {
-            case .stub(let name, let digest):
-                updates.append(.stub(name: name, digest: digest))
+            case .stub(let name, let digest, let revpos):
+                updates.append(.stub(name: name, digest: digest, revpos: revpos))
             case .inline(let name, let contentType, let bytes, let revpos):
                 var stored = try await database.storeAttachment(name: name, contentType: contentType, bytes: bytes)
                 stored.revpos = newEdits ? 0 : revpos ?? 0

@@ -52,7 +52,10 @@ public final class MultipartDocumentUpload {
             partIndex += 1
         case .end:
             guard parsed != nil, partIndex - 1 == follows.count else {
-                throw DocumentError.badRequest("Missing attachment data in multipart request")
+                // A `follows` attachment whose part never came is short, as CouchDB 3.4.3 words it
+                // (couch_att: "attachment shorter than expected"; attachments_multipart_test.exs).
+                throw DocumentError.badRequest(parsed == nil ? "Missing attachment data in multipart request"
+                                                             : "attachment shorter than expected")
             }
             isComplete = true
         }

@@ -25,6 +25,13 @@ import Testing
         }
     }
 
+    @Test func wellFormedMeansThreeParts() {
+        #expect(sessions.isWellFormed(sessions.issue(name: "admin", passwordHash: "h", now: 1_000)))
+        for value in ["garbage", "!!!", CookieSession.base64URL(Array("admin:ZZ".utf8))] {
+            #expect(!sessions.isWellFormed(value), "\(value)")
+        }
+    }
+
     @Test func base64URLRoundTripsEveryByteAndLength() {
         // 0xfb 0xff encode to "-" and "_" (base64's "+" and "/"); lengths 0-5 cover every padding.
         let bytes: [UInt8] = [0xfb, 0xff, 0xbf, 0x00, 0x3e]

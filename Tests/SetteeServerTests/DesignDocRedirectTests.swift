@@ -1,3 +1,5 @@
+import SetteeHTTP
+import SetteeJSON
 @testable import SetteeServer
 import Testing
 
@@ -29,4 +31,18 @@ import Testing
         #expect(DesignDocRedirect.unescaped("/db/_design%2Fa?x=1") == "/db/_design/a?x=1")
         #expect(DesignDocRedirect.unescaped("/db/_design%2fa_design%2Fb") == "/db/_design/ab")
     }
+
+    /// Everything under `_design%2F{name}` is 301 for GET, views and `_info` too, as
+    /// CouchDB 3.4.3 answers (design_paths_test.exs); they were served.
+    @Test func pathsUnderTheEscapedDesignDocumentAreRedirected() async throws {
+        let h = try RouterHarness()
+        #expect(await h.send("PUT", "/db").status == 201)
+        #expect(await h.send("PUT", "/db/_design/t", json: ["views": [:]]).status == 201)
+        for path in ["/db/_design%2Ft/_view/v?limit=1", "/db/_design%2Ft/_info", "/db/_design%2Ft", "/db/_design%2Ft/a.txt"] {
+            let answer = await h.send("GET", path)
+            #expect(answer.status == 301, "\(path)")
+            #expect(answer.headers["Location"]?.hasSuffix(path.replacing("%2F", with: "/")) == true, "\(path)")
+        }
+    }
 }
+

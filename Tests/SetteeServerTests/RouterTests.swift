@@ -114,4 +114,16 @@ import Testing
         #expect(await harness.send("GET", "/db/_design/x/_list").json["error"] == "list_error")
         #expect(await harness.send("GET", "/db/_design/x/_view").status == 405)
     }
+
+    /// `/{db}/_temp_view` is 410 gone for every method (chttpd_view:handle_temp_view_req/2), not a
+    /// document named `_temp_view` (view_errors_test.exs; CouchDB 3.4.3 answers so).
+    @Test func temporaryViewsAreGone() async throws {
+        let harness = try RouterHarness()
+        #expect(await harness.send("PUT", "/db").status == 201)
+        for method in ["POST", "GET", "PUT"] {
+            let answer = await harness.send(method, "/db/_temp_view", json: ["map": "function(doc){emit(null)}"])
+            #expect(answer.status == 410 && answer.json == ["error": "gone", "reason": "Temporary views are not supported in CouchDB"])
+        }
+        #expect(await harness.send("POST", "/nodb/_temp_view", json: [:]).status == 404)
+    }
 }

@@ -47,6 +47,20 @@ import Testing
         }
     }
 
+    /// couch_att:merge_stubs/2 matches a stub by name and revpos: CouchDB 3.4.3 answers 412
+    /// missing_stub for `{"stub": true, "revpos": 10}` on an attachment of revpos 1
+    /// (attachments_test.exs, COUCHDB-809); the right revpos, or none, keeps it.
+    @Test func stubWithAnotherRevposIsMissingStub() async throws {
+        try await withDatabase { db in
+            let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [1])
+            let rev1 = try await put(db, "d", [.new(a)]).get()
+            let wrong = try await put(db, "d", base: rev1, [.stub(name: "a", digest: nil, revpos: 10)])
+            guard case .failure(.missingStub(_, "a")) = wrong else { Issue.record("expected missingStub: \(wrong)"); return }
+            let rev2 = try await put(db, "d", base: rev1, [.stub(name: "a", digest: nil, revpos: 1)]).get()
+            #expect(try await attachments(db, "d").first?.revpos == 1 && rev2.generation == 2)
+        }
+    }
+
     @Test func attachmentsChangeTheRevisionID() async throws {
         try await withDatabase { db in
             let a = try await db.storeAttachment(name: "a", contentType: "x/y", bytes: [1])

@@ -42,6 +42,14 @@ struct CookieSession: Sendable {
         return "AuthSession=\(cookie); Version=1; Expires=\(expires); Max-Age=\(timeout); Path=/; HttpOnly"
     }
 
+    /// Whether a cookie decodes to three `:`-separated parts, as CouchDB splits it before any check.
+    func isWellFormed(_ value: String) -> Bool {
+        guard let bytes = Self.decodeBase64URL(value), let first = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            return false
+        }
+        return bytes[(first + 1)...].contains(UInt8(ascii: ":"))
+    }
+
     /// The user name a cookie claims, before any check (to look up whose key verifies it).
     func name(of value: String) -> String? {
         guard let bytes = Self.decodeBase64URL(value), let first = bytes.firstIndex(of: UInt8(ascii: ":")) else {

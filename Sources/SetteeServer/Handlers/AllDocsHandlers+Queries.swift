@@ -18,13 +18,11 @@ extension AllDocsHandlers {
     }
 
     private static func queries(_ context: RequestContext, _ database: Database, designOnly: Bool) async throws -> HTTPResponse {
-        guard case .array(let list)? = try await context.jsonBody().object()["queries"] else {
-            throw CouchError.badRequest("POST body must include `queries` parameter.")
-        }
+        let list = try AllDocsHandlers.queryList(try await context.jsonBody().object())
         var out = Array(#"{"results":["#.utf8)
         for (offset, item) in list.enumerated() {
             guard case .object(let options) = item else { throw CouchError.badRequest("Each query must be an object.") }
-            var query = try query(context.query, over: options)
+            var query = try query(context.query, over: options, isQueriesItem: true)
             var hidesDocs = false
             if designOnly {
                 query = designQuery(query)

@@ -73,13 +73,18 @@ enum AllDocsHandlers {
     }
 
     /// The options of `body` (a POST body, or one of `queries`) with `options` over them.
-    static func query(_ options: QueryOptions, over body: JSONObject) throws -> AllDocsQuery {
+    /// In one of `queries` (`isQueriesItem`), `keys` is a view parameter like the others
+    /// (couch_mrview_http:parse_param/4): one key is a `key=` range, with its `offset`, and
+    /// a `keys` that is no list is 400 query_parse_error, as CouchDB 3.4.3 answers.
+    static func query(_ options: QueryOptions, over body: JSONObject, isQueriesItem: Bool = false) throws -> AllDocsQuery {
+        var body = body
+        if isQueriesItem, let keys = body["keys"] {
+            guard let list = keys.arrayValue else { throw CouchError.queryParseError("`keys` must be an array of strings.") }
+            if list.count == 1 { body = oneKeyAsRange(body, list[0]) }
+        }
         var items = options.items  // looked up first-wins: the query string's win
         for member in body.members where member.key != "keys" {
-            // JSON-valued options stay JSON text; the others as a query string spells them.
-            let value = member.value
-            let text = jsonOptions.contains(member.key) ? JSONWriter.string(value) : value.stringValue ?? JSONWriter.string(value)
-            items.append((member.key, text))
+            items.append((member.key, try bodyOptionText(member.key, member.value)))
         }
         let merged = QueryOptions(items: items)
         try merged.checkViewParameters()
@@ -92,6 +97,24 @@ enum AllDocsHandlers {
     }
 
     private static let jsonOptions: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
+
+    /// A body member as a query string would spell it. JSON-valued options stay JSON text;
+    /// booleans and counts are read as decoded values first, so a bad one is refused in
+    /// CouchDB's words for a body (`DecodedParameter`).
+    private static func bodyOptionText(_ name: String, _ value: JSONValue) throws -> String {
+        if jsonOptions.contains(name) { return JSONWriter.string(value) }
+        if QueryOptions.booleanViewParameters.contains(name) { return String(try DecodedParameter.bool(value)) }
+        if QueryOptions.countViewParameters.contains(name) { return String(try DecodedParameter.nonNegativeInt(value)) }
+        return value.stringValue ?? JSONWriter.string(value)
+    }
+
+    /// `body` with its one-element `keys` turned into `start_key` and `end_key`.
+    private static func oneKeyAsRange(_ body: JSONObject, _ key: JSONValue) -> JSONObject {
+        var members = body.members.filter { $0.key != "keys" }
+        members.append(.init(key: "start_key", value: key))
+        members.append(.init(key: "end_key", value: key))
+        return JSONObject(members: members)
+    }
 
     /// Body `keys` with `key`, `start_key`, `end_key` (or a query string's `keys`, one key of
     /// which is such a range) is refused unless all name its one key (couch_mrview_util:validate_args/1).
@@ -113,7 +136,7 @@ enum AllDocsHandlers {
     static func postedKeys(_ body: JSONObject) throws -> [String]? {
         guard let keys = body["keys"] else { return nil }
         guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
-        return list.map { $0.stringValue ?? JSONWriter.string($0) }
+        return list.map(lookupID)
     }
 
     static func parseQuery(_ q: QueryOptions) throws -> AllDocsQuery {
@@ -135,7 +158,7 @@ enum AllDocsHandlers {
         }
         if let keys = try q.json("keys") {
             guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` parameter must be an array.") }
-            query.keys = list.map { $0.stringValue ?? JSONWriter.string($0) }
+            query.keys = list.map(lookupID)
         }
         return query
     }
@@ -204,7 +227,7 @@ enum AllDocsHandlers {
                                  attachments: [StoredAttachment]) {
         guard let rev = row.rev else {
             out.append(contentsOf: #"{"key":"#.utf8)
-            JSONWriter.writeString(row.id, to: &out)
+            writeMissingKey(row.id, to: &out)
             out.append(contentsOf: #","error":"not_found"}"#.utf8)
             return
         }

@@ -9,7 +9,7 @@ extension BulkHandlers {
         let body = try await context.jsonBody().object()
         guard let docs = body["docs"]?.arrayValue else { throw CouchError.badRequest("Missing JSON list of 'docs'.") }
         context.node.stats.recordReads(docs.count)
-        var options = DocumentOptions(query: context.query)
+        var options = try DocumentOptions(query: context.query)
         // As document reads: only exactly `true` (chttpd_db:db_req/2 `_bulk_get`, parse_doc_query/1).
         options.revs = context.query.flag("revs")
         // `_revisions` cut to `_revs_limit`, as a document GET (couch_db:make_doc/5).

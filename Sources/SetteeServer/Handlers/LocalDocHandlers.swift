@@ -97,14 +97,12 @@ enum LocalDocHandlers {
     /// `POST /{db}/_local_docs/queries`: one `_local_docs` answer per query, in
     /// `{"results":[...]}`, framed as `_all_docs/queries` (CouchDB 3.4.3 answers it).
     static func queries(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        guard case .array(let list)? = try await context.jsonBody().object()["queries"] else {
-            throw CouchError.badRequest("POST body must include `queries` parameter.")
-        }
+        let list = try AllDocsHandlers.queryList(try await context.jsonBody().object())
         var out = Array(#"{"results":["#.utf8)
         for (offset, item) in list.enumerated() {
             guard case .object(let options) = item else { throw CouchError.badRequest("Each query must be an object.") }
             out.append(contentsOf: (offset == 0 ? "\r\n" : ",\r\n").utf8)
-            out.append(contentsOf: try await answer(database, try AllDocsHandlers.query(context.query, over: options)))
+            out.append(contentsOf: try await answer(database, try AllDocsHandlers.query(context.query, over: options, isQueriesItem: true)))
         }
         out.append(contentsOf: "\r\n]}\n".utf8)
         return JSONResponse.make(status: 200, bytes: out)

@@ -10,7 +10,7 @@ import SetteeStore
 enum OpenRevsHandler {
     static func get(_ context: RequestContext, _ database: Database, id: String) async throws -> HTTPResponse {
         let entries = try await revisions(context, database, id: id)
-        var options = DocumentOptions(query: context.query)
+        var options = try DocumentOptions(query: context.query)
         options.revs = context.query.flag("revs")
         if options.revs { options.revsLimit = try await database.revsLimit() }
         // `_replicator` shows another user's document without credentials, here as in a GET.

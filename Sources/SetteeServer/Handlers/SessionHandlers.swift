@@ -20,8 +20,13 @@ enum SessionHandlers {
 
     static func post(_ context: RequestContext) async throws -> HTTPResponse {
         let (name, password) = try await credentials(context)
-        let (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
+        let user: UserContext, hash: String
+        do {
+            (user, hash) = try await context.node.authenticator.authenticate(name: name, password: password,
                                                                              peer: context.request.remoteAddress)
+        } catch let error as CouchError where error.status == 401 {
+            return try failedLogin(context, error)
+        }
         // Checked after the password and before the cookie, as CouchDB builds `Location`.
         let location = try context.query["next"].map { try redirectLocation($0, context) }
         let cookie = context.node.authenticator.sessions.issue(name: name, passwordHash: hash, now: Authenticator.now())
@@ -30,10 +35,28 @@ enum SessionHandlers {
         return redirecting(to: location, body, headers: headers)
     }
 
+    /// A refused login clears the session cookie and, with `?fail=`, is a 302 there carrying
+    /// the same error (couch_httpd_auth:handle_session_req/2; CouchDB 3.4.3 answers so).
+    private static func failedLogin(_ context: RequestContext, _ error: CouchError) throws -> HTTPResponse {
+        let location = try context.query["fail"].map { try redirectLocation($0, context) }
+        var response = redirecting(to: location, ["error": .string(error.error), "reason": .string(error.reason)],
+                                   headers: ["Set-Cookie": clearedCookie(context)])
+        if location == nil { response.status = error.status }
+        for (name, value) in error.headers { response.headers.add(name, value) }
+        return response
+    }
+
+    /// The cookie a logout or a refused login sends: empty, with the attributes of a fresh one
+    /// (couch_httpd_auth:clear_auth_cookie/1: CouchDB 3.4.3 sends `Expires` and `Max-Age` of
+    /// the session timeout, not 0); an empty AuthSession is no session.
+    private static func clearedCookie(_ context: RequestContext) -> String {
+        context.node.authenticator.sessions.header("", now: Authenticator.now())
+    }
+
     static func delete(_ context: RequestContext) async throws -> HTTPResponse {
         let location = try context.query["next"].map { try redirectLocation($0, context) }
         return redirecting(to: location, ["ok": true],
-                           headers: ["Set-Cookie": "AuthSession=; Version=1; Path=/; HttpOnly; Max-Age=0"])
+                           headers: ["Set-Cookie": clearedCookie(context)])
     }
 
     /// 302 to `location` when there is one, else 200.
@@ -75,7 +98,7 @@ enum SessionHandlers {
             return try credentials(name: field("name"), username: field("username"), password: field("password"))
         }
         guard type.hasPrefix("application/json") else {
-            throw CouchError(415, "bad_content_type", "Content-Type must be application/x-www-form-urlencoded or application/json")
+            throw CouchError(415, "bad_content_type", "Content-Type must be 'application/x-www-form-urlencoded' or 'application/json'")
         }
         let body = try await context.jsonBody().object()
         return try credentials(name: body["name"], username: body["username"], password: body["password"])

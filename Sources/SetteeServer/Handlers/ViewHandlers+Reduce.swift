@@ -10,7 +10,8 @@ extension ViewHandlers {
         var out = Array("{".utf8)
         if query.updateSeq {
             out.append(contentsOf: #""update_seq":"#.utf8)
-            SequenceToken.write(try await database.updateSequence(), to: &out)
+            // The index's sequence, as for map rows (`writeHead`).
+            SequenceToken.write(try await database.indexedSequence(index), to: &out)
             out.append(UInt8(ascii: ","))
         }
         let kept = ReducedRows.of(database)
@@ -29,8 +30,11 @@ extension ViewHandlers {
                                     _ query: ViewQuery, _ ranges: [KeyRange],
                                     limit: JavaScriptLimits.ReduceLimit) async throws -> [UInt8] {
         let view = requested.view
-        let level: Int? = query.group ? nil : query.groupLevel
-        let grouping = query.group || query.groupLevel != nil
+        // couch_mrview_util:determine_group_level/1: a `group_level` given decides, 0 being one
+        // row keyed null like no grouping (CouchDB 3.4.3; it grouped exact keys here); else
+        // `group=true` groups exact keys (level nil).
+        let level: Int? = query.groupLevel ?? (query.group ? nil : 0)
+        let grouping = level.map { $0 > 0 } ?? true
         // A built-in reduce reads the index's own entries (key and value) and no document;
         // a JavaScript one is given each row's document id too.
         let builtin = view.builtinReduce

@@ -25,7 +25,7 @@ extension ViewHandlers {
                 firstPage = read.page
             }
         }
-        try await writeHead(counts, query, first, database, to: &out)
+        try await writeHead(counts, query, first, database, index, to: &out)
         var written = 0
         var toSkip = query.skip
         read: for range in ranges {

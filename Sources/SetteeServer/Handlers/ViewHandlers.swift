@@ -11,31 +11,18 @@ enum ViewHandlers {
     static func query(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
         let view = try await definition(context, database)
         var body: JSONObject?
-        if context.request.method == "POST" { body = try await context.jsonBody().object() }
+        if context.request.method == "POST" {
+            body = try await context.jsonBody().object()
+            // couch_mrview_util:get_view_keys/1 reads a POST body's `keys` first.
+            if let keys = body?["keys"], keys.arrayValue == nil { throw CouchError.badRequest("`keys` member must be an array.") }
+        }
         let bytes = try await run(view, try ViewQuery(context.query, body: body), database)
         return JSONResponse.make(status: 200, bytes: bytes + Array("\n".utf8))
     }
 
-    /// `POST .../_view/{view}/queries`: `{"queries": [options, ...]}`, answered as
-    /// `{"results": [view response, ...]}`.
-    static func queries(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
-        let view = try await definition(context, database)
-        guard case .array(let list) = try await context.jsonBody().object()["queries"] else {
-            throw CouchError.badRequest("POST body must include `queries` parameter.")
-        }
-        var out = Array(#"{"results":["#.utf8)
-        for (offset, item) in list.enumerated() {
-            guard case .object(let options) = item else { throw CouchError.badRequest("Each query must be an object.") }
-            out.append(contentsOf: offset == 0 ? Array("\r\n".utf8) : Array(",\r\n".utf8))
-            out.append(contentsOf: try await run(view, try ViewQuery(QueryOptions(items: []), body: options), database))
-        }
-        out.append(contentsOf: (list.isEmpty ? "\r\n\r\n]}\n" : "\r\n]}\n").utf8)
-        return JSONResponse.make(status: 200, bytes: out)
-    }
-
     /// The view the request names: 404 `missing` without its design document,
     /// `missing_named_view` without the view.
-    private static func definition(_ context: RequestContext, _ database: Database) async throws -> RequestedView {
+    static func definition(_ context: RequestContext, _ database: Database) async throws -> RequestedView {
         guard let ddocName = context.parameters[.ddoc], let viewName = context.parameters[.view] else {
             throw CouchError.notFound()
         }
@@ -81,7 +68,7 @@ enum ViewHandlers {
             throw CouchError.queryParseError("Invalid use of grouping on a map view.")
         }
         // Any `keys` but exactly one, even none, needs exact grouping (couch_mrview_util:validate_args/1).
-        if reduce, let keys = query.keys, keys.count != 1, !query.group {
+        if reduce, let keys = query.keys, keys.count != 1, !(query.group && query.groupLevel == nil) {
             throw CouchError.queryParseError("Multi-key fetches for reduce views must use `group=true`")
         }
         if reduce, query.includeDocs {
@@ -110,7 +97,10 @@ enum ViewHandlers {
         if reduce {
             return try await reduced(database, index, requested, query, ranges)
         }
-        return try await mapped(database, index, query, ranges, view.collation)
+        // fabric_view_map reverses `keys` for a descending map query (view_multi_key_design_test.exs
+        // "dir descending works"); a reduce keeps their order.
+        let ordered = query.descending && query.isMultiKey ? Array(ranges.reversed()) : ranges
+        return try await mapped(database, index, query, ordered, view.collation)
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
@@ -150,7 +140,7 @@ enum ViewHandlers {
                 firstPage = read.page
             }
         }
-        try await writeHead(counts, query, first, database, to: &out)
+        try await writeHead(counts, query, first, database, index, to: &out)
         var written = 0
         var toSkip = query.skip
         read: for range in ranges {
@@ -186,8 +176,10 @@ enum ViewHandlers {
     }
 
     /// `total_rows` and `offset` (when sorted), `update_seq` (when asked), then the rows' opening.
+    /// `update_seq` is the sequence `index` has caught up to, as couch_mrview answers it (with
+    /// stale=ok after a write, the one before it; view_update_seq_test.exs), not the database's.
     static func writeHead(_ counts: (total: Int, before: Int)?, _ query: ViewQuery, _ first: KeyRange,
-                          _ database: Database, to out: inout [UInt8]) async throws {
+                          _ database: Database, _ index: KeyIndex, to out: inout [UInt8]) async throws {
         if let counts {
             out.append(contentsOf: #""total_rows":"#.utf8)
             out.append(contentsOf: String(counts.total).utf8)
@@ -200,7 +192,7 @@ enum ViewHandlers {
         }
         if query.updateSeq {
             out.append(contentsOf: (query.sorted ? #","update_seq":"# : #""update_seq":"#).utf8)
-            SequenceToken.write(try await database.updateSequence(), to: &out)
+            SequenceToken.write(try await database.indexedSequence(index), to: &out)
         }
         out.append(contentsOf: ((query.sorted || query.updateSeq) ? #","rows":["# : #""rows":["#).utf8)
     }

@@ -37,16 +37,13 @@ struct ViewQuery {
             return names.lazy.compactMap { body?[$0] }.first
         }
         func bool(_ name: String) throws -> Bool? {
-            if !q.contains(name), let value = body?[name] {
-                guard case .bool(let b) = value else { throw CouchError.queryParseError("Invalid boolean parameter: \(JSONWriter.string(value))") }
-                return b
-            }
+            if !q.contains(name), let value = body?[name] { return try DecodedParameter.bool(value) }
             return q.contains(name) ? try q.bool(name) : nil
         }
         reduce = try bool("reduce")
         let explicitGroup = try bool("group")
         group = explicitGroup ?? false
-        if let level = try q.int("group_level") ?? body?["group_level"]?.intValue {
+        if let level = try q.int("group_level") ?? body?["group_level"].map(DecodedParameter.nonNegativeInt) {
             guard level >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(level)\"") }
             groupLevel = level
         }
@@ -56,7 +53,9 @@ struct ViewQuery {
         }
         if let key = try json("key") { keys = [key] }
         if let list = try json("keys") {
-            guard case .array(let values) = list else { throw CouchError.badRequest("`keys` member must be an array.") }
+            // A body's non-list `keys` was refused before (couch_mrview_util:get_view_keys/1); here it
+            // is the query string's, refused by couch_mrview_util:validate_args/1.
+            guard case .array(let values) = list else { throw CouchError.queryParseError("`keys` must be an array of strings.") }
             keys = values
             isMultiKey = true
         }
@@ -69,11 +68,11 @@ struct ViewQuery {
             ?? q["endkey_docid"] ?? q["end_key_doc_id"]
         inclusiveEnd = try bool("inclusive_end") ?? true
         descending = try bool("descending") ?? false
-        if let value = try body?["limit"]?.intValue ?? q.nonNegativeInt("limit") {
+        if let value = try body?["limit"].map(DecodedParameter.nonNegativeInt) ?? q.nonNegativeInt("limit") {
             guard value >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(value)\"") }
             limit = value
         }
-        if let value = try body?["skip"]?.intValue ?? q.nonNegativeInt("skip") { skip = max(0, value) }
+        if let value = try body?["skip"].map(DecodedParameter.nonNegativeInt) ?? q.nonNegativeInt("skip") { skip = max(0, value) }
         includeDocs = try bool("include_docs") ?? false
         conflicts = try bool("conflicts") ?? false
         attachments = try bool("attachments") ?? false

@@ -76,6 +76,11 @@ enum Routes {
             throw CouchError.badRequest("database is not partitioned")
         })),
         ("/{db}/_security", [.GET: db(MaintenanceHandlers.getSecurity), .PUT: db(MaintenanceHandlers.putSecurity)]),
+        // Temporary views are gone from CouchDB 2.0 on: 410 for every method
+        // (chttpd_view:handle_temp_view_req/2; view_errors_test.exs).
+        ("/{db}/_temp_view", everyMethod(db { _, _ in
+            throw CouchError(410, "gone", "Temporary views are not supported in CouchDB")
+        })),
 
         ("/{db}/{docid}", document),
         ("/{db}/{docid}/{attachment...}", attachment),
@@ -135,6 +140,9 @@ enum Routes {
             let isDatabaseAdmin = try await DatabaseAccess.authorize(context, database)
             // Reads write nothing: the hot path skips the task-local below.
             if context.request.method == "GET" || context.request.method == "HEAD" {
+                // `/{db}/_design%2F{name}/...` is 301 to the unescaped path for anything under
+                // it, views and `_info` too (chttpd_db:db_req/2; design_paths_test.exs).
+                if let redirect = DesignDocRedirect.response(context) { return redirect }
                 return try await handler(context, database)
             }
             // The store's rules (design documents, `_users`) read who writes from here.

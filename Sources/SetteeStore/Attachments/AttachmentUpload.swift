@@ -133,7 +133,9 @@ public final class AttachmentUpload: @unchecked Sendable {
         return try await BlobIO.run { [self] in
             if let expectedLength, expectedLength != receivedLength {
                 drop()
-                throw StoreError.attachmentMismatch("Attachment \(name): expected \(expectedLength) bytes, got \(receivedLength)")
+                // CouchDB's words (couch_att:read_data/3 via flush_data), whatever the name.
+                throw StoreError.attachmentMismatch(
+                    receivedLength < expectedLength ? "attachment shorter than expected" : "attachment longer than expected")
             }
             if compressor != nil, let expectedDigest, expectedDigest != AttachmentDigest(md5: Array(received.finalize())) {
                 drop()

@@ -54,8 +54,8 @@ enum AttachmentRecords {
         // An edit without `_attachments` keeps none, so there is nothing to look up.
         guard !updates.isEmpty else { return .success([]) }
         let base = try parent.map { try attachments(db, sequence: $0) } ?? []
-        return try resolve(id: id, updates, generation: generation, blobs: blobs) { name, _ in
-            base.first { $0.name == name }
+        return try resolve(id: id, updates, generation: generation, blobs: blobs) { name, _, revpos in
+            base.first { $0.name == name && (revpos == nil || $0.revpos == revpos) }
         }
     }
 
@@ -63,14 +63,15 @@ enum AttachmentRecords {
     static func resolveWithoutParent(id: String, _ updates: [AttachmentUpdate], generation: Int,
                                      blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
         guard !updates.isEmpty else { return .success([]) }
-        return try resolve(id: id, updates, generation: generation, blobs: blobs) { _, _ in nil }
+        return try resolve(id: id, updates, generation: generation, blobs: blobs) { _, _, _ in nil }
     }
 
     /// `new_edits=false`: stubs from the nearest ancestor in `ancestors` (sequences, newest
     /// first) that has the name, else any attachment of document `rowID` with the digest.
     static func resolve(_ db: Connection, id: String, _ updates: [AttachmentUpdate], ancestors: [Int64], rowID: Int64?,
                         generation: Int, blobs: BlobStore?) throws -> Result<[StoredAttachment], StoreError> {
-        try resolve(id: id, updates, generation: generation, blobs: blobs) { name, digest in
+        // A replicated stub's revpos is not checked: the nearest ancestor or a digest decides.
+        try resolve(id: id, updates, generation: generation, blobs: blobs) { name, digest, _ in
             for sequence in ancestors {
                 if let found = try attachments(db, sequence: sequence).first(where: { $0.name == name }) { return found }
             }
@@ -84,7 +85,7 @@ enum AttachmentRecords {
     }
 
     private static func resolve(id: String, _ updates: [AttachmentUpdate], generation: Int, blobs: BlobStore?,
-                                stub: (String, AttachmentDigest?) throws -> StoredAttachment?)
+                                stub: (String, AttachmentDigest?, Int?) throws -> StoredAttachment?)
         throws -> Result<[StoredAttachment], StoreError> {
         var resolved: [StoredAttachment] = []
         for update in updates where !resolved.contains(where: { $0.name == update.name }) {
@@ -98,8 +99,8 @@ enum AttachmentRecords {
                 }
                 if attachment.revpos <= 0 { attachment.revpos = generation }
                 resolved.append(attachment)
-            case .stub(let name, let digest):
-                guard let found = try stub(name, digest) else {
+            case .stub(let name, let digest, let revpos):
+                guard let found = try stub(name, digest, revpos) else {
                     return .failure(.missingStub(document: id, attachment: name))
                 }
                 resolved.append(found)
