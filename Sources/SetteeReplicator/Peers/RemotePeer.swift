@@ -115,67 +115,6 @@ public struct RemotePeer: Peer {
         return missing
     }
 
-    /// `_bulk_get` with stubs (small JSON), then each attachment the target lacks
-    /// as raw bytes from its own URL: no base64 in either direction.
-    public func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
-        let docs: [JSONValue] = requests.map { ["id": .string($0.id), "rev": .string($0.rev)] }
-        var request = post("/_bulk_get?revs=true&latest=true", ["docs": .array(docs)])
-        request.headers.append(("Accept", "application/json"))
-        let response = try await send(request)
-        // CouchDB before 2.2, and servers that never had it, lack _bulk_get: one document at a time then.
-        if [400, 404, 405, 501].contains(response.status) { return try await openRevs(requests) }
-        try check(response, expecting: [200])
-        guard let results = try parse(response)["results"]?.arrayValue, results.count == requests.count else {
-            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
-        }
-        let found: [(RevisionRequest, JSONObject)] = try zip(requests, results).flatMap { request, result in
-            try (result["docs"]?.arrayValue ?? []).map { entry in
-                // An error entry is a revision the source listed but cannot serve now: never skipped.
-                guard let doc = entry["ok"]?.objectValue else {
-                    throw ReplicationError.revisionMissing(request.id, request.rev)
-                }
-                return (request, doc)
-            }
-        }
-        return try await withAttachments(found)
-    }
-
-    /// Documents without attachment bytes go in `_bulk_docs`; each one with bytes is a
-    /// `multipart/related` `PUT ?new_edits=false`, as CouchDB's replicator sends them.
-    public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
-        var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty }.map(\.json))
-        // Several at once (the target commits concurrent writes together: fewer fsyncs),
-        // and no more than `uploads` allows across the replication's chunks.
-        try await withThrowingTaskGroup(of: WriteFailure?.self) { group in
-            for revision in revisions where !revision.attachments.isEmpty {
-                group.addTask { try await self.uploads.run { try await self.putMultipart(revision) } }
-            }
-            for try await failure in group { if let failure { failures.append(failure) } }
-        }
-        return failures
-    }
-
-    private func bulkDocs(_ docs: [JSONObject]) async throws -> [WriteFailure] {
-        guard !docs.isEmpty else { return [] }
-        let body: JSONValue = ["new_edits": false, "docs": .array(docs.map { .object($0) })]
-        let response = try await send(post("/_bulk_docs", body))
-        if response.status == 413 {
-            // Too large together: halves, down to single documents, which then count as failures.
-            guard docs.count > 1 else {
-                return [WriteFailure(id: docs[0]["_id"]?.stringValue ?? "", rev: docs[0]["_rev"]?.stringValue,
-                                     error: "too_large", reason: "the request entity is too large")]
-            }
-            let half = docs.count / 2
-            return try await bulkDocs(Array(docs[..<half])) + (try await bulkDocs(Array(docs[half...])))
-        }
-        try check(response, expecting: [201, 202])
-        return (try parse(response).arrayValue ?? []).compactMap { row in
-            guard let error = row["error"]?.stringValue else { return nil }
-            return WriteFailure(id: row["id"]?.stringValue ?? "", rev: row["rev"]?.stringValue, error: error,
-                                reason: row["reason"]?.stringValue ?? "")
-        }
-    }
-
     public func checkpoint(id: String) async throws -> JSONObject? {
         let response = try await send(.init(method: "GET", url: localURL(id)))
         if response.status == 404 { return nil }
@@ -199,8 +138,12 @@ public struct RemotePeer: Peer {
     // MARK: Exchanges
 
     func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
+        post(path, body: JSONWriter.serialize(body))
+    }
+
+    func post(_ path: String, body: [UInt8]) -> RemoteRequest {
         RemoteRequest(method: "POST", url: endpoint.database + path, headers: [("Content-Type", "application/json")],
-                      body: JSONWriter.serialize(body), timeout: timeout)
+                      body: body, timeout: timeout)
     }
 
     func send(_ request: RemoteRequest) async throws -> RemoteResponse {
