@@ -104,8 +104,11 @@ public struct RemotePeer: Peer {
     }
 
     public func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions] {
-        let body = JSONObject(revisions.map { ($0.key, .array($0.value.map { .string($0) })) })
-        let answer = try await json(post("/_revs_diff", .object(body)), expecting: [200])
+        let response = try await send(post("/_revs_diff", body: RevsDiffAnswer.body(revisions)))
+        try check(response, expecting: [200])
+        if let missing = response.body.withUnsafeBufferPointer({ RevsDiffAnswer.scan($0) }) { return missing }
+        // Any other shape is read as the whole parse reads it (`RevsDiffAnswer`).
+        let answer = try parse(response)
         var missing: [String: MissingRevisions] = [:]
         for member in answer.objectValue ?? JSONObject() {
             missing[member.key] = MissingRevisions(
