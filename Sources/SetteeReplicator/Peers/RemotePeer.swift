@@ -85,7 +85,11 @@ public struct RemotePeer: Peer {
         }
         // A longpoll may rightly take its whole timeout before answering.
         request.timeout = timeout + (wait ?? .zero)
-        let answer = try await json(request, expecting: [200])
+        let response = try await send(request)
+        try check(response, expecting: [200])
+        if let page = response.body.withUnsafeBufferPointer({ ChangesAnswer.scan($0) }) { return page }
+        // Any other shape is read as the whole parse reads it (`ChangesAnswer`).
+        let answer = try parse(response)
         guard let results = answer["results"]?.arrayValue, let lastSeq = answer["last_seq"] else {
             throw ReplicationError.malformedAnswer(peer: displayName, what: "_changes")
         }
