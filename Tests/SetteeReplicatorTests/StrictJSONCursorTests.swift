@@ -1,5 +1,6 @@
 import SetteeJSON
 @testable import SetteeReplicator
+import SetteeTestSupport
 import Testing
 
 /// `StrictJSONCursor` accepts exactly the text `JSONReader` accepts: what it passes is
@@ -80,34 +81,20 @@ import Testing
     @Test func damagedTextIsJudgedAsTheReaderJudgesIt() {
         let base = Array(#"{"_id":"d\u00e9","_rev":"2-ab","n":-1.5e3,"a":[true,false,null,{"x":"\ud83d\ude00 é\n"}],"o":{}}"#.utf8)
         let alphabet = Array(#"{}[]:,"\/ubfnrt0123456789.-+eE aéx"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
-        var random = SplitMix(seed: 45)
+        var random = SplitMix(state: 45)
         var disagreements: [String] = []
         for _ in 0..<20_000 {
             var bytes = base
-            for _ in 0..<(1 + random.next(3)) {
-                let at = random.next(bytes.count)
-                switch random.next(3) {
-                case 0: bytes[at] = alphabet[random.next(alphabet.count)]
+            for _ in 0..<(1 + Int.random(in: 0..<3, using: &random)) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
                 case 1: bytes.remove(at: at)
-                default: bytes.insert(alphabet[random.next(alphabet.count)], at: at)
+                default: bytes.insert(alphabet[Int.random(in: 0..<alphabet.count, using: &random)], at: at)
                 }
             }
             if cursorAccepts(bytes) != readerAccepts(bytes) { disagreements.append(String(decoding: bytes, as: UTF8.self)) }
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
-    }
-}
-
-/// A seeded generator (SplitMix64), so a failure comes back the same way.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
