@@ -237,17 +237,20 @@ public struct JSONReader {
         guard index + 4 <= bytes.count else { throw JSONError(.unexpectedEnd, at: index) }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let b = bytes[index]
-            let digit: UInt8
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
-            default: throw JSONError(.invalidEscape, at: index)
-            }
+            guard let digit = Self.hexDigit(bytes[index]) else { throw JSONError(.invalidEscape, at: index) }
             value = value << 4 | UInt32(digit)
             index += 1
         }
         return value
+    }
+
+    /// The value of a hexadecimal digit of a `\uXXXX` escape (`0-9`, `a-f`, `A-F`), or nil.
+    public static func hexDigit(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

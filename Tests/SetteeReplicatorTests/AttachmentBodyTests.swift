@@ -67,8 +67,8 @@ import Testing
         let boundary = try #require(MultipartReader.boundary(fromContentType: contentType))
         let collected = LockedBytes()
         var writer = MultipartWriter(boundary: boundary, subtype: .related) { collected.append($0) }
-        try await writer.writeJSONPart(JSONWriter.serialize(.object(revision.json)))
-        for member in revision.json["_attachments"]?.objectValue ?? JSONObject() {
+        try await writer.writeJSONPart(JSONWriter.serialize(.object(try revision.json())))
+        for member in try revision.json()["_attachments"]?.objectValue ?? JSONObject() {
             let bytes = try await revision.attachments[member.key]?.readAll() ?? []
             try await writer.beginAttachmentPart(.init(name: member.key, contentType: member.value["content_type"]?
                 .stringValue ?? "", length: Int64(bytes.count)))

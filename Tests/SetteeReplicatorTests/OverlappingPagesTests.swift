@@ -102,7 +102,7 @@ final class HeldFirstWrite: Peer {
         let failures = try await inner.write(revisions)
         let release = record.withLock { record -> CheckedContinuation<Void, Never>? in
             if !isFirst { record.laterWritesDone += 1 }
-            for revision in revisions { if let id = revision.json["_id"]?.stringValue { record.written.insert(id) } }
+            for revision in revisions where !revision.id.isEmpty { record.written.insert(revision.id) }
             return record.laterWritesDone >= 3 ? record.release.take() : nil
         }
         release?.resume()

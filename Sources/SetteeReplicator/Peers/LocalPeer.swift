@@ -194,7 +194,7 @@ public struct LocalPeer: Peer {
         var parsed: [(revision: TransferRevision, document: DocumentParser.Parsed)] = []
         for revision in revisions {
             do {
-                parsed.append((revision, try parser.parse(revision.json, id: nil, newEdits: false)))
+                parsed.append((revision, try parser.parse(revision.json(), id: nil, newEdits: false, raw: revision.rawMembers)))
             } catch {
                 failures.append(Self.badRequest(revision, error))
             }

@@ -13,8 +13,9 @@ enum MultipartUpload {
                      spoolingIn directory: SpoolDirectory) async throws -> (contentType: String, body: UploadBody) {
         let segments = Mutex<[UploadBody.Segment]>([])
         var writer = MultipartWriter(subtype: .related) { bytes in segments.withLock { $0.append(.bytes(bytes)) } }
-        try await writer.writeJSONPart(JSONWriter.serialize(.object(revision.json)))
-        for member in revision.json["_attachments"]?.objectValue ?? JSONObject() {
+        let json = try revision.json()
+        try await writer.writeJSONPart(JSONWriter.serialize(.object(json)))
+        for member in json["_attachments"]?.objectValue ?? JSONObject() {
             guard let attachment = revision.attachments[member.key] else { continue }
             let readable = try await attachment.readable(spoolingIn: directory)
             try await writer.beginAttachmentPart(.init(

@@ -108,29 +108,6 @@ public struct MissingRevisions: Sendable, Equatable {
     }
 }
 
-/// One revision on its way from source to target: CouchDB's JSON (`_id`, `_rev`,
-/// `_revisions`, `_deleted`, `_attachments`) and the bytes of each attachment whose
-/// entry says `"follows": true` — raw, never base64, as CouchDB's replicator
-/// sends them in `multipart/related` — in memory, a spool file or the source's store.
-public struct TransferRevision: Sendable {
-    public var json: JSONObject
-    /// Identity bytes by attachment name, for the `follows` entries of `json`.
-    public var attachments: [String: AttachmentBody]
-
-    public init(json: JSONObject, attachments: [String: AttachmentBody] = [:]) {
-        self.json = json
-        self.attachments = attachments
-    }
-
-    public var id: String { json["_id"]?.stringValue ?? "" }
-    public var rev: String? { json["_rev"]?.stringValue }
-
-    /// The `_attachments` entry CouchDB reads a following part by.
-    static func followsEntry(contentType: String, revpos: Int, length: Int64) -> JSONValue {
-        ["content_type": .string(contentType), "revpos": .int(revpos), "length": .number(JSONNumber(length)), "follows": true]
-    }
-}
-
 /// One revision to fetch, with the target's revisions whose attachments need not be sent again.
 public struct RevisionRequest: Sendable {
     public let id: String

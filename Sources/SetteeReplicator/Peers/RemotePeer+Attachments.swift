@@ -19,11 +19,14 @@ extension RemotePeer {
 
     /// Each document with the attachments it needs fetched, in order; the documents
     /// that need some are fetched `attachmentFetches` at a time.
-    func withAttachments(_ found: [(RevisionRequest, JSONObject)]) async throws -> [TransferRevision] {
-        var out = found.map { TransferRevision(json: $0.1) }
-        let fetching = found.indices.filter { found[$0].1["_attachments"] != nil }
+    func withAttachments(_ found: [(RevisionRequest, TransferRevision)]) async throws -> [TransferRevision] {
+        var out = found.map(\.1)
+        // A document that came as text has no `_attachments` (`BulkGetAnswer` parses those).
+        let fetching = found.indices.filter {
+            if case .object(let doc) = found[$0].1.document { doc["_attachments"] != nil } else { false }
+        }
         let fetched = try await fetching.concurrentMap(limit: Self.attachmentFetches) { index in
-            try await self.withAttachments(found[index].1, attsSince: found[index].0.attsSince)
+            try await self.withAttachments(try found[index].1.json(), attsSince: found[index].0.attsSince)
         }
         for (index, revision) in zip(fetching, fetched) { out[index] = revision }
         return out

@@ -85,7 +85,11 @@ public struct RemotePeer: Peer {
         }
         // A longpoll may rightly take its whole timeout before answering.
         request.timeout = timeout + (wait ?? .zero)
-        let answer = try await json(request, expecting: [200])
+        let response = try await send(request)
+        try check(response, expecting: [200])
+        if let page = response.body.withUnsafeBufferPointer({ ChangesAnswer.scan($0) }) { return page }
+        // Any other shape is read as the whole parse reads it (`ChangesAnswer`).
+        let answer = try parse(response)
         guard let results = answer["results"]?.arrayValue, let lastSeq = answer["last_seq"] else {
             throw ReplicationError.malformedAnswer(peer: displayName, what: "_changes")
         }
@@ -104,8 +108,11 @@ public struct RemotePeer: Peer {
     }
 
     public func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions] {
-        let body = JSONObject(revisions.map { ($0.key, .array($0.value.map { .string($0) })) })
-        let answer = try await json(post("/_revs_diff", .object(body)), expecting: [200])
+        let response = try await send(post("/_revs_diff", body: RevsDiffAnswer.body(revisions)))
+        try check(response, expecting: [200])
+        if let missing = response.body.withUnsafeBufferPointer({ RevsDiffAnswer.scan($0) }) { return missing }
+        // Any other shape is read as the whole parse reads it (`RevsDiffAnswer`).
+        let answer = try parse(response)
         var missing: [String: MissingRevisions] = [:]
         for member in answer.objectValue ?? JSONObject() {
             missing[member.key] = MissingRevisions(
@@ -113,67 +120,6 @@ public struct RemotePeer: Peer {
                 possibleAncestors: member.value["possible_ancestors"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
         return missing
-    }
-
-    /// `_bulk_get` with stubs (small JSON), then each attachment the target lacks
-    /// as raw bytes from its own URL: no base64 in either direction.
-    public func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
-        let docs: [JSONValue] = requests.map { ["id": .string($0.id), "rev": .string($0.rev)] }
-        var request = post("/_bulk_get?revs=true&latest=true", ["docs": .array(docs)])
-        request.headers.append(("Accept", "application/json"))
-        let response = try await send(request)
-        // CouchDB before 2.2, and servers that never had it, lack _bulk_get: one document at a time then.
-        if [400, 404, 405, 501].contains(response.status) { return try await openRevs(requests) }
-        try check(response, expecting: [200])
-        guard let results = try parse(response)["results"]?.arrayValue, results.count == requests.count else {
-            throw ReplicationError.malformedAnswer(peer: displayName, what: "_bulk_get")
-        }
-        let found: [(RevisionRequest, JSONObject)] = try zip(requests, results).flatMap { request, result in
-            try (result["docs"]?.arrayValue ?? []).map { entry in
-                // An error entry is a revision the source listed but cannot serve now: never skipped.
-                guard let doc = entry["ok"]?.objectValue else {
-                    throw ReplicationError.revisionMissing(request.id, request.rev)
-                }
-                return (request, doc)
-            }
-        }
-        return try await withAttachments(found)
-    }
-
-    /// Documents without attachment bytes go in `_bulk_docs`; each one with bytes is a
-    /// `multipart/related` `PUT ?new_edits=false`, as CouchDB's replicator sends them.
-    public func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
-        var failures = try await bulkDocs(revisions.filter { $0.attachments.isEmpty }.map(\.json))
-        // Several at once (the target commits concurrent writes together: fewer fsyncs),
-        // and no more than `uploads` allows across the replication's chunks.
-        try await withThrowingTaskGroup(of: WriteFailure?.self) { group in
-            for revision in revisions where !revision.attachments.isEmpty {
-                group.addTask { try await self.uploads.run { try await self.putMultipart(revision) } }
-            }
-            for try await failure in group { if let failure { failures.append(failure) } }
-        }
-        return failures
-    }
-
-    private func bulkDocs(_ docs: [JSONObject]) async throws -> [WriteFailure] {
-        guard !docs.isEmpty else { return [] }
-        let body: JSONValue = ["new_edits": false, "docs": .array(docs.map { .object($0) })]
-        let response = try await send(post("/_bulk_docs", body))
-        if response.status == 413 {
-            // Too large together: halves, down to single documents, which then count as failures.
-            guard docs.count > 1 else {
-                return [WriteFailure(id: docs[0]["_id"]?.stringValue ?? "", rev: docs[0]["_rev"]?.stringValue,
-                                     error: "too_large", reason: "the request entity is too large")]
-            }
-            let half = docs.count / 2
-            return try await bulkDocs(Array(docs[..<half])) + (try await bulkDocs(Array(docs[half...])))
-        }
-        try check(response, expecting: [201, 202])
-        return (try parse(response).arrayValue ?? []).compactMap { row in
-            guard let error = row["error"]?.stringValue else { return nil }
-            return WriteFailure(id: row["id"]?.stringValue ?? "", rev: row["rev"]?.stringValue, error: error,
-                                reason: row["reason"]?.stringValue ?? "")
-        }
     }
 
     public func checkpoint(id: String) async throws -> JSONObject? {
@@ -199,8 +145,12 @@ public struct RemotePeer: Peer {
     // MARK: Exchanges
 
     func post(_ path: String, _ body: JSONValue) -> RemoteRequest {
+        post(path, body: JSONWriter.serialize(body))
+    }
+
+    func post(_ path: String, body: [UInt8]) -> RemoteRequest {
         RemoteRequest(method: "POST", url: endpoint.database + path, headers: [("Content-Type", "application/json")],
-                      body: JSONWriter.serialize(body), timeout: timeout)
+                      body: body, timeout: timeout)
     }
 
     func send(_ request: RemoteRequest) async throws -> RemoteResponse {
