@@ -19,6 +19,9 @@ struct CopyCursor {
     var lastCheckpoint: ContinuousClock.Instant
     /// Written changes that no checkpoint records yet.
     var uncheckpointed = false
+    /// Changes read since the last checkpoint: a run of full pages is checkpointed as soon
+    /// as the feed's end is reached, not up to `checkpointInterval` later.
+    var changesSinceCheckpoint = 0
     var caughtUp = false
     var pages = PagesInFlight()
     /// Chunks being copied.
@@ -60,7 +63,8 @@ extension Replication {
                     try await settleOne(&cursor, &chunkTasks)
                 }
                 let isEnd = !isFull && !options.continuous
-                try await checkpointIfDue(&cursor, &checkpointer, isEnd: isEnd, pageWasEmpty: page.rows.isEmpty)
+                let endsARun = !isFull && cursor.changesSinceCheckpoint >= options.batchSize
+                try await checkpointIfDue(&cursor, &checkpointer, isEnd: isEnd || endsARun, pageWasEmpty: page.rows.isEmpty)
                 if isEnd { break }
                 if !isFull {
                     cursor.caughtUp = true
@@ -101,6 +105,7 @@ extension Replication {
         }
         recordWritten(&cursor)  // a page with nothing to copy, behind none still copying
         if !page.rows.isEmpty { cursor.uncheckpointed = true }
+        cursor.changesSinceCheckpoint += page.rows.count
     }
 
     /// Waits for one chunk to be written.
@@ -122,8 +127,11 @@ extension Replication {
     }
 
     /// Checkpoints what is written, at the end, when an idle longpoll ends with nothing,
-    /// or (continuous jobs) on the interval: not after every small page, which would
-    /// delay the next change.
+    /// when a run of at least a full page reaches the feed's end, or (continuous jobs) on
+    /// the interval: not after every small page, which would delay the next change. A
+    /// continuous pull that caught up with a burst and lost its peer before the interval
+    /// read the whole burst again on the peer's return (bench/RESULTS.md, "The idle room's
+    /// renamed services … and churn in the pull room").
     private func checkpointIfDue(_ cursor: inout CopyCursor, _ checkpointer: inout Checkpointer,
                                  isEnd: Bool, pageWasEmpty: Bool) async throws {
         let isDue = ContinuousClock.now - cursor.lastCheckpoint >= options.checkpointInterval
@@ -135,6 +143,7 @@ extension Replication {
         cursor.lastCheckpoint = ContinuousClock.now
         cursor.uncheckpointed = checkpointSeq != cursor.seq
         cursor.savedSeq = checkpointSeq
+        cursor.changesSinceCheckpoint = 0
         state.withLock { $0.checkpointedSeq = checkpointSeq }
     }
 }
