@@ -85,13 +85,18 @@ extension Replication {
     }
 
     /// How long the next longpoll may wait: the poll timeout, or less when written
-    /// changes await their checkpoint, so that a job that goes quiet (or is stopped)
-    /// still records them within `checkpointInterval` (CouchDB checkpoints on a timer too).
+    /// changes await their checkpoint, so that a job that goes quiet records them within
+    /// `quietCheckpoint` of its last change, and one that never does within
+    /// `checkpointInterval` (CouchDB checkpoints on a timer too). A peer that leaves the
+    /// room seconds after a burst then finds its pulls' checkpoints past the burst.
     private func longpollWait(_ cursor: CopyCursor) -> Duration {
         guard cursor.uncheckpointed, options.useCheckpoints else { return options.pollTimeout }
         let left = options.checkpointInterval - (ContinuousClock.now - cursor.lastCheckpoint)
-        return max(.milliseconds(50), min(options.pollTimeout, left))
+        return max(.milliseconds(50), min(options.pollTimeout, left, Self.quietCheckpoint))
     }
+
+    /// A continuous job with written changes and none new for this long checkpoints them.
+    static var quietCheckpoint: Duration { .seconds(1) }
 
     /// Diffs `page` against the target and starts copying its chunks, `workers` at most.
     private func startCopying(_ page: ChangesPage, readAt read: ContinuousClock.Instant,
