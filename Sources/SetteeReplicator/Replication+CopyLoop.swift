@@ -19,6 +19,9 @@ struct CopyCursor {
     var lastCheckpoint: ContinuousClock.Instant
     /// Written changes that no checkpoint records yet.
     var uncheckpointed = false
+    /// Changes read since the last checkpoint: a run of full pages is checkpointed as soon
+    /// as the feed's end is reached, not up to `checkpointInterval` later.
+    var changesSinceCheckpoint = 0
     var caughtUp = false
     var pages = PagesInFlight()
     /// Chunks being copied.
@@ -60,7 +63,8 @@ extension Replication {
                     try await settleOne(&cursor, &chunkTasks)
                 }
                 let isEnd = !isFull && !options.continuous
-                try await checkpointIfDue(&cursor, &checkpointer, isEnd: isEnd, pageWasEmpty: page.rows.isEmpty)
+                let endsARun = !isFull && cursor.changesSinceCheckpoint >= options.batchSize
+                try await checkpointIfDue(&cursor, &checkpointer, isEnd: isEnd || endsARun, pageWasEmpty: page.rows.isEmpty)
                 if isEnd { break }
                 if !isFull {
                     cursor.caughtUp = true
@@ -81,13 +85,18 @@ extension Replication {
     }
 
     /// How long the next longpoll may wait: the poll timeout, or less when written
-    /// changes await their checkpoint, so that a job that goes quiet (or is stopped)
-    /// still records them within `checkpointInterval` (CouchDB checkpoints on a timer too).
+    /// changes await their checkpoint, so that a job that goes quiet records them within
+    /// `quietCheckpoint` of its last change, and one that never does within
+    /// `checkpointInterval` (CouchDB checkpoints on a timer too). A peer that leaves the
+    /// room seconds after a burst then finds its pulls' checkpoints past the burst.
     private func longpollWait(_ cursor: CopyCursor) -> Duration {
         guard cursor.uncheckpointed, options.useCheckpoints else { return options.pollTimeout }
         let left = options.checkpointInterval - (ContinuousClock.now - cursor.lastCheckpoint)
-        return max(.milliseconds(50), min(options.pollTimeout, left))
+        return max(.milliseconds(50), min(options.pollTimeout, left, Self.quietCheckpoint))
     }
+
+    /// A continuous job with written changes and none new for this long checkpoints them.
+    static var quietCheckpoint: Duration { .seconds(1) }
 
     /// Diffs `page` against the target and starts copying its chunks, `workers` at most.
     private func startCopying(_ page: ChangesPage, readAt read: ContinuousClock.Instant,
@@ -101,6 +110,7 @@ extension Replication {
         }
         recordWritten(&cursor)  // a page with nothing to copy, behind none still copying
         if !page.rows.isEmpty { cursor.uncheckpointed = true }
+        cursor.changesSinceCheckpoint += page.rows.count
     }
 
     /// Waits for one chunk to be written.
@@ -122,8 +132,11 @@ extension Replication {
     }
 
     /// Checkpoints what is written, at the end, when an idle longpoll ends with nothing,
-    /// or (continuous jobs) on the interval: not after every small page, which would
-    /// delay the next change.
+    /// when a run of at least a full page reaches the feed's end, or (continuous jobs) on
+    /// the interval: not after every small page, which would delay the next change. A
+    /// continuous pull that caught up with a burst and lost its peer before the interval
+    /// read the whole burst again on the peer's return (bench/RESULTS.md, "The idle room's
+    /// renamed services … and churn in the pull room").
     private func checkpointIfDue(_ cursor: inout CopyCursor, _ checkpointer: inout Checkpointer,
                                  isEnd: Bool, pageWasEmpty: Bool) async throws {
         let isDue = ContinuousClock.now - cursor.lastCheckpoint >= options.checkpointInterval
@@ -135,6 +148,7 @@ extension Replication {
         cursor.lastCheckpoint = ContinuousClock.now
         cursor.uncheckpointed = checkpointSeq != cursor.seq
         cursor.savedSeq = checkpointSeq
+        cursor.changesSinceCheckpoint = 0
         state.withLock { $0.checkpointedSeq = checkpointSeq }
     }
 }

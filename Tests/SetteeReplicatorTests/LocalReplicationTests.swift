@@ -186,4 +186,60 @@ import Testing
         await #expect(throws: (any Error).self) { _ = try await job.value }
         #expect(replication.progress.stats.docsWritten == 4)
     }
+
+    /// A continuous job that has copied a run of full pages checkpoints when it reaches the
+    /// feed's end, not an interval later: a pull in a room that lost its peer seconds after
+    /// a burst read the whole burst again on the peer's return (bench/RESULTS.md, churn).
+    @Test func aRunOfFullPagesIsCheckpointedOnReachingTheFeedsEnd() async throws {
+        let store = try ReplicatorStore()
+        defer { store.remove() }
+        let a = try store.database("a"), b = try store.database("b")
+        for i in 0..<10 { try await a.put("burst\(i)") }
+        var options = ReplicationOptions()
+        options.continuous = true
+        options.batchSize = 4  // pages of 4, 4 and 2: the last one reaches the end
+        options.checkpointInterval = .seconds(3600)
+        options.pollTimeout = .seconds(3600)
+        let replication = Replication(source: store.peer("a"), target: store.peer("b"), options: options,
+                                      logger: Logger(label: "test"))
+        let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
+        defer { job.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var progress = replication.progress
+        while progress.checkpointedSeq == nil || progress.checkpointedSeq != progress.sourceSeq || progress.sourceSeq == nil {
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(20))  // polling a job's progress, with a deadline
+            progress = replication.progress
+        }
+        #expect(progress.stats.docsWritten == 10)
+        #expect(progress.checkpointedSeq != nil && progress.checkpointedSeq == progress.sourceSeq)
+        #expect(try await b.document(id: "burst9", revisions: .winner) != nil)
+    }
+
+    /// A continuous job whose changes stop checkpoints what it wrote a moment later
+    /// (`quietCheckpoint`), not a `checkpoint_interval` later.
+    @Test func aJobThatGoesQuietCheckpointsSoon() async throws {
+        let store = try ReplicatorStore()
+        defer { store.remove() }
+        let a = try store.database("a")
+        _ = try store.database("b")
+        for i in 0..<3 { try await a.put("few\(i)") }
+        var options = ReplicationOptions()
+        options.continuous = true
+        options.checkpointInterval = .seconds(3600)
+        options.pollTimeout = .seconds(3600)
+        let replication = Replication(source: store.peer("a"), target: store.peer("b"), options: options,
+                                      logger: Logger(label: "test"))
+        let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
+        defer { job.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var progress = replication.progress
+        while progress.sourceSeq == nil || progress.checkpointedSeq != progress.sourceSeq {
+            guard ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(20))  // polling a job's progress, with a deadline
+            progress = replication.progress
+        }
+        #expect(progress.stats.docsWritten == 3)
+        #expect(progress.checkpointedSeq != nil && progress.checkpointedSeq == progress.sourceSeq)
+    }
 }
