@@ -1,7 +1,9 @@
 """POST /{db}/_bulk_docs. CouchDB docs: API Reference › Databases › POST
 /{db}/_bulk_docs; spec/couchdb.md › Revisions (new_edits=false)."""
 
-from couch import assert_error, assert_status, body_of, bulk_docs, get_doc, put_doc, rev_gen, sig
+import json
+
+from couch import JSON, assert_error, assert_status, body_of, bulk_docs, get_doc, put_doc, rev_gen, sig
 
 
 def test_create_many(client, db):
@@ -158,3 +160,37 @@ def test_new_edits_false_text_not_json_writes_nothing(client, db):
         r = post_raw(client, db, '{"docs":[{"_id":"a","_rev":"1-' + sig("a") + '"}' + tail)
         assert_error(r, 400, "bad_request")
     assert_error(client.get(db.url("a")), 404, "not_found")
+
+
+# A key written twice in one object: CouchDB decodes the request with couch_util:json_decode/2,
+# `jiffy:decode(V, [dedupe_keys | Opts])` (src/couch/src/couch_util.erl): the last value wins,
+# kept where it was last written.
+def test_dup_keys_replicated_doc_keeps_last_id_rev_and_value(client, db):
+    """new_edits=false: `_id`, `_rev` and body members written twice take their last values."""
+    body = '{"docs":[{"_id":"a","_id":"b","_rev":"1-abc","_rev":"1-def","v":1,"w":0,"v":2}],"new_edits":false}'
+    r = client.post(db.url("_bulk_docs"), data=body, headers=JSON)
+    assert_status(r, 201)
+    assert body_of(r) == []
+    assert_status(client.get(db.url("a")), 404)
+    got = json.loads(client.get(db.url("b")).text, object_pairs_hook=lambda pairs: [list(p) for p in pairs])
+    assert got == [["_id", "b"], ["_rev", "1-def"], ["w", 0], ["v", 2]]
+
+
+def test_dup_keys_last_new_edits_wins(client, db):
+    """`{"new_edits":true,"new_edits":false,...}` is a new_edits=false request: the rev is kept."""
+    body = '{"new_edits":true,"docs":[{"_id":"d","_rev":"1-abc","o":{"k":1,"k":[2]}}],"new_edits":false}'
+    r = client.post(db.url("_bulk_docs"), data=body, headers=JSON)
+    assert_status(r, 201)
+    assert body_of(r) == []
+    got = json.loads(client.get(db.url("d")).text, object_pairs_hook=lambda pairs: [list(p) for p in pairs])
+    assert got == [["_id", "d"], ["_rev", "1-abc"], ["o", [["k", [2]]]]]
+
+
+def test_dup_keys_new_edits_true_docs(client, db):
+    """new_edits=true: the last `docs` array is the one written, its documents deduplicated."""
+    body = '{"docs":[{"_id":"x"}],"docs":[{"_id":"y","n":1,"n":2}]}'
+    r = client.post(db.url("_bulk_docs"), data=body, headers=JSON)
+    assert_status(r, 201)
+    assert [o["id"] for o in body_of(r)] == ["y"]
+    assert_status(client.get(db.url("x")), 404)
+    assert json.loads(client.get(db.url("y")).text, object_pairs_hook=lambda pairs: [list(p) for p in pairs])[2:] == [["n", 2]]

@@ -1,5 +1,6 @@
 """Document endpoints. CouchDB docs: API Reference › Documents › /{db}/{docid}."""
 
+import json
 import re
 
 from couch import (
@@ -467,3 +468,29 @@ def test_deleting_a_deleted_document_without_its_rev_conflicts(client, db):
     r = client.post(db.url("_bulk_docs"), json={"docs": [{"_id": "c", "_deleted": True}]})
     assert body_of(assert_status(r, 201))[0]["error"] == "conflict"
     assert body_of(assert_status(client.put(db.url("c"), json={"v": 1}), 201))["rev"].startswith("2-")
+
+
+def _pairs(resp):
+    """The response's JSON with every object as its list of (key, value) pairs, in order."""
+    return json.loads(resp.text, object_pairs_hook=lambda pairs: [list(p) for p in pairs])
+
+
+# A key written twice in one object: CouchDB decodes bodies with couch_util:json_decode/2,
+# `jiffy:decode(V, [dedupe_keys | Opts])` (src/couch/src/couch_util.erl), and jiffy's
+# dedupe_keys keeps the last value seen, where it was last written.
+def test_dup_keys_put_keeps_last_value_at_its_last_place(client, db):
+    """PUT: `{"v":1,"w":0,"v":2}` is stored as `{"w":0,"v":2}`; nested objects too."""
+    r = client.put(db.url("d"), data='{"v":1,"w":0,"v":2,"o":{"a":1,"b":2,"a":3}}', headers=JSON)
+    assert_status(r, 201)
+    got = _pairs(client.get(db.url("d")))
+    assert [p for p in got if not p[0].startswith("_")] == [
+        ["w", 0], ["v", 2], ["o", [["b", 2], ["a", 3]]]]
+
+
+def test_dup_keys_post_keeps_last_id(client, db):
+    """POST /{db}: the last `_id` names the document."""
+    r = client.post(db.url(), data='{"_id":"a","x":1,"_id":"b"}', headers=JSON)
+    assert_status(r, 201)
+    assert body_of(r)["id"] == "b"
+    assert_status(client.get(db.url("a")), 404)
+    assert _pairs(client.get(db.url("b")))[2:] == [["x", 1]]

@@ -427,3 +427,14 @@ def test_indexed_and_unindexed_agree(make_db):
         expected = sorted(ids(find(plain, {"selector": selector, "limit": 1000})))
         got = sorted(ids(find(indexed, {"selector": selector, "limit": 1000})))
         assert got == expected, selector
+
+
+def test_dup_keys_find_body_takes_the_last_selector(client, db):
+    """A `_find` body is decoded like any request body, by couch_util:json_decode/2 with
+    jiffy's dedupe_keys (src/couch/src/couch_util.erl): a repeated `selector` (or an
+    operator's repeated field) takes its last value."""
+    bulk_docs(db, [{"_id": "one", "v": 1}, {"_id": "two", "v": 2}])
+    body = '{"selector":{"v":1},"fields":["_id"],"selector":{"v":{"$eq":1,"$eq":2}}}'
+    r = client.post(db.url("_find"), data=body, headers={"Content-Type": "application/json"})
+    assert_status(r, 200)
+    assert [d["_id"] for d in body_of(r)["docs"]] == ["two"]

@@ -6,9 +6,10 @@ public import SetteeJSON
  `_revisions`, `_deleted`, `_attachments`), and the body is made of the other members'
  bytes, copied when compact, as `body(of:raw:)` makes it. Same checks, same order, same
  errors, same stored bytes as `parse(_:id:newEdits:raw:)` of the parsed object
- (DocumentParserSpansTests compares the two on generated documents): duplicate keys
- are all kept in the body and the first of a special member's name wins, a key is
- special when its first byte *decoded* is `_` (`"\u005fid"` is `_id`).
+ (ReplicatedBatchTests compares the two on generated documents). The text must repeat
+ no key in any object (`JSONValidator.isValidWithDistinctKeys`): the value path keeps a
+ repeated key's last member, as CouchDB does, which spans copied as written would not. A
+ key is special when its first byte *decoded* is `_` (`"\u005fid"` is `_id`).
  */
 extension DocumentParser {
     /// Parses the document whose members are `spans` in `text` as `parse(_:id:newEdits:raw:)`

@@ -12,8 +12,10 @@ public import SetteeJSON
  parses the request as before, so every error keeps its words and its order: text that
  is not JSON (or nests too deep), a body that is not an object, no `docs` array,
  `new_edits` absent or anything but `false`, an element that is not an object, a
- `_local/` document. As `JSONObject` lookups do, the first `docs` and the first
- `new_edits` count when a name is repeated.
+ `_local/` document, or a text where some object may repeat a key: CouchDB keeps the
+ last member of a repeated key (`JSONObject+DuplicateKeys`), and a body copied from its
+ spans would keep them all, so `JSONValidator.isValidWithDistinctKeys` sends those to the
+ value path, whose reader drops the others (the check costs a few key compares per object).
  */
 
 /// The documents of a replicated `_bulk_docs` request, parsed from its text.
@@ -28,7 +30,7 @@ public struct ReplicatedBatch {
     /// - Throws: the first document's `DocumentError`, as parsing the documents in order does.
     public static func read(_ text: [UInt8], maxDepth: Int, parser: DocumentParser) throws -> ReplicatedBatch? {
         try text.withUnsafeBufferPointer { buffer in
-            guard JSONValidator.isValid(buffer, maxDepth: maxDepth),
+            guard JSONValidator.isValidWithDistinctKeys(buffer, maxDepth: maxDepth),
                   let scanned = JSONSpanScanner.members(ofObjectIn: buffer, expanding: "docs"),
                   let elements = scanned.elements else { return nil }
             do {

@@ -1,6 +1,7 @@
 /// A JSON object: members in the order they were written. Lookups are linear,
 /// which is faster than hashing for the small objects documents are made of.
-/// On a duplicate key the first member wins, as in CouchDB (`lists:keyfind`).
+/// A parsed object has no repeated key: `JSONReader` keeps the last, as CouchDB does
+/// (`JSONObject+DuplicateKeys`). In one built from `init(members:)` the first member wins.
 ///
 /// Once an object is set past `indexThreshold` members (an answer built key by key:
 /// `_missing_revs` over a replicator's 1,000 ids), it keeps `position`, each key's first

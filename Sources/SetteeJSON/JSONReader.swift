@@ -22,17 +22,36 @@ public struct JSONReader {
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth)
         throws(JSONError) -> JSONValue
     {
+        try parseNotingDuplicateKeys(buffer, maxDepth: maxDepth).value
+    }
+
+    /// `parse`, and whether some object in the text repeated a key (only its last member
+    /// was kept, as CouchDB keeps it: `JSONObject+DuplicateKeys`). Then the text is not
+    /// what the value writes, and a caller copying members from it must not.
+    public static func parseNotingDuplicateKeys(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth)
+        throws(JSONError) -> (value: JSONValue, hadDuplicateKeys: Bool)
+    {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) -> (value: JSONValue, hadDuplicateKeys: Bool) in
+            try parseNotingDuplicateKeys(buffer, maxDepth: maxDepth)
+        }
+    }
+
+    public static func parseNotingDuplicateKeys(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth)
+        throws(JSONError) -> (value: JSONValue, hadDuplicateKeys: Bool)
+    {
         var reader = JSONReader(bytes: buffer, maxDepth: maxDepth)
         reader.skipWhitespace()
         let value = try reader.readValue(depth: 0)
         reader.skipWhitespace()
         guard reader.index == buffer.count else { throw JSONError(.trailingBytes, at: reader.index) }
-        return value
+        return (value, reader.hadDuplicateKeys)
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var index = 0
+    /// Whether an object read so far repeated a key.
+    private var hadDuplicateKeys = false
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -97,10 +116,17 @@ public struct JSONReader {
             skipWhitespace()
             switch try peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(JSONObject(members: members))
+            case UInt8(ascii: "}"): index += 1; return object(members)
             case let other: throw JSONError(.unexpectedByte(other), at: index)
             }
         }
+    }
+
+    /// The object of `members`, a repeated key's last member kept (CouchDB's rule).
+    private mutating func object(_ members: [JSONObject.Member]) -> JSONValue {
+        guard JSONObject.hasDuplicateKeys(members) else { return .object(JSONObject(members: members)) }
+        hadDuplicateKeys = true
+        return .object(JSONObject(members: JSONObject.keepingLastOfEachKey(members)))
     }
 
     private mutating func readArray(depth: Int) throws(JSONError) -> JSONValue {

@@ -15,18 +15,39 @@
  span, and building the whole request's value tree first was 8 % of its CPU.
  */
 
-/// Checks JSON text as `JSONReader` would, allocating nothing.
+/// Checks JSON text as `JSONReader` would, allocating nothing (but one array of key
+/// ranges for `isValidWithDistinctKeys`).
 ///
 ///     JSONValidator.isValid(bytes, maxDepth: 512)  // true when JSONReader.parse would succeed
 public struct JSONValidator {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var index = 0
+    /// With `isValidWithDistinctKeys`: the keys (quotes included) of the objects open, innermost last.
+    private var openKeys: [Range<Int>]?
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
+
+    /// Whether `isValid`, and no object in the text may repeat a key, so that the reader
+    /// drops no member (`JSONObject+DuplicateKeys`) and members can be copied from the text.
+    /// Cautious: false also when a key has an escape (`"a"` and `"\u0061"` are one key)
+    /// or an object has more than `distinctKeyLimit` members; the caller parses the value then.
+    public static func isValidWithDistinctKeys(_ bytes: UnsafeBufferPointer<UInt8>,
+                                               maxDepth: Int = JSONReader.defaultMaxDepth) -> Bool {
+        var validator = JSONValidator(bytes, maxDepth: maxDepth)
+        validator.openKeys = []
+        validator.openKeys?.reserveCapacity(32)
+        validator.skipWhitespace()
+        guard validator.value(depth: 0) else { return false }
+        validator.skipWhitespace()
+        return validator.index == bytes.count
+    }
+
+    /// Past this many members in one object `isValidWithDistinctKeys` gives up (pairwise compares).
+    static let distinctKeyLimit = 64
 
     /// Whether `JSONReader.parse(bytes, maxDepth:)` would return a value.
     public static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONReader.defaultMaxDepth) -> Bool {
@@ -74,9 +95,13 @@ public struct JSONValidator {
         index += 1
         skipWhitespace()
         if byte(index) == UInt8(ascii: "}") { index += 1; return true }
+        let firstKey = openKeys?.count ?? 0
+        defer { openKeys?.removeSubrange(firstKey...) }
         while true {
             skipWhitespace()
+            let keyStart = index
             guard byte(index) == UInt8(ascii: "\""), string() else { return false }
+            if openKeys != nil, !isNewKey(keyStart..<index, after: firstKey) { return false }
             skipWhitespace()
             guard byte(index) == UInt8(ascii: ":") else { return false }
             index += 1
@@ -89,6 +114,21 @@ public struct JSONValidator {
             default: return false
             }
         }
+    }
+
+    /// Whether the key at `key` is plain and unlike the keys of its object before it (from
+    /// `openKeys[first]`); records it.
+    private mutating func isNewKey(_ key: Range<Int>, after first: Int) -> Bool {
+        guard var keys = openKeys, keys.count - first < Self.distinctKeyLimit,
+              !bytes[key].contains(UInt8(ascii: "\\")) else { return false }
+        openKeys = nil  // `keys` is the only reference while it grows: no copy
+        defer { openKeys = keys }
+        let text = bytes[key]
+        for earlier in keys[first...] where earlier.count == key.count && bytes[earlier].elementsEqual(text) {
+            return false
+        }
+        keys.append(key)
+        return true
     }
 
     private mutating func array(depth: Int) -> Bool {

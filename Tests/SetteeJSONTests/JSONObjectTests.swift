@@ -44,8 +44,8 @@ import Testing
         #expect(object.keys.last == "k0", "a removed key set again comes back at the end")
     }
 
-    /// A parsed object can hold a key twice: the first member wins on reads and sets,
-    /// and `nil` removes both (CouchDB's `lists:keyfind`).
+    /// An object built from members can hold a key twice (a parsed one cannot: the reader
+    /// keeps the last, as CouchDB): the first member wins on reads and sets, and `nil` removes both.
     @Test(arguments: sizes) func aDuplicatedKeyResolvesToItsFirstMember(count: Int) throws {
         var members = Self.built(count).members
         members.insert(JSONObject.Member(key: "dup", value: "first"), at: 1)

@@ -38,4 +38,30 @@ import Testing
     @Test func writerEscapesControlCharacters() {
         #expect(JSONWriter.string(.string("a\u{01}\"\\/")) == #""a\u0001\"\\/""#)
     }
+
+    /// CouchDB keeps a repeated key's last value, where it was last written: it decodes
+    /// with `jiffy:decode(V, [dedupe_keys])` (couch_util:json_decode/2).
+    @Test(arguments: [
+        (#"{"v":1,"w":0,"v":2}"#, #"{"w":0,"v":2}"#),
+        (#"{"a":1,"a":2,"a":3}"#, #"{"a":3}"#),
+        (#"{"o":{"a":1,"b":2,"a":{"a":0,"a":[1]}},"o2":[{"x":1,"x":2}]}"#, #"{"o":{"b":2,"a":{"a":[1]}},"o2":[{"x":2}]}"#),
+        (#"{"k\u0061":1,"ka":2,"b":3}"#, #"{"ka":2,"b":3}"#),
+    ])
+    func repeatedKeyKeepsItsLastValueAtItsLastPlace(text: String, kept: String) throws {
+        let (value, hadDuplicateKeys) = try JSONReader.parseNotingDuplicateKeys(Array(text.utf8))
+        #expect(JSONWriter.string(value) == kept)
+        #expect(hadDuplicateKeys)
+    }
+
+    /// The same past `pairwiseKeyLimit` members, where keys are hashed instead of compared.
+    @Test func repeatedKeyInALargeObject() throws {
+        let members = (0..<40).map { "\"k\($0 % 30)\":\($0)" }.joined(separator: ",")
+        let (value, hadDuplicateKeys) = try JSONReader.parseNotingDuplicateKeys(Array("{\(members)}".utf8))
+        let object = try #require(value.objectValue)
+        #expect(hadDuplicateKeys)
+        #expect(object.keys == (10..<30).map { "k\($0)" } + (0..<10).map { "k\($0)" })
+        #expect(object["k5"]?.intValue == 35)
+        let distinct = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        #expect(try JSONReader.parseNotingDuplicateKeys(Array("{\(distinct)}".utf8)).hadDuplicateKeys == false)
+    }
 }

@@ -95,4 +95,25 @@ import Testing
             return "{" + members.joined(separator: ",") + "}"
         }
     }
+
+    /// `isValidWithDistinctKeys`: valid, and no object (at any depth) may repeat a key;
+    /// cautious about escaped keys and very large objects.
+    @Test(arguments: [
+        (#"{"a":1,"b":{"a":2,"b":[{"a":3},{"a":4}]}}"#, true), (#"[{"a":1},{"a":1}]"#, true), ("{}", true),
+        (#"{"a":1,"b":2,"a":3}"#, false), (#"{"o":{"x":1,"y":{},"x":2}}"#, false), (#"[{"a":1,"a":1}]"#, false),
+        (#"{"ab":1,"a":2,"b":3}"#, true), (#"{"k\u0061":1}"#, false), (#"{"a":1,"b":2"#, false),
+    ])
+    func distinctKeys(text: String, distinct: Bool) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBufferPointer { JSONValidator.isValidWithDistinctKeys($0) } == distinct)
+    }
+
+    @Test func distinctKeysAgreeWithTheReaderOnGeneratedObjects() throws {
+        for i in 0..<500 {  // objects of 0 to 12 keys out of 20 names, some repeated
+            let keys = (0..<(i % 13)).map { j in "\"\((i * 7 + j * j * 3) % 20)\":0" }
+            let bytes = Array(("{\"n\":{" + keys.joined(separator: ",") + "}}").utf8)
+            let repeated = try JSONReader.parseNotingDuplicateKeys(bytes).hadDuplicateKeys
+            #expect(bytes.withUnsafeBufferPointer { JSONValidator.isValidWithDistinctKeys($0) } == !repeated)
+        }
+    }
 }

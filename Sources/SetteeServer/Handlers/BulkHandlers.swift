@@ -32,7 +32,8 @@ enum BulkHandlers {
         let body = try request.object()
         guard let given = body["docs"] else { throw CouchError.badRequest("POST body must include `docs` parameter.") }
         guard let docs = given.arrayValue else { throw CouchError.badRequest("`docs` parameter must be an array.") }
-        let spans = docSpans(request.bytes, body, count: docs.count)
+        // A repeated key anywhere: the tree is not the text, the bodies are serialized.
+        let spans = request.hadDuplicateKeys ? nil : docSpans(request.bytes, body, count: docs.count)
         let newEdits: Bool
         switch body["new_edits"] {
         case nil: newEdits = true

@@ -13,7 +13,7 @@ enum DocumentHandlers {
         var object = try body.object(orThrow: "Document must be a JSON object")
         try mergeRevParameters(context, into: &object)
         let newEdits = try context.query.bool("new_edits", default: true)
-        let parsed = try parser(context).parse(object, id: id, newEdits: newEdits, raw: rawMembers(body.bytes))
+        let parsed = try parser(context).parse(object, id: id, newEdits: newEdits, raw: rawMembers(body))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: newEdits) }
         let rev = try await write(parsed, to: database, newEdits: newEdits, stats: context.node.stats)
         var response = created(context, id: id, rev: rev)
@@ -33,7 +33,7 @@ enum DocumentHandlers {
                 "/" + CouchURLEncoding.encode(context.parameters.db ?? "") + "/" + CouchURLEncoding.encode(id)))
             return response
         }
-        let parsed = try parser(context).parse(object, id: nil, newEdits: true, raw: rawMembers(body.bytes))
+        let parsed = try parser(context).parse(object, id: nil, newEdits: true, raw: rawMembers(body))
         if context.query["batch"] == "ok" { return await batched(context, parsed, database, newEdits: true) }
         let rev = try await write(parsed, to: database, newEdits: true, stats: context.node.stats)
         return created(context, id: parsed.update.id, rev: rev, withETag: false)
@@ -138,8 +138,11 @@ enum DocumentHandlers {
     /// Where a one-document body's members are in its text, so that the stored body is
     /// copied from it rather than serialized again (as `_bulk_docs` does). The parser
     /// falls back to serializing when the object changed since (`?rev=` merged in).
-    static func rawMembers(_ bytes: [UInt8]) -> DocumentParser.RawMembers? {
-        bytes.withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0) }
+    /// Nil when the text repeated a key: the object kept only the last member.
+    static func rawMembers(_ body: JSONValueBody) -> DocumentParser.RawMembers? {
+        let bytes = body.bytes
+        guard !body.hadDuplicateKeys else { return nil }
+        return bytes.withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0) }
             .map { DocumentParser.RawMembers(text: bytes, spans: $0) }
     }
 

@@ -24,11 +24,11 @@ enum MultipartDocumentHandler {
         let upload = MultipartDocumentUpload(
             database: database, maxJSONBytes: context.node.live.maxDocumentSize.value * 2 + 65536
         ) { bytes in
-            var object = try JSONValueBody(bytes: bytes, maxDepth: context.node.configuration.maxJSONDepth)
-                .object(orThrow: "Document must be a JSON object")
+            let body = try JSONValueBody(bytes: bytes, maxDepth: context.node.configuration.maxJSONDepth)
+            var object = try body.object(orThrow: "Document must be a JSON object")
             try DocumentHandlers.mergeRevParameters(context, into: &object)
             return try DocumentHandlers.parser(context).parse(object, id: id, newEdits: newEdits,
-                                                             raw: DocumentHandlers.rawMembers(bytes))
+                                                             raw: DocumentHandlers.rawMembers(body))
         }
         var reader = MultipartReader(boundary: boundary)
         do {
