@@ -55,9 +55,8 @@ import Testing
         #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"1-x"}]},{"seq":2,"id":"b","changes":[{"rev":"2-y"},{"rev":"1-z"}],"deleted":true}],"last_seq":2,"pending":7}"#,
         #"{"results":[],"last_seq":0}"#, #"{"last_seq":[1,"x"],"results":[]}"#, #"{"results":[],"last_seq":null}"#,
         #"{"results":[{"id":"a","seq":{"s":[1]},"changes":[]}],"last_seq":1.5e2}"#,
-        #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"1-x"},5,{"rev":7},{},{"rev":"2-y","rev":"3-z"}],"id":"b","seq":9}],"last_seq":1}"#,
+        #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"1-x"},5,{"rev":7},{}]}],"last_seq":1}"#,
         #"{"results":[{"seq":1,"id":"\u0061\/","changes":[{"rev":"1-\u0078"}]}],"last_seq":"9-\u0041"}"#,
-        #"{"results":[{"seq":1,"id":"a","changes":[]}],"results":[],"last_seq":1,"last_seq":2}"#,
     ])
     func readsAsTheWholeParseReads(_ text: String) {
         expectSameAsParsedWhole(text)
@@ -70,6 +69,10 @@ import Testing
         #"{"results":[{"seq":1,"id":7,"changes":[]}],"last_seq":1}"#, #"{"results":[{"seq":1,"id":"a","changes":{}}],"last_seq":1}"#,
         #"{"results":[5],"last_seq":1}"#, #"{"\u0072esults":[],"last_seq":1}"#, #"{"results":[],"last_seq":1} x"#,
         #"{"results":[{"seq":1,"id":"a\ud800","changes":[]}],"last_seq":1}"#, #"{"results":[],"last_seq":01}"#,
+        // A member it reads, given twice: the whole parse keeps the last, as CouchDB's jiffy does.
+        #"{"results":[{"seq":1,"id":"a","changes":[{"rev":"2-y","rev":"3-z"}]}],"last_seq":1}"#,
+        #"{"results":[{"seq":1,"id":"a","changes":[],"id":"b","seq":9}],"last_seq":1}"#,
+        #"{"results":[{"seq":1,"id":"a","changes":[]}],"results":[],"last_seq":1,"last_seq":2}"#,
     ])
     func unusualPagesAreLeftToTheWholeParse(_ text: String) {
         #expect(scan(text) == nil)

@@ -17,8 +17,8 @@ internal import SetteeJSON
  Anything else — text `JSONReader` refuses, a key with an escape where a key is looked
  at, a result that is not an object with a `docs` array, no `results` array — makes
  `scan` answer nil, and the caller parses the answer whole as before, so its errors and
- its reading of odd answers stay exactly the same. As `JSONObject` reads a repeated key,
- the first member of a name counts.
+ its reading of odd answers stay exactly the same. A member it reads given twice
+ makes it parse the answer whole (which keeps the last, as CouchDB does).
  */
 
 /// One document of a `_bulk_get` answer found by `BulkGetAnswer.scan`.
@@ -48,7 +48,8 @@ enum BulkGetAnswer {
         var results: [[Entry]]?
         let isRead = cursor.forEachMember(depth: 1) { key, keyHasEscape, cursor in
             guard !keyHasEscape else { return false }
-            guard results == nil, Self.matches(key, "results", in: bytes) else { return cursor.skipValue(depth: 1) }
+            guard Self.matches(key, "results", in: bytes) else { return cursor.skipValue(depth: 1) }
+            guard results == nil else { return false }  // repeated: parsed whole (last wins)
             results = scanResults(&cursor)
             return results != nil
         }
@@ -66,7 +67,8 @@ enum BulkGetAnswer {
             let isObject = cursor.current == UInt8(ascii: "{")
             let isRead = isObject && cursor.forEachMember(depth: 3) { key, keyHasEscape, cursor in
                 guard !keyHasEscape else { return false }
-                guard docs == nil, Self.matches(key, "docs", in: cursor.bytes) else { return cursor.skipValue(depth: 3) }
+                guard Self.matches(key, "docs", in: cursor.bytes) else { return cursor.skipValue(depth: 3) }
+                guard docs == nil else { return false }  // repeated: parsed whole (last wins)
                 docs = scanEntries(&cursor)
                 return docs != nil
             }
@@ -89,7 +91,8 @@ enum BulkGetAnswer {
             var entry: Entry?
             let isRead = cursor.forEachMember(depth: 5) { key, keyHasEscape, cursor in
                 guard !keyHasEscape else { return false }
-                guard entry == nil, Self.matches(key, "ok", in: cursor.bytes) else { return cursor.skipValue(depth: 5) }
+                guard Self.matches(key, "ok", in: cursor.bytes) else { return cursor.skipValue(depth: 5) }
+                guard entry == nil else { return false }  // repeated: parsed whole (last wins)
                 cursor.skipWhitespace()
                 guard cursor.current == UInt8(ascii: "{") else {
                     entry = .missing
@@ -113,9 +116,11 @@ enum BulkGetAnswer {
         let isRead = cursor.forEachMember(depth: 6) { key, keyHasEscape, cursor in
             guard !keyHasEscape else { return false }
             let bytes = cursor.bytes
-            if id == nil, Self.matches(key, "_id", in: bytes) {
+            if Self.matches(key, "_id", in: bytes) {
+                guard id == nil else { return false }  // repeated: parsed whole (last wins)
                 id = readString(&cursor, unusual: &isUnusual) ?? ""
-            } else if rev == nil, Self.matches(key, "_rev", in: bytes) {
+            } else if Self.matches(key, "_rev", in: bytes) {
+                guard rev == nil else { return false }
                 rev = .some(readString(&cursor, unusual: &isUnusual))
             } else {
                 if Self.matches(key, "_attachments", in: bytes) { hasAttachments = true }

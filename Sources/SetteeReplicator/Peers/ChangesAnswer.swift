@@ -8,9 +8,10 @@ internal import SetteeJSON
      {"results":[{"seq":..,"id":"..","changes":[{"rev":".."}],..},..],"last_seq":..,"pending":..}
 
  The text is checked as `JSONReader` checks it (`StrictJSONCursor`) and read as the whole
- parse read it: the first member of a name counts; `seq` and `last_seq` are any JSON value
+ parse read it; `seq` and `last_seq` are any JSON value
  (parsed from their text: opaque, sent back as they came); a `changes` element with no
- string `rev` is dropped. Anything else — a key spelled with an escape, a row that is no
+ string `rev` is dropped. Anything else — a member it reads given twice (the whole parse
+ keeps the last, as CouchDB does), a key spelled with an escape, a row that is no
  object or lacks a string `id`, a `seq` or a `changes` array, no `results` array or
  `last_seq`, text the reader refuses — makes `scan` answer nil, and the caller parses the
  page whole, which reports what is wrong as before.
@@ -22,11 +23,13 @@ enum ChangesAnswer {
         var rows: [ChangeRow]?, lastSeq: JSONValue?
         let isRead = cursor.forEachMember(depth: 1) { key, keyHasEscape, cursor in
             guard !keyHasEscape else { return false }
-            if rows == nil, matches(key, "results", in: cursor.bytes) {
+            if matches(key, "results", in: cursor.bytes) {
+                guard rows == nil else { return false }  // repeated: parsed whole (last wins)
                 rows = scanRows(&cursor)
                 return rows != nil
             }
-            if lastSeq == nil, matches(key, "last_seq", in: cursor.bytes) {
+            if matches(key, "last_seq", in: cursor.bytes) {
+                guard lastSeq == nil else { return false }  // repeated: parsed whole (last wins)
                 lastSeq = value(&cursor, depth: 1)
                 return lastSeq != nil
             }
@@ -53,15 +56,18 @@ enum ChangesAnswer {
         let isRead = cursor.forEachMember(depth: 3) { key, keyHasEscape, cursor in
             guard !keyHasEscape else { return false }
             let bytes = cursor.bytes
-            if seq == nil, matches(key, "seq", in: bytes) {
+            if matches(key, "seq", in: bytes) {
+                guard seq == nil else { return false }  // repeated: parsed whole (last wins)
                 seq = value(&cursor, depth: 3)
                 return seq != nil
             }
-            if id == nil, matches(key, "id", in: bytes) {
+            if matches(key, "id", in: bytes) {
+                guard id == nil else { return false }  // repeated: parsed whole (last wins)
                 id = value(&cursor, depth: 3)?.stringValue
                 return id != nil
             }
-            if revisions == nil, matches(key, "changes", in: bytes) {
+            if matches(key, "changes", in: bytes) {
+                guard revisions == nil else { return false }  // repeated: parsed whole (last wins)
                 revisions = scanRevs(&cursor)
                 return revisions != nil
             }
@@ -80,7 +86,8 @@ enum ChangesAnswer {
             var rev: JSONValue?
             let isRead = cursor.forEachMember(depth: 5) { key, keyHasEscape, cursor in
                 guard !keyHasEscape else { return false }
-                guard rev == nil, matches(key, "rev", in: cursor.bytes) else { return cursor.skipValue(depth: 5) }
+                guard matches(key, "rev", in: cursor.bytes) else { return cursor.skipValue(depth: 5) }
+                guard rev == nil else { return false }  // repeated: parsed whole (last wins)
                 rev = value(&cursor, depth: 5)
                 return rev != nil
             }

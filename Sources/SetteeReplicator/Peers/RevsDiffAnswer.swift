@@ -10,8 +10,8 @@ internal import SetteeJSON
      {"id":{"missing":["2-b"],"possible_ancestors":["1-a"]},..}
 
  Its text is checked as `JSONReader` checks it (`StrictJSONCursor`). As the answer parsed
- whole was read: a repeated id counts by its last entry, a repeated `missing` or
- `possible_ancestors` by its first, and non-string elements are dropped. Anything else —
+ whole was read: a repeated id counts by its last entry, and non-string elements are dropped;
+ a repeated `missing` or `possible_ancestors` makes it parse the answer whole. Anything else —
  a key spelled with an escape among the entry's members, an entry or list that is no
  object or array, text the reader refuses — makes `scan` answer nil, and the caller
  parses the answer whole, as before.
@@ -55,11 +55,13 @@ enum RevsDiffAnswer {
         let isRead = cursor.forEachMember(depth: 2) { key, keyHasEscape, cursor in
             guard !keyHasEscape else { return false }
             let name = String(decoding: UnsafeBufferPointer(rebasing: cursor.bytes[key]), as: UTF8.self)
-            if name == "missing", missing == nil {
+            if name == "missing" {
+                guard missing == nil else { return false }  // repeated: parsed whole (last wins)
                 missing = scanStrings(&cursor)
                 return missing != nil
             }
-            if name == "possible_ancestors", ancestors == nil {
+            if name == "possible_ancestors" {
+                guard ancestors == nil else { return false }  // repeated: parsed whole (last wins)
                 ancestors = scanStrings(&cursor)
                 return ancestors != nil
             }
