@@ -208,14 +208,16 @@ public final class HTTPServer: Sendable {
             transport = asyncSocket
         }
         let id = ObjectIdentifier(asyncSocket)
+        // Plain HTTP only: a TLS session's records and handshake are too much work for the loop.
+        let runner = tls == nil ? loop : nil
         let connection = Connection(transport: transport, configuration: configuration, responder: responder,
-                                    logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) },
+                                    logger: logger, loop: runner, isServerStopping: { [self] in stopping.load(ordering: .acquiring) },
                                     onClose: { [self] in remove(id) })
         state.withLock { $0.connections[id] = connection }
         connectionCount.opened()
         // A shutdown that listed connections before this insert must still close it if idle.
         if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
-        Task { [session, tls] in
+        Task(executorPreference: runner) { [session, tls] in
             if let session, let tls, await !self.handshake(session, tls: tls, peer: peer) {
                 self.remove(id)
                 return
