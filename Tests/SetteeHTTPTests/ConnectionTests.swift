@@ -5,10 +5,11 @@ import Testing
 /// Where a connection's requests run: light ones (`HTTPResponder.isLight`, no body) on the
 /// server's event-loop thread, the others on the cooperative pool (`Connection.run`).
 @Suite struct ConnectionTests {
-    private static func withLoopServer(_ body: (Int) async throws -> Void) async throws {
+    private static func withLoopServer(loops: Int = 2, _ body: (Int) async throws -> Void) async throws {
         var config = ServerConfiguration()
         config.bindAddresses = ["127.0.0.1"]
         config.port = 0
+        config.eventLoops = loops
         let server = HTTPServer(configuration: config, responder: LoopResponder(), logger: Logger(label: "test"))
         let ports = try server.start()
         do {
@@ -46,6 +47,21 @@ import Testing
             await client.send("POST /light HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
             #expect(try await client.response().body == "pool")
             #expect(try await Self.get("/light", on: client) == "loop")
+        }
+    }
+
+    /// Connections dealt to different loops each run their light requests on their own loop.
+    @Test func everyLoopServesItsConnectionsLightRequests() async throws {
+        try await Self.withLoopServer(loops: 3) { port in
+            let clients = try (0..<6).map { _ in try RawClient(port: port) }
+            var threads: Set<String> = []
+            for client in clients {
+                await client.send("GET /light HTTP/1.1\r\nHost: x\r\n\r\n")
+                let response = try await client.response()
+                #expect(response.body == "loop")
+                threads.insert(response.headers["X-Thread"] ?? "")
+            }
+            #expect(threads.count == 3)
         }
     }
 
