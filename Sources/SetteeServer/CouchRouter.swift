@@ -25,6 +25,9 @@ struct CouchRouter: HTTPResponder {
         router = Router(Routes.table)
     }
 
+    /// Document reads run on the server's event-loop thread (`LightRequest`).
+    func isLight(method: String, target: String) -> Bool { LightRequest.isLight(method: method, target: target) }
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         var response: HTTPResponse

@@ -146,6 +146,7 @@ public final class SetteeNode: Sendable {
             var http = ServerConfiguration()
             http.bindAddresses = [listener.address]
             http.port = listener.port
+            http.eventLoops = 1  // a scrape now and then: one thread is plenty
             metricsServer = HTTPServer(configuration: http, responder: MetricsResponder(node: router.state), logger: logger)
         } else {
             metricsServer = nil

@@ -39,6 +39,9 @@ final class Connection: @unchecked Sendable {
     let configuration: ServerConfiguration
     let responder: any HTTPResponder
     let logger: Logger
+    /// The event loop whose thread runs this connection's light requests (the task
+    /// serving it prefers it as executor); nil when every request runs on the pool.
+    let loop: EventLoop?
     let isServerStopping: @Sendable () -> Bool
     /// Called once the connection is closed (the server forgets it then).
     let onClose: @Sendable () -> Void
@@ -52,8 +55,9 @@ final class Connection: @unchecked Sendable {
     var body = BodyState(framing: .none, expectsContinue: false, maxBodyBytes: 0, maxTrailerBytes: 0)
 
     init(transport: any Transport, configuration: ServerConfiguration, responder: any HTTPResponder,
-         logger: Logger, isServerStopping: @escaping @Sendable () -> Bool,
+         logger: Logger, loop: EventLoop? = nil, isServerStopping: @escaping @Sendable () -> Bool,
          onClose: @escaping @Sendable () -> Void = {}) {
+        self.loop = loop
         self.transport = transport
         self.configuration = configuration
         self.responder = responder
@@ -67,21 +71,63 @@ final class Connection: @unchecked Sendable {
     /// Serves requests until the connection must close, then closes it and calls
     /// `onClose`; or until a streamed response hands the connection to a task of its
     /// own (which serves on and closes it in the end).
+    ///
+    /// With a `loop` (the task prefers it as executor), light requests run on the loop's
+    /// thread and the others on the pool; a run of requests of one kind stays where it
+    /// is, so only a change of kind costs a hand-off.
     func run() async {
-        while let head = await nextHead() {
-            switch await serve(head) {
-            case .next: continue
-            case .close: break
+        var head = await nextHead()
+        while let current = head {
+            let step: Step
+            if loop != nil, !isLight(current) {
+                step = await withTaskExecutorPreference(globalConcurrentExecutor) {
+                    await serveRun(from: current, light: false)
+                }
+            } else {
+                step = await serveRun(from: current, light: true)
+            }
+            switch step {
+            case .next(let next): head = next
+            case .close: head = nil
             case .stream(let stream):
-                Task { [self] in
+                // On the pool: a feed's producer and its writes are no loop's work.
+                Task(executorPreference: globalConcurrentExecutor) { [self] in
                     guard await send(stream) else { return close() }
                     await run()
                 }
                 return
             }
-            break
         }
         close()
+    }
+
+    /// What a run of requests of one kind ends with.
+    private enum Step {
+        /// A request of the other kind, to serve elsewhere.
+        case next(RequestHead)
+        case close
+        case stream(StreamedResponse)
+    }
+
+    /// Whether `head` may be served on the loop's thread: no body to read, and the
+    /// responder calls it light.
+    private func isLight(_ head: RequestHead) -> Bool {
+        head.framing == .none && responder.isLight(method: head.method, target: head.target)
+    }
+
+    /// Serves `first` and the requests after it while they are of its kind (`light`).
+    private func serveRun(from first: RequestHead, light: Bool) async -> Step {
+        var head = first
+        while true {
+            switch await serve(head) {
+            case .next: break
+            case .close: return .close
+            case .stream(let stream): return .stream(stream)
+            }
+            guard let next = await nextHead() else { return .close }
+            if loop != nil, isLight(next) != light { return .next(next) }
+            head = next
+        }
     }
 
     private func close() {

@@ -4,7 +4,7 @@ internal import Synchronization
 
 /// An HTTP/1.1 server over non-blocking POSIX sockets and epoll.
 ///
-/// One event-loop thread waits in epoll_wait; each connection is a task that
+/// Event-loop threads (one per two cores) wait in epoll_wait; each connection is a task that
 /// serves its requests in a loop and suspends only when a socket would block.
 ///
 ///     let server = HTTPServer(configuration: config, responder: router, logger: logger)
@@ -20,7 +20,7 @@ public final class HTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
 
     private struct State {
-        var loop: EventLoop?
+        var loops: EventLoops?
         var listeners: [AsyncSocket] = []
         var tlsPorts: [Int] = []
         var acceptTasks: [Task<Void, Never>] = []
@@ -49,8 +49,8 @@ public final class HTTPServer: Sendable {
     public func start() throws -> [Int] {
         // MSG_NOSIGNAL covers our sends; this covers any other write to a dead socket.
         signal(SIGPIPE, SIG_IGN)
-        let loop = try EventLoop()
-        try loop.start()
+        let loops = try EventLoops(count: configuration.eventLoops ?? EventLoops.byDefault)
+        let loop = loops.first
         var listeners: [(AsyncSocket, TLSListener?)] = []
         var ports: [Int] = []
         var tlsPorts: [Int] = []
@@ -69,12 +69,12 @@ public final class HTTPServer: Sendable {
             }
         } catch {
             listeners.forEach { $0.0.close() }
-            loop.stop()
+            loops.stop()
             throw error
         }
-        let tasks = listeners.map { listener, tls in Task { await self.acceptLoop(listener, tls: tls, loop: loop) } }
+        let tasks = listeners.map { listener, tls in Task { await self.acceptLoop(listener, tls: tls, loops: loops) } }
         state.withLock { s in
-            s.loop = loop
+            s.loops = loops
             s.listeners = listeners.map(\.0)
             s.tlsPorts = tlsPorts
             s.acceptTasks = tasks
@@ -119,22 +119,22 @@ public final class HTTPServer: Sendable {
             }
             if empty { c.resume() }
         }
-        let (loop, waiters) = state.withLock { s in
+        let (loops, waiters) = state.withLock { s in
             s.isFinished = true
             defer { s.runWaiters = [] }
-            return (s.loop, s.runWaiters)
+            return (s.loops, s.runWaiters)
         }
-        loop?.stop()
+        loops?.stop()
         waiters.forEach { $0.resume() }
         logger.info("stopped")
     }
 
-    private func acceptLoop(_ listener: AsyncSocket, tls: TLSListener?, loop: EventLoop) async {
+    private func acceptLoop(_ listener: AsyncSocket, tls: TLSListener?, loops: EventLoops) async {
         var lastDescriptorError: ContinuousClock.Instant?
         while !stopping.load(ordering: .acquiring) {
             do {
                 let (socket, peer) = try await listener.accept()
-                admit(socket, peer: peer, tls: tls, loop: loop)
+                admit(socket, peer: peer, tls: tls, loop: loops.next())
             } catch HTTPError.socket(let call, let code) where code == EMFILE || code == ENFILE {
                 // Out of descriptors: back off instead of spinning; existing connections free some.
                 // Logged once a minute at most: the retries come ten a second.
@@ -208,14 +208,16 @@ public final class HTTPServer: Sendable {
             transport = asyncSocket
         }
         let id = ObjectIdentifier(asyncSocket)
+        // Plain HTTP only: a TLS session's records and handshake are too much work for the loop.
+        let runner = tls == nil ? loop : nil
         let connection = Connection(transport: transport, configuration: configuration, responder: responder,
-                                    logger: logger, isServerStopping: { [self] in stopping.load(ordering: .acquiring) },
+                                    logger: logger, loop: runner, isServerStopping: { [self] in stopping.load(ordering: .acquiring) },
                                     onClose: { [self] in remove(id) })
         state.withLock { $0.connections[id] = connection }
         connectionCount.opened()
         // A shutdown that listed connections before this insert must still close it if idle.
         if stopping.load(ordering: .acquiring) { connection.closeIfIdle() }
-        Task { [session, tls] in
+        Task(executorPreference: runner) { [session, tls] in
             if let session, let tls, await !self.handshake(session, tls: tls, peer: peer) {
                 self.remove(id)
                 return

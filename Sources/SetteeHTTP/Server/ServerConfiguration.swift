@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable {
     public var servesPlainHTTP = true
     /// HTTPS on its own port, on the same addresses (CouchDB's `[ssl]`).
     public var tls: TLSListener?
+    /// Event-loop threads (`EventLoops`); nil for one per two cores. Each also runs its
+    /// plain-HTTP connections' light requests.
+    public var eventLoops: Int?
 
     public init() {}
 }

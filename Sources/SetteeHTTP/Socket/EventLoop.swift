@@ -22,12 +22,15 @@ internal import Synchronization
  have one pending (`TimedWaiters`). Timeouts are therefore accurate
  to one tick (50 ms), which is plenty for idle/header/body limits in seconds.
 
- One loop serves a whole server: the syscalls and the HTTP work run on the pool's
- threads, so the loop thread only dispatches readiness.
+ One loop serves a whole server. It is also a `TaskExecutor` (`LoopJobs`): a
+ plain-HTTP connection's task prefers it, so the loop's thread runs that task's
+ light requests (parse, a document `GET`'s handler, send) right where its socket's
+ readiness is seen; its other requests go to the pool's threads.
  */
 
-/// An epoll reactor thread that wakes tasks waiting for socket readiness.
-final class EventLoop: Sendable {
+/// An epoll reactor thread that wakes tasks waiting for socket readiness, and runs the
+/// tasks that prefer it as their executor.
+final class EventLoop: TaskExecutor, Sendable {
     static let tick: Duration = .milliseconds(50)
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -35,6 +38,11 @@ final class EventLoop: Sendable {
     private let timed = TimedWaiters()
     private let isStopping = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
+    /// The loop thread's `pthread_self()`, 0 before it starts.
+    private let threadID = Atomic<UInt>(0)
+    private let jobs: LoopJobs
+    /// Set when `stop` was called from the loop's own thread, which then closes the fds.
+    private let closesItself = Atomic<Bool>(false)
 
     /// - Throws: `HTTPError.socket` when epoll or eventfd cannot be created.
     init() throws(HTTPError) {
@@ -49,7 +57,26 @@ final class EventLoop: Sendable {
         }
         epollFD = ep
         wakeFD = wake
+        jobs = LoopJobs(wakeFD: wake)
     }
+
+    /// Runs `job` on the loop's thread (a task that prefers this loop); see `LoopJobs`.
+    func enqueue(_ job: consuming ExecutorJob) {
+        jobs.enqueue(UnownedJob(job))
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var isCurrentThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Whether the caller runs on any event loop's thread (which must never block).
+    static var isOnLoopThread: Bool { pthread_getspecific(threadKey) != nil }
+
+    /// Set, on a loop's thread, to that loop (unretained: the thread holds it while it runs).
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        return key
+    }()
 
     /// Starts the loop thread.
     func start() throws(HTTPError) {
@@ -99,23 +126,38 @@ final class EventLoop: Sendable {
         timed.remove(waiter)
     }
 
-    /// Stops the thread and waits for it to exit.
+    /// Stops the thread and waits for it to exit (unless called from it: a task on the
+    /// loop that stops it lets the thread end on its own). Jobs still queued, and any
+    /// enqueued later, go to the global pool.
     func stop() {
         guard !isStopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
-        if let tid = thread.withLock({ $0 }) { pthread_join(tid, nil) }
+        jobs.wake()
+        let tid = thread.withLock { $0 }
+        if let tid, isCurrentThread {
+            closesItself.store(true, ordering: .releasing)
+            pthread_detach(tid)
+            return
+        }
+        if let tid { pthread_join(tid, nil) }
+        jobs.stop()
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
     }
 
     private func runLoop() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         let capacity = 256
         var events = [epoll_event](repeating: epoll_event(), count: capacity)
+        var spare: [UnownedJob] = []
+        let executor = asUnownedTaskExecutor()
         let tickMS = Int32(Self.tick.components.attoseconds / 1_000_000_000_000_000)
         var nextSweep = ContinuousClock.now + Self.tick
         while !isStopping.load(ordering: .acquiring) {
-            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), tickMS) }
+            jobs.runQueued(on: executor, spare: &spare)
+            let timeout = jobs.maySleep() ? tickMS : 0
+            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout) }
+            jobs.awake()
             if n > 0 { dispatch(events[0..<Int(n)]) }
             let now = ContinuousClock.now
             if now >= nextSweep {
@@ -123,12 +165,20 @@ final class EventLoop: Sendable {
                 timed.sweep(now: now)
             }
         }
+        jobs.stop()
+        if closesItself.load(ordering: .acquiring) {
+            Glibc.close(epollFD)
+            Glibc.close(wakeFD)
+        }
     }
 
     private func dispatch(_ events: ArraySlice<epoll_event>) {
         for event in events {
             let fd = event.data.fd
-            if fd == wakeFD { continue }
+            if fd == wakeFD {
+                jobs.drainWake()
+                continue
+            }
             guard let waiter = waiters.withLock({ $0[fd] }) else { continue }
             let mask = event.events
             let broken = mask & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0

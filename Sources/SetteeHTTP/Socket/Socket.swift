@@ -74,19 +74,17 @@ struct Socket: Sendable {
 
     /// Reads up to `maxBytes`; an empty array means the peer closed its side.
     ///
-    /// Up to 64 KiB (request heads, small bodies) is received into temporary scratch
-    /// space and copied out at its actual size, so the connection can keep the result
+    /// Up to 64 KiB (request heads, small bodies) is received into the thread's scratch
+    /// buffer (`ReceiveScratch`) and copied out at its actual size, so the connection can keep the result
     /// as its buffer: a hundred-byte request is held in a hundred bytes, not in a
     /// 64 KiB array. Larger reads expect to fill the array and receive into it directly.
     func receive(maxBytes: Int) throws(HTTPError) -> Outcome<[UInt8]> {
         var failure: Int32 = 0
         let bytes: [UInt8]
-        if maxBytes <= 64 * 1024 {
-            bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { scratch in
-                let n = recv(fd, scratch.baseAddress, maxBytes, 0)
-                if n < 0 { failure = errno }
-                return Array(scratch[..<max(n, 0)])
-            }
+        if maxBytes <= ReceiveScratch.size, let scratch = ReceiveScratch.forThisThread() {
+            let n = recv(fd, scratch, maxBytes, 0)
+            if n < 0 { failure = errno }
+            bytes = Array(UnsafeRawBufferPointer(start: scratch, count: max(n, 0)))
         } else {
             bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, count in
                 let n = recv(fd, buffer.baseAddress, maxBytes, 0)
