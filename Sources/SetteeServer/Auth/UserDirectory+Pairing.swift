@@ -16,7 +16,7 @@ extension UserDirectory {
         let host = LoginLockout.address(remoteAddress)
         if grant.clients.contains(host) { return }
         guard grant.clients.count < grant.uses else { throw Self.usedUp(grant) }
-        guard let database = try directory.database(named: authentication.name) else {
+        guard let database = try await directory.open(authentication.name) else {
             throw CouchError.unauthorized("Name or password is incorrect.")
         }
         // Two first requests from new addresses may race: the loser re-reads and re-counts.

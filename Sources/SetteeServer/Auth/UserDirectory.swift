@@ -26,16 +26,18 @@ final class UserDirectory: Sendable {
         self.authentication = authentication
     }
 
-    /// What is cached for `name`, if `_users` has not changed since.
+    /// What is cached for `name`, if `_users` is open and has not changed since. Never opens
+    /// `_users` (not yet open, it answers nil and `credentials` opens it off the caller's
+    /// thread): a document GET is authenticated on the event loop's thread.
     func cached(_ name: String) -> Credentials? {
-        guard let database = try? directory.database(named: authentication.name) else { return nil }
+        guard let database = directory.openedDatabase(named: authentication.name) else { return nil }
         let key = (ObjectIdentifier(database), database.changesNotifier.sequence)
         return cache.withLock { ($0.database, $0.sequence) == key ? $0.entries[name] ?? nil : nil }
     }
 
     /// The credentials of `name`, read from the authentication database when the cache cannot answer.
     func credentials(_ name: String) async -> Credentials? {
-        guard let database = try? directory.database(named: authentication.name) else { return nil }
+        guard let database = try? await directory.open(authentication.name) else { return nil }
         let key = (ObjectIdentifier(database), database.changesNotifier.sequence)
         if let hit = cache.withLock({ ($0.database, $0.sequence) == key ? $0.entries[name] : nil }) { return hit }
         let found = (try? await database.winner(id: "org.couchdb.user:" + name)).flatMap(Self.credentials)

@@ -61,6 +61,13 @@ public final class DatabaseDirectory: Sendable {
         return try openFile(name)
     }
 
+    /// The database `name` if it is open now; nil when it is closed or does not exist.
+    /// Never opens a file, so it never blocks: for a caller that must not wait (an event
+    /// loop's thread) and can take the async path when this answers nil.
+    public func openedDatabase(named name: String) -> Database? {
+        lookUp(name)
+    }
+
     /// `database(named:)` for async callers: an open database at once, else the file is
     /// opened on a thread of its own (SQLite's open and checks block; STYLE 17).
     public func open(_ name: String) async throws -> Database? {
