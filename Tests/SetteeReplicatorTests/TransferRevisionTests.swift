@@ -46,6 +46,21 @@ import Testing
         #expect(String(decoding: DocumentParser.body(of: object, raw: raw), as: UTF8.self) == #"{"v":"é"}"#)
         #expect(TransferRevision(json: object).rawMembers == nil)
     }
+
+    /// A document whose text repeats a key inside a member gives no spans to copy: its
+    /// parsed value keeps the last (CouchDB's rule), and the store keeps that value's text.
+    @Test func aTextThatRepeatsAKeyIsWrittenAgain() throws {
+        let text = Array(#"{"results":[{"docs":[{"ok":{"_id":"a","_rev":"1-x","o":{"k":1,"k":2}}}]}]}"#.utf8)
+        let entries = try #require(text.withUnsafeBufferPointer { BulkGetAnswer.scan($0) })
+        guard case .ok(let doc)? = entries.first?.first else {
+            Issue.record("no document in \(entries)")
+            return
+        }
+        let revision = TransferRevision(text: text, range: doc.text, id: doc.id, rev: doc.rev)
+        #expect(revision.rawMembers == nil)
+        let object = try revision.json()
+        #expect(String(decoding: DocumentParser.body(of: object, raw: revision.rawMembers), as: UTF8.self) == #"{"o":{"k":2}}"#)
+    }
 }
 
 extension JSONValue {

@@ -82,9 +82,13 @@ public struct TransferRevision: Sendable {
 extension TransferRevision {
     /// Where the members of a document that came as text are, so the store copies the
     /// compact ones as they came instead of writing them again (`DocumentParser.body`).
+    /// None for a text in which an object may repeat a key: its parsed value keeps the
+    /// last (CouchDB's rule), so its text is not the value's and is written again.
     var rawMembers: DocumentParser.RawMembers? {
         guard case .text(let bytes, let range, _, _) = document else { return nil }
-        return bytes.withUnsafeBufferPointer { JSONSpanScanner.members(ofObjectIn: $0, at: range.lowerBound) }
-            .map { DocumentParser.RawMembers(text: bytes, spans: $0) }
+        return bytes.withUnsafeBufferPointer { buffer -> [JSONMemberSpan]? in
+            guard JSONValidator.isValidWithDistinctKeys(UnsafeBufferPointer(rebasing: buffer[range])) else { return nil }
+            return JSONSpanScanner.members(ofObjectIn: buffer, at: range.lowerBound)
+        }.map { DocumentParser.RawMembers(text: bytes, spans: $0) }
     }
 }
