@@ -211,18 +211,12 @@ public struct JSONValidator {
         }
     }
 
+    /// Four hexadecimal digits, read as `JSONReader` reads them (its `hexDigit`).
     private mutating func hex4() -> UInt32? {
         guard index + 4 <= bytes.count else { return nil }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let b = bytes[index]
-            let digit: UInt8
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = JSONReader.hexDigit(bytes[index]) else { return nil }
             value = value << 4 | UInt32(digit)
             index += 1
         }
