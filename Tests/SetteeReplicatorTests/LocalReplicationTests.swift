@@ -200,17 +200,7 @@ import Testing
         options.batchSize = 4  // pages of 4, 4 and 2: the last one reaches the end
         options.checkpointInterval = .seconds(3600)
         options.pollTimeout = .seconds(3600)
-        let replication = Replication(source: store.peer("a"), target: store.peer("b"), options: options,
-                                      logger: Logger(label: "test"))
-        let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
-        defer { job.cancel() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        var progress = replication.progress
-        while progress.checkpointedSeq == nil || progress.checkpointedSeq != progress.sourceSeq || progress.sourceSeq == nil {
-            guard ContinuousClock.now < deadline else { break }
-            try await Task.sleep(for: .milliseconds(20))  // polling a job's progress, with a deadline
-            progress = replication.progress
-        }
+        let progress = try await progressOnceCheckpointed(store, options)
         #expect(progress.stats.docsWritten == 10)
         #expect(progress.checkpointedSeq != nil && progress.checkpointedSeq == progress.sourceSeq)
         #expect(try await b.document(id: "burst9", revisions: .winner) != nil)
@@ -228,6 +218,15 @@ import Testing
         options.continuous = true
         options.checkpointInterval = .seconds(3600)
         options.pollTimeout = .seconds(3600)
+        let progress = try await progressOnceCheckpointed(store, options)
+        #expect(progress.stats.docsWritten == 3)
+        #expect(progress.checkpointedSeq != nil && progress.checkpointedSeq == progress.sourceSeq)
+    }
+
+    /// Runs a continuous replication of a into b until its checkpoint records the last
+    /// sequence it read (or 20 s pass), then stops it: its progress then.
+    private func progressOnceCheckpointed(_ store: ReplicatorStore, _ options: ReplicationOptions) async throws
+        -> Replication.Progress {
         let replication = Replication(source: store.peer("a"), target: store.peer("b"), options: options,
                                       logger: Logger(label: "test"))
         let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
@@ -239,7 +238,6 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))  // polling a job's progress, with a deadline
             progress = replication.progress
         }
-        #expect(progress.stats.docsWritten == 3)
-        #expect(progress.checkpointedSeq != nil && progress.checkpointedSeq == progress.sourceSeq)
+        return progress
     }
 }
