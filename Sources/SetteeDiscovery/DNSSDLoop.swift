@@ -56,9 +56,24 @@ final class DNSSDLoop: @unchecked Sendable {
         DispatchQueue(label: "settee-dnssd").async { [self] in run() }
     }
 
-    /// Runs `block` on the loop thread (soon, not now).
+    /// The wake pipe is closed here, not when the thread ends: a retry timer may still
+    /// `perform` after `stop`, and its byte written to a closed descriptor's number, since
+    /// reused, went into whatever the process had opened next (a client's HTTP connection
+    /// got a stray 0x01 before its status line in the unit tests). While anything can still
+    /// call `perform`, it holds this object, so the pipe outlives every such write.
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Runs `block` on the loop thread (soon, not now); after `stop`, never.
     func perform(_ block: @escaping @Sendable () -> Void) {
-        work.withLock { $0.append(block) }
+        let accepted = work.withLock { w in
+            guard !stopped.load(ordering: .acquiring) else { return false }
+            w.append(block)
+            return true
+        }
+        guard accepted else { return }
         var one: UInt8 = 1
         _ = write(wake.write, &one, 1)
     }
@@ -77,11 +92,14 @@ final class DNSSDLoop: @unchecked Sendable {
     }
 
     /// Ends the thread after deallocating every ref (withdrawing what was published).
-    func stop() {
+    /// `done` runs on the loop thread once it will poll and process no ref again (a test
+    /// closes its fake refs' descriptors only then).
+    func stop(then done: (@Sendable () -> Void)? = nil) {
         perform { [self] in
             for entry in refs.values { calls.deallocate(entry.ref) }
             refs = [:]
             stopped.store(true, ordering: .releasing)
+            done?()
         }
     }
 
@@ -107,7 +125,5 @@ final class DNSSDLoop: @unchecked Sendable {
             }
             for block in work.withLock({ w in defer { w = [] }; return w }) { block() }
         }
-        close(wake.read)
-        close(wake.write)
     }
 }

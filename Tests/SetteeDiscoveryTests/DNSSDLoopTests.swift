@@ -37,7 +37,7 @@ import Testing
         var spareEnds: [Int32] = [0, 0]
         #expect(pipe(&spareEnds) == 0)
         let spare = spareEnds
-        defer { for fd in [first.read, first.write, second.read, second.write] + spare { close(fd) } }
+        let fakeRefs = [first.read, first.write, second.read, second.write] + spare
         let tokenA = NSObjectToken(), tokenB = NSObjectToken()
         let roundDone = DispatchSemaphore(value: 0)
         let replaced = Mutex(false)
@@ -65,7 +65,7 @@ import Testing
             deallocate: { ref in _ = ledger.deallocated.withLock { $0.insert(Self.fd(ref)) } }))
         box.loop = loop
         loop.start()
-        defer { loop.stop() }
+        defer { Self.stopThenClose(loop, fakeRefs) }
         loop.perform {
             loop.add(tokenA, Self.ref(first.read)) { _ in }
             loop.add(tokenB, Self.ref(second.read)) { _ in }
@@ -81,13 +81,12 @@ import Testing
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let fds = ends
-        defer { for fd in fds { close(fd) } }
         let loop = DNSSDLoop(calls: DNSSDLoop.Calls(
             socket: { Self.fd($0) }, process: { _ in DNSServiceErrorType(kDNSServiceErr_NoError) },
             deallocate: { ref in _ = ledger.deallocated.withLock { $0.insert(Self.fd(ref)) } }))
         let token = NSObjectToken(), added = DispatchSemaphore(value: 0)
         loop.start()
-        defer { loop.stop() }
+        defer { Self.stopThenClose(loop, fds) }
         loop.perform {
             loop.add(token, Self.ref(fds[0])) { _ in }
             loop.add(token, Self.ref(fds[1])) { _ in }
@@ -95,6 +94,41 @@ import Testing
         }
         #expect(added.wait(timeout: .now() + 10) == .success)
         #expect(ledger.deallocated.withLock { $0 } == [fds[0]])
+    }
+}
+
+extension DNSSDLoopTests {
+    /// Stops `loop` and closes the fake refs' descriptors once it polls and processes
+    /// none again: closed while it still did, their numbers could be reused by another
+    /// test's socket, and the fake `process` reads a byte from what it polls.
+    static func stopThenClose(_ loop: DNSSDLoop, _ fds: [Int32]) {
+        let stopped = DispatchSemaphore(value: 0)
+        loop.stop { stopped.signal() }
+        #expect(stopped.wait(timeout: .now() + 10) == .success, "the loop did not stop")
+        for fd in fds { close(fd) }
+    }
+
+    /// A retry timer may hand the loop work after it stopped. That work is dropped, and its
+    /// wake-up byte goes to the loop's own pipe, still open: the pipe used to be closed when the
+    /// thread ended, and the byte then went to whatever reused the number (a stray 0x01 before
+    /// an HTTP status line: curl's "Unsupported protocol" in CurlSessionTests on CI).
+    @Test func workAfterStopIsDroppedAndWritesNoOtherDescriptor() throws {
+        let loop = DNSSDLoop(calls: DNSSDLoop.Calls(
+            socket: { _ in -1 }, process: { _ in DNSServiceErrorType(kDNSServiceErr_NoError) }, deallocate: { _ in }))
+        loop.start()
+        let stopped = DispatchSemaphore(value: 0)
+        loop.stop { stopped.signal() }
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        // Descriptors opened now take the lowest free numbers: the wake pipe's, had it been closed.
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { for fd in ends { close(fd) } }
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        let ran = Mutex(false)
+        loop.perform { ran.withLock { $0 = true } }
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == -1 && errno == EAGAIN, "a byte reached a descriptor the loop does not own")
+        #expect(ran.withLock { $0 } == false)
     }
 }
 

@@ -55,4 +55,27 @@ import Testing
         let after = await Task(executorPreference: loop) { loop.isCurrentThread }.value
         #expect(!after)
     }
+
+    /// A stopped loop keeps its epoll and eventfd descriptors until it is released: a late
+    /// wake-up (a job enqueued as the loop stopped) or deregistration uses them after `stop`,
+    /// and closed there, their numbers could already name another socket, which then got
+    /// the eventfd's eight bytes (or another loop lost a registration).
+    @Test func aStoppedLoopKeepsItsDescriptorsUntilReleased() async throws {
+        var loop: EventLoop? = try EventLoop()
+        try loop?.start()
+        let (epoll, wake) = loop!.descriptors
+        loop?.stop()
+        #expect(Self.kind(of: epoll) == "anon_inode:[eventpoll]")
+        #expect(Self.kind(of: wake) == "anon_inode:[eventfd]")
+        weak let released = loop
+        loop = nil
+        #expect(released == nil, "nothing may keep a stopped loop (its descriptors would leak)")
+    }
+
+    /// What `/proc/self/fd/<fd>` links to ("" when the descriptor is not open).
+    static func kind(of fd: Int32) -> String {
+        var target = [CChar](repeating: 0, count: 256)
+        let n = readlink("/proc/self/fd/\(fd)", &target, target.count - 1)
+        return n > 0 ? String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }
 }

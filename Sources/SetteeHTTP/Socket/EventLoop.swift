@@ -41,8 +41,6 @@ final class EventLoop: TaskExecutor, Sendable {
     /// The loop thread's `pthread_self()`, 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let jobs: LoopJobs
-    /// Set when `stop` was called from the loop's own thread, which then closes the fds.
-    private let closesItself = Atomic<Bool>(false)
 
     /// - Throws: `HTTPError.socket` when epoll or eventfd cannot be created.
     init() throws(HTTPError) {
@@ -59,6 +57,20 @@ final class EventLoop: TaskExecutor, Sendable {
         wakeFD = wake
         jobs = LoopJobs(wakeFD: wake)
     }
+
+    /// The descriptors are closed here, not in `stop`: a task resuming a job on a loop that
+    /// is stopping may still write the eventfd (`LoopJobs.wake`), and a connection still
+    /// deregister from the epoll set. Closed at `stop`, those numbers could already belong
+    /// to another socket or another server's loop by then: eight bytes written into a
+    /// client's connection, or another loop's registration removed. Whatever can still make
+    /// those calls holds this loop, so the descriptors outlive them.
+    deinit {
+        Glibc.close(epollFD)
+        Glibc.close(wakeFD)
+    }
+
+    /// The epoll and eventfd descriptors (for tests).
+    var descriptors: (epoll: Int32, wake: Int32) { (epollFD, wakeFD) }
 
     /// Runs `job` on the loop's thread (a task that prefers this loop); see `LoopJobs`.
     func enqueue(_ job: consuming ExecutorJob) {
@@ -134,14 +146,11 @@ final class EventLoop: TaskExecutor, Sendable {
         jobs.wake()
         let tid = thread.withLock { $0 }
         if let tid, isCurrentThread {
-            closesItself.store(true, ordering: .releasing)
             pthread_detach(tid)
             return
         }
         if let tid { pthread_join(tid, nil) }
         jobs.stop()
-        Glibc.close(epollFD)
-        Glibc.close(wakeFD)
     }
 
     private func runLoop() {
@@ -166,10 +175,6 @@ final class EventLoop: TaskExecutor, Sendable {
             }
         }
         jobs.stop()
-        if closesItself.load(ordering: .acquiring) {
-            Glibc.close(epollFD)
-            Glibc.close(wakeFD)
-        }
     }
 
     private func dispatch(_ events: ArraySlice<epoll_event>) {
