@@ -18,11 +18,23 @@ import Testing
 
     private func methods(_ path: String) -> [String]? {
         router.match(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init))?
-            .allowedMethods
+            .answeredMethods
     }
 
     private func parameters(_ segments: [String]) throws -> PathParameters {
         try #require(router.match(segments)).parameters
+    }
+
+    /// A 405 names CouchDB's own list where its handler writes one (`AllowLists`), and
+    /// every pattern of that table is a route: a misspelt one would silently fall back.
+    @Test func methodNotAllowedListsAreCouchDBsWhereItWritesThem() throws {
+        #expect(try #require(Routes.router.match(["d", "_security"])).allowedMethods == ["PUT", "GET"])
+        #expect(try #require(Routes.router.match(["_uuids"])).allowedMethods == ["GET"])
+        #expect(try #require(Routes.router.match(["d", "_bulk_docs"])).allowedMethods == ["POST"])
+        let patterns = Set(Routes.table.map(\.0))
+        for pattern in AllowLists.byPattern.keys {
+            #expect(patterns.contains(pattern), "\(pattern) is not in the route table")
+        }
     }
 
     @Test func literalsWinOverParameters() throws {
@@ -53,11 +65,11 @@ import Testing
     }
 
     @Test func anEncodedSlashInTheIdIsRoutedAsTwoSegments() throws {
-        #expect(try #require(router.match(["d", "_design/x"])).allowedMethods == ["COPY"])
+        #expect(try #require(router.match(["d", "_design/x"])).answeredMethods == ["COPY"])
         #expect(try parameters(["d", "_design/x/y"]).docID == "_design/x/y")
-        #expect(try #require(router.match(["d", "other/x"])).allowedMethods == ["PUT"])
-        #expect(try #require(router.match(["d", "_local/x"])).allowedMethods == ["DELETE"])
-        #expect(try #require(router.match(["d", "_designs/x"])).allowedMethods == ["PUT"])
+        #expect(try #require(router.match(["d", "other/x"])).answeredMethods == ["PUT"])
+        #expect(try #require(router.match(["d", "_local/x"])).answeredMethods == ["DELETE"])
+        #expect(try #require(router.match(["d", "_designs/x"])).answeredMethods == ["PUT"])
     }
 
     @Test func methodDispatch() throws {

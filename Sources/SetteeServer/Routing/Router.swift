@@ -14,6 +14,8 @@ struct Router: Sendable {
     struct Match {
         let handlers: [HTTPMethod: Handler]
         let parameters: PathParameters
+        /// The table's pattern that matched, `/{db}/_changes`.
+        let pattern: String
 
         /// The handler for `method`; HEAD falls back to GET.
         func handler(for method: String) -> Handler? {
@@ -21,8 +23,13 @@ struct Router: Sendable {
             return handlers[method] ?? (method == .HEAD ? handlers[.GET] : nil)
         }
 
-        /// The methods this path answers, HEAD wherever GET is (405's `Allow`).
-        var allowedMethods: [String] {
+        /// The methods a 405 names (its `Allow` and "Only … allowed"): CouchDB's own list
+        /// where its handler writes one (`AllowLists`), else the ones this path answers,
+        /// HEAD wherever GET is.
+        var allowedMethods: [String] { AllowLists.byPattern[pattern] ?? answeredMethods }
+
+        /// The methods this path answers, HEAD wherever GET is, sorted.
+        var answeredMethods: [String] {
             var methods = Set(handlers.keys)
             if methods.contains(.GET) { methods.insert(.HEAD) }
             return methods.sorted().map(\.rawValue)
@@ -34,7 +41,8 @@ struct Router: Sendable {
     init(_ table: [(String, [HTTPMethod: Handler])]) {
         for (pattern, handlers) in table {
             let segments = pattern.split(separator: "/").map(String.init)
-            precondition(root.insert(segments[...], handlers) , "route \(pattern) is in the table twice")
+            precondition(root.insert(segments[...], Route(handlers: handlers, pattern: pattern)),
+                         "route \(pattern) is in the table twice")
         }
     }
 
@@ -54,25 +62,31 @@ struct Router: Sendable {
             path.replaceSubrange(1...1, with: name.isEmpty && prefix == "_local" ? [prefix] : [prefix, name])
         }
         var parameters = PathParameters()
-        guard let handlers = root.find(path[...], &parameters) else { return nil }
-        return Match(handlers: handlers, parameters: parameters)
+        guard let route = root.find(path[...], &parameters) else { return nil }
+        return Match(handlers: route.handlers, parameters: parameters, pattern: route.pattern)
     }
 }
 
 extension Router {
+    /// A row of the table.
+    fileprivate struct Route: Sendable {
+        let handlers: [HTTPMethod: Handler]
+        let pattern: String
+    }
+
     /// One level of the trie.
     fileprivate struct Node: Sendable {
-        var handlers: [HTTPMethod: Handler]?
+        var route: Route?
         var literals: [String: Node] = [:]
         /// The `{name}` child, at most one per level (a dictionary only to hold a Node in a Node).
         var parameter: [PathParameters.Name: Node] = [:]
-        var rest: (name: PathParameters.Name, handlers: [HTTPMethod: Handler])?
+        var rest: (name: PathParameters.Name, route: Route)?
 
         /// False when the pattern already had handlers.
-        mutating func insert(_ pattern: ArraySlice<String>, _ new: [HTTPMethod: Handler]) -> Bool {
+        mutating func insert(_ pattern: ArraySlice<String>, _ new: Route) -> Bool {
             guard let first = pattern.first else {
-                guard handlers == nil else { return false }
-                handlers = new
+                guard route == nil else { return false }
+                route = new
                 return true
             }
             if first.hasPrefix("{") && first.hasSuffix("...}") {
@@ -88,8 +102,8 @@ extension Router {
             return literals[first, default: Node()].insert(pattern.dropFirst(), new)
         }
 
-        func find(_ path: ArraySlice<String>, _ parameters: inout PathParameters) -> [HTTPMethod: Handler]? {
-            guard let first = path.first else { return handlers }
+        func find(_ path: ArraySlice<String>, _ parameters: inout PathParameters) -> Route? {
+            guard let first = path.first else { return route }
             if let literal = literals[first], let found = literal.find(path.dropFirst(), &parameters) {
                 return found
             }
@@ -97,9 +111,9 @@ extension Router {
                 parameters[name] = first
                 return found
             }
-            if let (name, handlers) = rest {
+            if let (name, route) = rest {
                 parameters[name] = path.joined(separator: "/")
-                return handlers
+                return route
             }
             return nil
         }

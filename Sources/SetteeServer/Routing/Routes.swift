@@ -13,7 +13,7 @@ enum Routes {
         ("/_uuids", [.GET: ServerHandlers.uuids]),
         ("/_all_dbs", [.GET: ServerHandlers.allDatabases]),
         ("/_dbs_info", [.GET: ServerHandlers.databasesInfoList, .POST: ServerHandlers.databasesInfo]),
-        ("/_db_updates", [.GET: DatabaseUpdatesHandlers.feed, .POST: DatabaseUpdatesHandlers.feed]),
+        ("/_db_updates", [.GET: DatabaseUpdatesHandlers.feed]),
         ("/_replicate", [.POST: ReplicationHandlers.replicate]),
         ("/_active_tasks", [.GET: SchedulerHandlers.activeTasks]),
         ("/_scheduler/jobs", [.GET: SchedulerHandlers.jobs]),
