@@ -189,6 +189,31 @@ def test_filter_doc_ids_query(client, db):
     assert [r["id"] for r in b["results"]] == ["b"]
 
 
+def test_pending_after_by_document_filters(client, db1):
+    """filter=_doc_ids and filter=_design are read by document, not by walking the
+    changes (couch_changes: send_changes_doc_ids / send_changes_design_docs), and their
+    `pending` starts from the count of changes since `since` and loses one per row sent:
+    every change after `since` not sent, matching or not. Other filters count the
+    changes after last_seq (test_limit_and_pending). Read from Apache CouchDB 3.4.3."""
+    for i in range(10):
+        put_doc(db1, "n%d" % i, {"n": i})
+    ids = {"doc_ids": ["n1", "n5", "n7"]}
+    one = body_of(client.post(db1.url("_changes"), params={"filter": "_doc_ids", "limit": "1"}, json=ids))
+    assert [r["id"] for r in one["results"]] == ["n1"] and one["pending"] == 9
+    every = body_of(client.post(db1.url("_changes"), params={"filter": "_doc_ids"}, json=ids))
+    assert [r["id"] for r in every["results"]] == ["n1", "n5", "n7"] and every["pending"] == 7
+    fourth = changes(db1, {"limit": 4})["last_seq"]
+    later = body_of(client.post(db1.url("_changes"), params={"filter": "_doc_ids", "since": fourth}, json=ids))
+    assert [r["id"] for r in later["results"]] == ["n5", "n7"] and later["pending"] == 4
+    put_doc(db1, "_design/x", {})
+    put_doc(db1, "n10", {})
+    design = changes(db1, {"filter": "_design"})
+    assert [r["id"] for r in design["results"]] == ["_design/x"] and design["pending"] == 11
+    selected = body_of(client.post(db1.url("_changes"), params={"filter": "_selector", "limit": "1"},
+                                   json={"selector": {"n": {"$gt": 7}}}))
+    assert [r["id"] for r in selected["results"]] == ["n8"] and selected["pending"] == 3
+
+
 def test_missing_db(client, url):
     """_changes on a missing database: 404 not_found."""
     from conftest import random_db_name

@@ -187,6 +187,16 @@ struct ChangesQuery: Sendable {
 }
 
 /// Filters that need the document itself (`_doc_ids` is applied by the store).
+extension ChangesQuery {
+    /// Whether CouchDB answers this feed by reading documents rather than walking the
+    /// changes (`filter=_doc_ids`, `filter=_design`), which shows in its `pending`.
+    var readsByDocument: Bool {
+        if docIDs != nil { return true }
+        if case .design = filter { return true }
+        return false
+    }
+}
+
 enum ChangesFilter: Sendable {
     case none
     case design

@@ -25,7 +25,8 @@ struct NormalChangesFeed: Sendable {
 
     private func run(_ writer: any ResponseBodyWriter) async throws {
         let updateSeq = try await database.updateSequence()
-        var since = query.since ?? updateSeq
+        let requestedSince = query.since ?? updateSeq
+        var since = requestedSince
         var emitted = 0
         var lastEmitted: Int64?
         var out: [UInt8] = Array(#"{"results":["#.utf8)
@@ -48,7 +49,7 @@ struct NormalChangesFeed: Sendable {
         }
         let end = try await ChangesFeedEnd.of(database, query, since: since, reached: updateSeq,
                                               stoppedByLimit: query.limit.map { emitted >= $0 } ?? false,
-                                              lastSent: lastEmitted)
+                                              lastSent: lastEmitted, sent: (emitted, requestedSince))
         out.append(contentsOf: end.afterResults)
         try await writer.write(out)
     }

@@ -85,7 +85,8 @@ struct ChangesBatch {
             try await ChangesBatch.write(change, query: query, database: database, to: &out)
         }
         let end = try await ChangesFeedEnd.of(database, query, since: since, reached: max(updateSeq, scannedTo),
-                                              stoppedByLimit: limited, lastSent: changes.last?.sequence)
+                                              stoppedByLimit: limited, lastSent: changes.last?.sequence,
+                                              sent: (changes.count, since))
         out.append(contentsOf: end.afterResults)
         return out
     }
