@@ -11,6 +11,8 @@ import base64
 import json
 import hashlib
 
+import pytest
+
 from couch import assert_error, assert_status, body_of, get_doc, put_doc, qjson
 from multipart import boundary_of, build_related, media_type, parse_multipart
 
@@ -221,6 +223,31 @@ def test_open_ended_suffix_and_whole_ranges(db):
     assert r.content == DATA
     r = db.client.get(url, headers={"Range": "bytes=20-10"})
     assert_status(r, 416)
+
+
+def test_unsatisfiable_range_on_a_compressed_attachment_is_416(db):
+    """chttpd_db.erl db_attachment_req parses Range against the length it is about to
+    send (identity, or the gzipped length for a client that takes gzip) before it looks
+    at the encoding: a text/plain attachment stored gzipped (Accept-Ranges: none) is
+    sent whole for a range that length could satisfy, and 416 for one it cannot."""
+    url = db.url("doc", "a.txt")
+    assert_status(db.client.put(url, data=b"0123456789", headers={"Content-Type": "text/plain"}), 201)
+    info = get_doc(db, "doc", params={"att_encoding_info": "true"})["_attachments"]["a.txt"]
+    if info.get("encoding") != "gzip":
+        pytest.skip("the server did not store text/plain compressed")
+    identity = {"Accept-Encoding": "identity"}
+    r = db.client.get(url, headers={"Range": "bytes=9-", **identity})
+    assert_status(r, 200)
+    assert r.headers["Accept-Ranges"] == "none" and r.content == b"0123456789"
+    for asked in ("bytes=10-", "bytes=5-2", "bytes=-0"):
+        r = db.client.get(url, headers={"Range": asked, **identity})
+        assert_error(r, 416, "requested_range_not_satisfiable")
+    encoded = info["encoded_length"]
+    r = db.client.get(url, headers={"Range": "bytes=%d-" % (encoded - 1), "Accept-Encoding": "gzip"})
+    assert_status(r, 200)
+    assert r.headers.get("Content-Encoding") == "gzip" and r.content == b"0123456789"
+    r = db.client.get(url, headers={"Range": "bytes=%d-" % encoded, "Accept-Encoding": "gzip"})
+    assert_error(r, 416, "requested_range_not_satisfiable")
 
 
 def test_several_ranges_are_multipart_byteranges(db):

@@ -27,10 +27,13 @@ enum AttachmentHandlers {
                                     "Accept-Ranges": attachment.isGzipped ? "none" : "bytes",
                                     sandbox.name: sandbox.value]
         if sendEncoded { headers.add("Content-Encoding", "gzip") }
-        // Ranges only for identity-stored bytes, as CouchDB (`Enc == identity`).
-        let ranges = attachment.isGzipped ? nil : try context.headers["Range"].flatMap {
-            try ByteRange.parse($0, length: attachment.length)
-        }
+        // A range the attachment cannot satisfy is 416 however it is stored: CouchDB parses
+        // `Range` against the length it is about to send (the gzipped length when it sends
+        // gzip) before it looks at the encoding. Ranges are served only from identity-stored
+        // bytes (`Enc == identity`); a gzipped attachment is sent whole.
+        let sentLength = sendEncoded ? attachment.encodedLength : attachment.length
+        let asked = try context.headers["Range"].flatMap { try ByteRange.parse($0, length: sentLength) }
+        let ranges = attachment.isGzipped ? nil : asked
         if let ranges, ranges.count > 1 {
             let source = DamageReport(logger: context.logger, database: database.name, document: id, attachment: name)
             return multipartRanges(ranges, of: attachment, database, source)
