@@ -326,6 +326,24 @@ def test_bad_requests(movies, body, status, error):
     assert_error(movies.client.post(movies.url("_find"), json=body), status, error)
 
 
+@pytest.mark.parametrize("selector,reason", [
+    ({"a": {"$in": 1}}, "Bad argument for operator $in: 1"),
+    ({"a": {"$nin": "x"}}, "Bad argument for operator $nin: <<120>>"),
+    ({"$and": {}}, "Bad argument for operator $and: {[]}"),
+    ({"$nor": {"x": [1, "a"]}}, "Bad argument for operator $nor: {[{<<120>>,[1,<<97>>]}]}"),
+    ({"a": {"$mod": [1]}}, "Bad argument for operator $mod: [1]"),
+    ("x", "Selector must be a JSON object, not: <<120>>"),
+])
+def test_selector_errors_print_the_operand_as_erlang_writes_it(db, selector, reason):
+    """mango_selector's bad_arg and invalid_selector_json reasons format the operand with
+    io_lib's ~w: strings as their bytes (<<120>>), objects as EJSON ({[{<<97>>,1}]}),
+    an empty object as {[]} (mango_error.erl info/2). Read from Apache CouchDB 3.4.3."""
+    r = db.client.post(db.url("_find"), json={"selector": selector})
+    error = "invalid_selector_json" if isinstance(selector, str) else "bad_arg"
+    assert_error(r, 400, error)
+    assert r.json()["reason"] == reason
+
+
 def test_find_methods_and_content_type(movies):
     """_find is POST only (405); its body must be application/json (415)."""
     assert_error(movies.client.get(movies.url("_find")), 405, "method_not_allowed")

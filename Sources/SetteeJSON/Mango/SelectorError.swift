@@ -16,10 +16,11 @@ public struct SelectorError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String { "\(error): \(reason)" }
 
-    /// An operator given an operand it cannot use, e.g. `{"$in": 1}`.
+    /// An operator given an operand it cannot use, e.g. `{"$in": 1}`. The operand is
+    /// printed as mango_selector's `~w` prints it: `"x"` as `<<120>>`, `{}` as `{[]}`.
     static func badArgument(_ op: String, _ argument: JSONValue) -> SelectorError {
         SelectorError(error: "bad_arg",
-                      reason: "Bad argument for operator \(op): \(JSONWriter.string(argument))")
+                      reason: "Bad argument for operator \(op): \(ErlangTerm.format(argument, bytes: true))")
     }
 
     static func invalidOperator(_ op: String) -> SelectorError {
@@ -35,7 +36,7 @@ public struct SelectorError: Error, Sendable, Hashable, CustomStringConvertible 
 
     static func notAnObject(_ value: JSONValue) -> SelectorError {
         SelectorError(error: "invalid_selector_json",
-                      reason: "Selector must be a JSON object, not: \(JSONWriter.string(value))")
+                      reason: "Selector must be a JSON object, not: \(ErlangTerm.format(value, bytes: true))")
     }
 
     static func invalidFieldName(_ field: String) -> SelectorError {
