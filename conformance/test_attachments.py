@@ -189,6 +189,17 @@ def test_attachment_name_with_slash(db):
     assert r.content == b"nested"
 
 
+def test_an_empty_attachment_name_is_allowed(db):
+    """chttpd_db validate_attachment_name refuses only a leading '_' (and bytes that are
+    not UTF-8): an inline attachment named "" is stored and read back, so a document
+    holding one replicates like any other (Apache CouchDB 3.4.3)."""
+    att = {"content_type": "text/plain", "data": base64.b64encode(b"hi").decode()}
+    assert_status(db.client.put(db.url("e"), json={"_attachments": {"": att}}), 201)
+    stored = get_doc(db, "e", params={"attachments": "true"}, headers={"Accept": "application/json"})
+    assert list(stored["_attachments"]) == [""]
+    assert base64.b64decode(stored["_attachments"][""]["data"]) == b"hi"
+
+
 def test_range_requests(db):
     """Range: bytes=a-b on an identity-stored attachment -> 206 with Content-Range;
     a range past the end -> 416 (chttpd_db.erl parse_ranges / make_content_range)."""

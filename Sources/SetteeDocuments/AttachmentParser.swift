@@ -33,12 +33,12 @@ public enum AttachmentParser {
 
     public static let defaultContentType = "application/octet-stream"
 
-    /// CouchDB's `validate_attachment_name`: no leading `_`.
+    /// CouchDB's `validate_attachment_name`: no leading `_`. An empty name is allowed, as
+    /// there (inline, or `PUT /{db}/{doc}/`): a document holding one must replicate in.
     public static func validate(name: String) throws {
         if name.hasPrefix("_") {
             throw DocumentError.badRequest("Attachment name '\(name)' starts with prohibited character '_'")
         }
-        if name.isEmpty { throw DocumentError.badRequest("Attachment name can't be empty") }
     }
 
     public static func entries(_ object: JSONObject?) throws -> [Entry] {
