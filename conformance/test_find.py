@@ -344,6 +344,28 @@ def test_selector_errors_print_the_operand_as_erlang_writes_it(db, selector, rea
     assert r.json()["reason"] == reason
 
 
+@pytest.mark.parametrize("options,error,reason", [
+    ({"r": "x\"\u00e9"}, "invalid_pos_integer", "<<120,34,195,169>> is not an integer greater than zero"),
+    ({"limit": "x"}, "invalid_non_neg_integer", "<<120>> is not an integer greater than or equal to zero"),
+    ({"skip": {"a": "x"}}, "invalid_non_neg_integer", "{[{<<97>>,<<120>>}]} is not an integer greater than or equal to zero"),
+    ({"conflicts": "x"}, "invalid_boolean", "Invalid boolean value: <<120>>"),
+    ({"fields": "x"}, "invalid_fields", "Fields must be an array of strings, not: <<120>>"),
+    ({"sort": "\u00e9"}, "invalid_sort_json", "Sort must be an array of sort specs, not: <<\"\u00e9\">>"),
+    ({"sort": 1000.0}, "invalid_sort_json", "Sort must be an array of sort specs, not: 1.0e3"),
+    ({"partition": 5}, "illegal_partition", "Partition must be a string"),
+    ({"partition": "a:b"}, "illegal_partition", "Partition must not contain a colon"),
+    ({"partition": "_x"}, "illegal_partition", "Partition must not start with an underscore"),
+])
+def test_option_errors_quote_the_value_as_couchdb_does(db, options, error, reason):
+    """mango_opts's reasons write the value with ~w (a string as its bytes, <<120>>), the
+    sort reasons with ~p (<<"\u00e9">>; floats in Erlang's shortest form, 1.0e3);
+    couch_partition:validate_partition/1 checks a partition before anything else
+    (mango_error.erl, couch_partition.erl). Read from Apache CouchDB 3.4.3."""
+    r = db.client.post(db.url("_find"), json={"selector": {}, **options})
+    assert_error(r, 400, error)
+    assert r.json()["reason"] == reason
+
+
 def test_find_methods_and_content_type(movies):
     """_find is POST only (405); its body must be application/json (415)."""
     assert_error(movies.client.get(movies.url("_find")), 405, "method_not_allowed")

@@ -74,9 +74,9 @@ public enum BuiltinReduce: String, Sendable {
     /// CouchDB's two messages: the first value is checked as the accumulator starts
     /// (`~w`), the others as they are added (`~p`).
     private static func statError(_ value: JSONValue, first: Bool) -> String {
-        first ? "non-numeric _stats input: " + ErlangTermText.write(value)
+        first ? "non-numeric _stats input: " + ErlangTerm.write(value)
             : "The _stats function requires that map values be numbers or arrays of numbers, not '"
-                + ErlangTermText.print(value) + "'"
+                + ErlangTerm.print(value) + "'"
     }
 
     /// Numbers add; arrays add element by element (the shorter padded); objects add
@@ -130,25 +130,3 @@ public enum BuiltinReduceError: Error, Sendable, Equatable {
     case invalidValue(String)
 }
 
-/// JSON values as Erlang's `io_lib:format` writes the terms CouchDB decodes them to, for
-/// the messages that quote them: `~w` writes a string as its bytes (`<<120>>`), `~p` as
-/// text (`<<"x">>`); objects are `{[{Key,Value}]}`.
-enum ErlangTermText {
-    static func write(_ value: JSONValue) -> String { text(value, printable: false) }
-    static func print(_ value: JSONValue) -> String { text(value, printable: true) }
-
-    private static func text(_ value: JSONValue, printable: Bool) -> String {
-        switch value {
-        case .string(let string):
-            return printable ? "<<" + JSONWriter.string(value) + ">>"
-                : "<<" + string.utf8.map { String($0) }.joined(separator: ",") + ">>"
-        case .array(let elements):
-            return "[" + elements.map { text($0, printable: printable) }.joined(separator: ",") + "]"
-        case .object(let object):
-            return "{[" + object.map { "{" + text(.string($0.key), printable: printable) + ","
-                + text($0.value, printable: printable) + "}" }.joined(separator: ",") + "]}"
-        default:
-            return JSONWriter.string(value)
-        }
-    }
-}

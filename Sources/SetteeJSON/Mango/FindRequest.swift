@@ -49,8 +49,13 @@ public struct FindRequest: Sendable {
             fields = list.isEmpty ? nil : list  // [] is the default: every field
         }
         if let value = object["partition"] {
+            // couch_partition:validate_partition/1's checks come first (Apache CouchDB 3.4.3).
             guard case .string(let partition) = value else {
-                throw MangoError(400, "invalid_partition", "Invalid partition: \(ErlangTerm.format(value))")
+                throw MangoError(400, "illegal_partition", "Partition must be a string")
+            }
+            if partition.contains(":") { throw MangoError(400, "illegal_partition", "Partition must not contain a colon") }
+            if partition.hasPrefix("_") {
+                throw MangoError(400, "illegal_partition", "Partition must not start with an underscore")
             }
             // Settee has no partitioned databases, so every database answers as a global one.
             guard partition.isEmpty else {
@@ -59,7 +64,7 @@ public struct FindRequest: Sendable {
         }
         if let value = object["r"] {
             guard let r = value.intValue, r > 0, value.numberValue?.int != nil else {
-                throw MangoError(400, "invalid_pos_integer", "\(ErlangTerm.format(value)) is not an integer greater than zero")
+                throw MangoError(400, "invalid_pos_integer", "\(ErlangTerm.write(value)) is not an integer greater than zero")
             }
             self.r = r
         }
@@ -68,7 +73,7 @@ public struct FindRequest: Sendable {
             switch value {
             case .string("ok"): stale = true
             case .bool(false): stale = false
-            default: throw MangoError(400, "invalid_ok_or_false_value", "Invalid value for stale: \(ErlangTerm.format(value))")
+            default: throw MangoError(400, "invalid_ok_or_false_value", "Invalid value for stale: \(ErlangTerm.write(value))")
             }
         }
         if let value = object["update"] { update = try Self.boolean(value) }
@@ -93,14 +98,14 @@ public struct FindRequest: Sendable {
     private static func nonNegative(_ value: JSONValue) throws(MangoError) -> Int {
         guard value.numberValue?.int != nil, let n = value.intValue, n >= 0 else {
             throw MangoError(400, "invalid_non_neg_integer",
-                             "\(ErlangTerm.format(value)) is not an integer greater than or equal to zero")
+                             "\(ErlangTerm.write(value)) is not an integer greater than or equal to zero")
         }
         return n
     }
 
     private static func boolean(_ value: JSONValue) throws(MangoError) -> Bool {
         guard case .bool(let b) = value else {
-            throw MangoError(400, "invalid_boolean", "Invalid boolean value: \(ErlangTerm.format(value))")
+            throw MangoError(400, "invalid_boolean", "Invalid boolean value: \(ErlangTerm.write(value))")
         }
         return b
     }
@@ -122,17 +127,17 @@ public struct FindRequest: Sendable {
             if strings.count == names.count { return strings }
         default: break
         }
-        throw MangoError(400, "invalid_index_name", "Invalid index name: \(ErlangTerm.format(value, bytes: true))")
+        throw MangoError(400, "invalid_index_name", "Invalid index name: \(ErlangTerm.write(value))")
     }
 
     private static func fieldList(_ value: JSONValue) throws(MangoError) -> [String] {
         guard case .array(let elements) = value else {
-            throw MangoError(400, "invalid_fields", "Fields must be an array of strings, not: \(ErlangTerm.format(value))")
+            throw MangoError(400, "invalid_fields", "Fields must be an array of strings, not: \(ErlangTerm.write(value))")
         }
         var fields: [String] = []
         for element in elements {
             guard case .string(let field) = element else {
-                throw MangoError(400, "invalid_field", "Invalid JSON for field spec: \(ErlangTerm.format(element))")
+                throw MangoError(400, "invalid_field", "Invalid JSON for field spec: \(ErlangTerm.write(element))")
             }
             do { _ = try FieldPath(parsing: field) } catch { throw MangoError(error) }
             fields.append(field)

@@ -27,11 +27,11 @@ public struct MangoError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     static func invalidSortJSON(_ value: JSONValue) -> MangoError {
-        MangoError(400, "invalid_sort_json", "Sort must be an array of sort specs, not: \(ErlangTerm.format(value))")
+        MangoError(400, "invalid_sort_json", "Sort must be an array of sort specs, not: \(ErlangTerm.print(value))")
     }
 
     static func invalidSortField(_ value: JSONValue) -> MangoError {
-        MangoError(400, "invalid_sort_field", "Invalid sort field: \(ErlangTerm.format(value))")
+        MangoError(400, "invalid_sort_field", "Invalid sort field: \(ErlangTerm.print(value))")
     }
 
     static let mixedSort = MangoError(
@@ -42,28 +42,5 @@ public struct MangoError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public static func invalidBookmark(_ value: String) -> MangoError {
         MangoError(400, "invalid_bookmark", "Invalid bookmark value: \(JSONWriter.string(.string(value)))")
-    }
-}
-
-/// JSON values printed as Erlang terms, the way CouchDB's error reasons show
-/// them (`~p` of the decoded EJSON): `<<"text">>`, `{[{<<"key">>,1}]}`, `[1,2]`.
-enum ErlangTerm {
-    /// `bytes`: as `~w` writes them, binaries as their bytes (`<<97,47>>`), which
-    /// mango_opts's `invalid_index_name` reason shows.
-    static func format(_ value: JSONValue, bytes: Bool = false) -> String {
-        switch value {
-        case .null: "null"
-        case .bool(let b): b ? "true" : "false"
-        case .number(let n): n.text
-        case .string(let s): binary(s, bytes: bytes)
-        case .array(let elements): "[" + elements.map { format($0, bytes: bytes) }.joined(separator: ",") + "]"
-        case .object(let object):
-            "{[" + object.map { "{\(binary($0.key, bytes: bytes)),\(format($0.value, bytes: bytes))}" }
-                .joined(separator: ",") + "]}"
-        }
-    }
-
-    private static func binary(_ text: String, bytes: Bool) -> String {
-        bytes ? "<<" + text.utf8.map(String.init).joined(separator: ",") + ">>" : "<<\(JSONWriter.string(.string(text)))>>"
     }
 }

@@ -20,7 +20,7 @@ public struct SelectorError: Error, Sendable, Hashable, CustomStringConvertible 
     /// printed as mango_selector's `~w` prints it: `"x"` as `<<120>>`, `{}` as `{[]}`.
     static func badArgument(_ op: String, _ argument: JSONValue) -> SelectorError {
         SelectorError(error: "bad_arg",
-                      reason: "Bad argument for operator \(op): \(ErlangTerm.format(argument, bytes: true))")
+                      reason: "Bad argument for operator \(op): \(ErlangTerm.write(argument))")
     }
 
     static func invalidOperator(_ op: String) -> SelectorError {
@@ -36,7 +36,7 @@ public struct SelectorError: Error, Sendable, Hashable, CustomStringConvertible 
 
     static func notAnObject(_ value: JSONValue) -> SelectorError {
         SelectorError(error: "invalid_selector_json",
-                      reason: "Selector must be a JSON object, not: \(ErlangTerm.format(value, bytes: true))")
+                      reason: "Selector must be a JSON object, not: \(ErlangTerm.write(value))")
     }
 
     static func invalidFieldName(_ field: String) -> SelectorError {

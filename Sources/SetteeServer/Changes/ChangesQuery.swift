@@ -115,7 +115,7 @@ struct ChangesQuery: Sendable {
         if let fields = body["fields"] {
             guard let list = fields.arrayValue else { throw CouchError.badRequest("Selector error: fields must be JSON array") }
             if let bad = list.first(where: { $0.stringValue == nil }) {
-                throw CouchError.badRequest("Invalid JSON for field spec: \(ErlangTerm.text(bad))")
+                throw CouchError.badRequest("Invalid JSON for field spec: \(ErlangTerm.print(bad, printable: .ascii))")
             }
         }
         do { return try Selector(json) } catch { throw CouchError.badRequest(error.reason) }
