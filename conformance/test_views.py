@@ -96,6 +96,41 @@ def test_keys(vdb):
     assert rows(vdb, "by_t_n", {"group": True}, body={"keys": []})["rows"] == []
 
 
+@pytest.mark.parametrize("query,body,keys", [
+    ("key=2&startkey=1", None, [1, 2]),
+    ("startkey=1&key=2", None, [2]),
+    ("keys=[2]&startkey=1", None, [1, 2]),
+    ("startkey=1&keys=[2]", None, [2]),
+    ("key=2&endkey=3", None, [2, 3]),
+    ("keys=[2]&key=3", None, [3]),
+    ("key=2&inclusive_end=false", None, []),
+    ("keys=[2,3]&inclusive_end=false", None, []),
+    ("keys=[]&startkey=1", None, []),
+    ("keys=[2]&descending=true&startkey=3", None, [3, 2]),
+    ("startkey=1", {"keys": [2]}, [1, 2]),
+    ("key=3", {"keys": [2]}, [3]),
+    ("", {"keys": [2], "startkey": 1}, [1, 2]),
+    ("", {"startkey": 1, "keys": [2]}, [2]),
+])
+def test_key_bounds_apply_in_order(vdb, query, body, keys):
+    """couch_mrview_http parses the body's options, then the query string's, each in
+    order and each over what came before: `key`, and `keys` of one key, set both ends of
+    the range, and a later bound moves one end (Apache CouchDB 3.4.3)."""
+    path = vdb.url("_design/d", "_view", "by_n") + "?reduce=false" + ("&" + query if query else "")
+    r = vdb.client.post(path, json=body) if body is not None else vdb.client.get(path)
+    assert [row["key"] for row in body_of(assert_status(r, 200))["rows"]] == keys
+
+
+@pytest.mark.parametrize("query,body", [("keys=[2,3]&startkey=1", None), ("startkey=1&keys=[2,3]", None),
+                                        ("", {"keys": [2, 3], "startkey": 1}), ("key=1", {"keys": [2, 3]})])
+def test_several_keys_take_no_bound(vdb, query, body):
+    """couch_mrview_util:validate_args/1: `keys` of two or more keys with `key`,
+    `start_key` or `end_key`, before or after it, is a query_parse_error."""
+    path = vdb.url("_design/d", "_view", "by_n") + "?reduce=false" + ("&" + query if query else "")
+    r = vdb.client.post(path, json=body) if body is not None else vdb.client.get(path)
+    assert_error(r, 400, "query_parse_error", "`keys` is incompatible with `key`, `start_key` and `end_key`")
+
+
 def test_huge_skip(vdb):
     """skip is any integer (couch_mrview_http:parse_int): past the rows, none are left and the
     offset stops at total_rows; with keys too (fuzz/api.py found Settee overflowing on it)."""

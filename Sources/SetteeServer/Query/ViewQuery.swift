@@ -51,16 +51,6 @@ struct ViewQuery {
         if explicitGroup == false, let level = groupLevel, level > 0 {
             throw CouchError.queryParseError("Can't specify group=false and group_level>0 at the same time")
         }
-        if let key = try json("key") { keys = [key] }
-        if let list = try json("keys") {
-            // A body's non-list `keys` was refused before (couch_mrview_util:get_view_keys/1); here it
-            // is the query string's, refused by couch_mrview_util:validate_args/1.
-            guard case .array(let values) = list else { throw CouchError.queryParseError("`keys` must be an array of strings.") }
-            keys = values
-            isMultiKey = true
-        }
-        startKey = try json("startkey", "start_key")
-        endKey = try json("endkey", "end_key")
         // Document ids are raw strings in a query string, not JSON.
         startDocID = body?["startkey_docid"]?.stringValue ?? body?["start_key_doc_id"]?.stringValue
             ?? q["startkey_docid"] ?? q["start_key_doc_id"]
@@ -68,6 +58,7 @@ struct ViewQuery {
             ?? q["endkey_docid"] ?? q["end_key_doc_id"]
         inclusiveEnd = try bool("inclusive_end") ?? true
         descending = try bool("descending") ?? false
+        try applyKeyBounds(q, body: body)
         if let value = try body?["limit"].map(DecodedParameter.nonNegativeInt) ?? q.nonNegativeInt("limit") {
             guard value >= 0 else { throw CouchError.queryParseError("Invalid value for positive integer: \"\(value)\"") }
             limit = value
@@ -104,8 +95,9 @@ struct ViewQuery {
     func ranges(collation: KeyCollation = .unicode) throws -> [KeyRange] {
         if let keys {
             return keys.map { key in
+                // `inclusive_end=false` leaves each key's range empty, as in CouchDB.
                 let encoded = IndexKeyEncoding.encode(key, collation: collation)
-                return KeyRange(lower: encoded, upper: IndexKeyEncoding.upperBound(encoded))
+                return KeyRange(lower: encoded, upper: inclusiveEnd ? IndexKeyEncoding.upperBound(encoded) : encoded)
             }
         }
         let (low, lowID, high, highID) = descending ? (endKey, endDocID, startKey, startDocID)
