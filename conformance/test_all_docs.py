@@ -3,7 +3,7 @@
 
 import pytest
 
-from couch import assert_error, assert_status, body_of, delete_doc, make_conflict, put_doc, qjson
+from couch import assert_error, assert_status, body_of, bulk_docs, delete_doc, make_conflict, put_doc, qjson
 
 IDS = ["a", "b", "c", "d", "e"]
 
@@ -246,3 +246,30 @@ def test_post_body_parameters_are_decoded_values(client, db):
                          ({"descending": 1}, "Invalid boolean parameter: 1")):
         assert_error(client.post(db.url("_all_docs"), json=body), 400, "query_parse_error", reason)
     assert_status(client.post(db.url("_all_docs"), json={"descending": "true", "limit": 1}), 200)
+
+
+@pytest.mark.parametrize("query,body,result", [
+    ('key="b"&startkey="a"', None, ["a", "b"]),
+    ('startkey="a"&key="b"', None, ["b"]),
+    ('key="b"&inclusive_end=false', None, []),
+    ('keys=["b"]&key="b"', None, ["b"]),
+    ('keys=["b"]&startkey="a"', None, "error"),
+    ('keys=["b","c"]&startkey="a"', None, "error"),
+    ("", {"startkey": "a", "keys": ["b"]}, ["b"]),
+    ("", {"keys": ["b"], "startkey": "a"}, "error"),
+    ("", {"key": "c", "keys": ["b"]}, ["b"]),
+    ("", {"keys": ["b"], "key": "c"}, "error"),
+    ('startkey="a"', {"keys": ["b"]}, "error"),
+])
+def test_key_bounds_apply_in_order(client, db, query, body, result):
+    """_all_docs applies key, keys, startkey and endkey in order, the body's and then the
+    query string's, each over what came before; `keys` stands only if no bound left names
+    another key (couch_mrview_http:parse_body_and_query/3, couch_mrview_util:validate_args/1;
+    read from Apache CouchDB 3.4.3)."""
+    bulk_docs(db, [{"_id": i} for i in "abcd"])
+    path = db.url("_all_docs") + ("?" + query if query else "")
+    r = client.post(path, json=body) if body is not None else client.get(path)
+    if result == "error":
+        assert_error(r, 400, "query_parse_error", "`keys` is incompatible with `key`, `start_key` and `end_key`")
+    else:
+        assert [row["id"] for row in body_of(assert_status(r, 200))["rows"]] == result

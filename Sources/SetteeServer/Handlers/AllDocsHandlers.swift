@@ -88,12 +88,32 @@ enum AllDocsHandlers {
         }
         let merged = QueryOptions(items: items)
         try merged.checkViewParameters()
-        var query = try parseQuery(merged)
-        if let keys = try postedKeys(body) {
-            try checkKeysAlone(keys, merged)
-            query.keys = keys
+        if body["keys"] != nil, body["keys"]?.arrayValue == nil {
+            throw CouchError.badRequest("`keys` body member must be an array.")
         }
-        return query
+        // The bounds in the order CouchDB applies them: the body's, then the query string's.
+        let ordered = body.members.filter { AllDocsKeyBounds.names.contains($0.key) }.map { ($0.key, $0.value) }
+            + (try jsonBounds(options))
+        let keys = try body["keys"]?.arrayValue ?? queryKeys(options)
+        return try parseQuery(merged, bounds: try AllDocsKeyBounds(ordered, keys: keys, notAList: Self.keysNotAList))
+    }
+
+    /// The query string's key bounds in their order, as JSON.
+    private static func jsonBounds(_ q: QueryOptions) throws -> [(name: String, value: JSONValue)] {
+        try q.items.filter { AllDocsKeyBounds.names.contains($0.name) }.map { item in
+            do { return (item.name, try JSONReader.parse(item.value)) } catch {
+                throw CouchError.badRequest("invalid UTF-8 JSON")
+            }
+        }
+    }
+
+    private static let keysNotAList = CouchError.badRequest("`keys` parameter must be an array.")
+
+    /// The query string's `keys`, the first if it has several.
+    private static func queryKeys(_ q: QueryOptions) throws -> [JSONValue]? {
+        guard let keys = try q.json("keys") else { return nil }
+        guard let list = keys.arrayValue else { throw keysNotAList }
+        return list
     }
 
     private static let jsonOptions: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
@@ -116,18 +136,6 @@ enum AllDocsHandlers {
         return JSONObject(members: members)
     }
 
-    /// Body `keys` with `key`, `start_key`, `end_key` (or a query string's `keys`, one key of
-    /// which is such a range) is refused unless all name its one key (couch_mrview_util:validate_args/1).
-    private static func checkKeysAlone(_ keys: [String], _ options: QueryOptions) throws {
-        let bounds = jsonOptions.sorted().compactMap { name -> JSONValue? in
-            guard let value = try? options.json(name) else { return nil }
-            if name == "keys", let list = value.arrayValue { return list.count == 1 ? list[0] : .array(list) }
-            return value
-        }
-        if bounds.isEmpty || (keys.count == 1 && bounds.allSatisfy { $0.stringValue == keys[0] }) { return }
-        throw CouchError.queryParseError("`keys` is incompatible with `key`, `start_key` and `end_key`")
-    }
-
     /// `{"keys": [...]}` from a POST body, nil when the body has none.
     static func postedKeys(_ context: RequestContext) async throws -> [String]? {
         try postedKeys(try await context.jsonBody().object())
@@ -139,7 +147,9 @@ enum AllDocsHandlers {
         return list.map(lookupID)
     }
 
-    static func parseQuery(_ q: QueryOptions) throws -> AllDocsQuery {
+    /// - Parameter bounds: the key bounds, when the caller has read them (a POST's); else
+    ///   they are `q`'s, in its order.
+    static func parseQuery(_ q: QueryOptions, bounds: AllDocsKeyBounds? = nil) throws -> AllDocsQuery {
         var query = AllDocsQuery()
         query.descending = try q.bool("descending")
         query.inclusiveEnd = try q.bool("inclusive_end", default: true)
@@ -149,17 +159,10 @@ enum AllDocsHandlers {
         query.includeConflicts = try q.bool("conflicts")
         query.updateSeq = try q.bool("update_seq")
         try checkMapOnly(q)
-        let (start, end) = (try q.json("startkey") ?? q.json("start_key"), try q.json("endkey") ?? q.json("end_key"))
-        query.startKey = idBound(start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
-        query.endKey = idBound(end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
-        if let key = try q.json("key") {
-            let id = idBound(key, isLow: false)
-            (query.startKey, query.endKey, query.inclusiveEnd) = (id, id, true)
-        }
-        if let keys = try q.json("keys") {
-            guard let list = keys.arrayValue else { throw CouchError.badRequest("`keys` parameter must be an array.") }
-            query.keys = list.map(lookupID)
-        }
+        let bounds = try bounds ?? AllDocsKeyBounds(try jsonBounds(q), keys: queryKeys(q), notAList: Self.keysNotAList)
+        query.startKey = idBound(bounds.start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
+        query.endKey = idBound(bounds.end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
+        query.keys = bounds.keys?.map(lookupID)
         return query
     }
 
