@@ -46,6 +46,7 @@ import Testing
     /// `documentsTreesAndWinners` and `documentsAndTrees` read many ids in a statement per
     /// 256 (padded with NULLs): each id must get what the one-document reads give it,
     /// across statements, for ids asked twice, and never an entry for an id never written.
+    /// So must the grouping by `docs` row that a chunk whose rows came apart is read with.
     @Test(arguments: [0, 1, 3, 4, 5, 17, 256, 300, 600])
     func manyDocumentsReadAsEachAlone(asked: Int) async throws {
         let store = try TestStore()
@@ -53,9 +54,14 @@ import Testing
         let db = try await database(store, count: 300)
         // Ids of written documents, never-written ones and repeats, in no order.
         let ids = (0..<asked).map { i in i % 9 == 4 ? "missing\(i)" : "d\((i * 37) % 320)" }
-        let (many, manyTrees, alone, aloneTrees) = try await db.readers.read { connection in
+        let (many, manyTrees, alone, aloneTrees, grouped) = try await db.readers.read { connection in
             let many = try DocumentRecords.documentsTreesAndWinners(connection, ids: ids).mapValues(Read.init)
             let manyTrees = try DocumentRecords.documentsAndTrees(connection, ids: ids).mapValues(Read.init)
+            var grouped: [String: DocumentWithWinner] = [:]
+            for start in stride(from: 0, to: ids.count, by: DocumentRecords.idsPerStatement) {
+                let chunk = ids[start..<min(ids.count, start + DocumentRecords.idsPerStatement)]
+                try DocumentRecords.readChunkGrouped(connection, chunk, withWinner: true, into: &grouped)
+            }
             var alone: [String: Read] = [:]
             var aloneTrees: [String: Read] = [:]
             for id in ids {
@@ -63,9 +69,10 @@ import Testing
                 aloneTrees[id] = try DocumentRecords.documentAndTree(connection, id: id)
                     .map { Read(DocumentWithWinner(record: $0.record, tree: $0.tree, winner: nil)) }
             }
-            return (many, manyTrees, alone, aloneTrees)
+            return (many, manyTrees, alone, aloneTrees, grouped.mapValues(Read.init))
         }
         #expect(many == alone)
+        #expect(grouped == alone)
         #expect(manyTrees == aloneTrees)
         #expect(Set(many.keys) == Set(ids.filter { !$0.hasPrefix("missing") && (Int($0.dropFirst()) ?? 0) < 300 }))
         if asked >= 300 {

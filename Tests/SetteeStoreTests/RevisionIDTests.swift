@@ -24,6 +24,41 @@ import Testing
         }
     }
 
+    /// The one-pass parser reads every text as the rule says in plain words (`reference`):
+    /// 20,000 generated texts of digits, signs, dashes and hex letters, a third of them with a
+    /// 32-character suffix.
+    @Test func parsesGeneratedTextsAsThePlainRuleDoes() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let alphabet = Array("0123456789abcdefABCDEF+-xg")
+        for round in 0..<20_000 {
+            let head = String((0..<next(6)).map { _ in alphabet[next(12) < 10 ? next(10) : next(alphabet.count)] })
+            let tailLength = round % 3 == 0 ? 32 : next(40)
+            let tail = String((0..<tailLength).map { _ in alphabet[next(next(8) == 0 ? alphabet.count : 22)] })
+            for text in [head + "-" + tail, head + tail, tail] {
+                #expect(RevisionID(text) == Self.reference(text), "\(text)")
+            }
+        }
+    }
+
+    /// `N-sig` read with `String` and `Int` calls: the first dash splits; one leading `+`;
+    /// digits only, 1 ≤ N < 2⁴⁰; a suffix not empty, and one of 32 characters hex, lowercased.
+    private static func reference(_ text: String) -> RevisionID? {
+        guard let dash = text.firstIndex(of: "-") else { return nil }
+        var digits = text[..<dash]
+        if digits.first == "+" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+              let generation = Int(digits), generation >= 1, generation < 1 << 40 else { return nil }
+        let suffix = String(text[text.index(after: dash)...])
+        guard !suffix.isEmpty else { return nil }
+        guard suffix.utf8.count == 32 else { return RevisionID(generation: generation, suffix: suffix) }
+        guard suffix.allSatisfy(\.isHexDigit) else { return nil }
+        return RevisionID(generation: generation, suffix: suffix.lowercased())
+    }
+
     /// `_revisions` gives generation and suffix apart: they are checked as the text form's are.
     @Test func generationAndSuffixGivenApartAreCheckedAlike() {
         #expect(RevisionID(generation: 2, validating: "0123456789ABCDEF0123456789ABCDEF")
