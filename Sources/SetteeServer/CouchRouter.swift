@@ -25,7 +25,7 @@ struct CouchRouter: HTTPResponder {
         router = Router(Routes.table)
     }
 
-    /// Document reads run on the server's event-loop thread (`LightRequest`).
+    /// Document reads and view queries start on the server's event-loop thread (`LightRequest`).
     func isLight(method: String, target: String) -> Bool { LightRequest.isLight(method: method, target: target) }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {

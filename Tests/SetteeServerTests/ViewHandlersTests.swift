@@ -1,3 +1,4 @@
+@testable import SetteeServer
 import SetteeHTTP
 import SetteeJSON
 import Testing
@@ -61,5 +62,32 @@ import Testing
         let reduce = await h.send("POST", "/db/_design/d/_view/v?group=true&descending=true", json: ["keys": [0, 2]])
         #expect(reduce.json["rows"]?.arrayValue?.map { $0["key"] } == [0, 2])
     }
-}
 
+    /// A key with more rows than a query writes on the event loop's thread (`LightViewQuery.loopRows`):
+    /// the GET (which starts there, reading a first page of at most that many) answers the same
+    /// bytes as the POST of the same options (which never does), at every edge of that page.
+    @Test func aKeyOfManyRowsAnswersAsThePoolDoes() async throws {
+        let h = try RouterHarness()
+        #expect(await h.send("PUT", "/db").status == 201)
+        let rows = LightViewQuery.loopRows + 44
+        let docs: [JSONValue] = (0..<rows + 10).map { ["_id": .string("d\($0)"), "k": .number(JSONNumber($0 < rows ? 5 : $0))] }
+        #expect(await h.send("POST", "/db/_bulk_docs", json: ["docs": .array(docs)]).status == 201)
+        #expect(await h.send("PUT", "/db/_design/d", json: ["views": ["v": ["map": "function(doc) { emit(doc.k, null); }"]]]).status == 201)
+        let loop = LightViewQuery.loopRows
+        let options: [[String: JSONValue]] = [
+            [:], ["skip": .number(JSONNumber(loop))], ["limit": .number(JSONNumber(loop))],
+            ["limit": .number(JSONNumber(loop + 1))], ["skip": 10, "limit": .number(JSONNumber(rows))],
+            ["descending": true], ["skip": .number(JSONNumber(rows))], ["limit": 0],
+        ]
+        for extra in options {
+            var body = extra
+            body["key"] = 5
+            let query = body.map { "\($0.key)=\(JSONWriter.string($0.value))" }.sorted().joined(separator: "&")
+            let get = await h.send("GET", "/db/_design/d/_view/v?" + query)
+            let post = await h.send("POST", "/db/_design/d/_view/v", json: .object(JSONObject(body.map { ($0.key, $0.value) })))
+            #expect(get.status == 200 && get.body == post.body, "\(query)")
+            let skip = extra["skip"]?.intValue ?? 0, limit = extra["limit"]?.intValue ?? rows
+            #expect(get.json["rows"]?.arrayValue?.count == max(0, min(limit, rows - skip)), "\(query)")
+        }
+    }
+}

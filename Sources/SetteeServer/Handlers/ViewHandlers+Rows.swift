@@ -7,63 +7,91 @@ extension ViewHandlers {
     /// documents, which was a seek into `docs` per row (17 % of a 100-row point query's CPU).
     /// Rows are the index as it stands, as CouchDB reads its view (a `stale` read may show
     /// a document deleted since, as CouchDB's does).
+    ///
+    /// `isOnLoop`: on the event loop's thread, the first page is read with at most
+    /// `LightViewQuery.loopRows` rows, and when more may follow, the rows are written on the pool.
     static func mappedEntries(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
-                              _ ranges: [KeyRange], _ collation: KeyCollation) async throws -> [UInt8] {
+                              _ ranges: [KeyRange], _ collation: KeyCollation,
+                              isOnLoop: Bool = false) async throws -> [UInt8] {
         let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
-        var out = Array("{".utf8)
-        var firstPage: [KeyIndexEntry]?
+        var rows = EntryRows(query: query, collation: collation)
         var counts: (total: Int, before: Int)?
+        var mayNeedMorePages = true
         if query.sorted {
             let bound = query.descending ? first.upper : first.lower
             if ranges.isEmpty {
                 counts = try await database.indexCounts(index, before: bound)
             } else {
+                let size = pageSize(query, written: 0, toSkip: query.skip)
+                let limit = isOnLoop ? LightViewQuery.firstPageLimit(size) : size
                 let read = try await database.indexCountsAndEntries(
                     index, before: bound, range: first, descending: query.descending,
-                    limit: pageSize(query, written: 0, toSkip: query.skip), point: isPoint(query, ranges))
+                    limit: limit, point: isPoint(query, ranges))
                 counts = (read.total, read.before)
-                firstPage = read.page
+                rows.firstPage = (read.page, limit)
+                mayNeedMorePages = LightViewQuery.mayNeedMorePages(count: read.page.count, limit: limit, query)
             }
         }
-        try await writeHead(counts, query, first, database, index, to: &out)
+        try await writeHead(counts, query, first, database, index, to: &rows.out)
+        try await LightRequest.offLoop(isOnLoop && mayNeedMorePages) {
+            try await rows.write(ranges, index, database)
+        }
+        rows.out.append(contentsOf: (rows.written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
+        return rows.out
+    }
+
+    /// The rows of a map answer without documents, as they are written.
+    struct EntryRows {
+        let query: ViewQuery
+        let collation: KeyCollation
+        var out = Array("{".utf8)
+        /// The page read with the counts, and the limit it was read with.
+        var firstPage: (page: [KeyIndexEntry], limit: Int)?
         var written = 0
-        var toSkip = query.skip
-        read: for range in ranges {
-            var after: [UInt8]?
-            while written < query.limit {
-                let size = pageSize(query, written: written, toSkip: toSkip)
-                let page: [KeyIndexEntry]
-                if let prefetched = firstPage {
-                    page = prefetched
-                    firstPage = nil
-                } else {
-                    page = try await database.indexEntries(index, range: range, descending: query.descending,
-                                                           after: after, limit: size)
-                }
-                // The first page's rows at about twice their stored size: a point query's answer
-                // grows once, not once per doubling (later pages grow it geometrically).
-                if written == 0, let row = page.first {
-                    out.reserveCapacity(out.count + page.count * (row.key.count + row.value.count) * 2)
-                }
-                for entry in page {
-                    after = entry.key
-                    if toSkip > 0 {
-                        toSkip -= 1
-                        continue
+
+        init(query: ViewQuery, collation: KeyCollation) {
+            self.query = query
+            self.collation = collation
+        }
+
+        /// Writes the rows of `ranges` in turn, from the first page on, until `limit`.
+        mutating func write(_ ranges: [KeyRange], _ index: KeyIndex, _ database: Database) async throws {
+            var toSkip = query.skip
+            for range in ranges {
+                var after: [UInt8]?
+                while written < query.limit {
+                    var size = pageSize(query, written: written, toSkip: toSkip)
+                    let page: [KeyIndexEntry]
+                    if let prefetched = firstPage {
+                        (page, size) = prefetched
+                        firstPage = nil
+                    } else {
+                        page = try await database.indexEntries(index, range: range, descending: query.descending,
+                                                               after: after, limit: size)
                     }
-                    if written > 0 { out.append(UInt8(ascii: ",")) }
-                    out.append(13)  // "\r\n{"
-                    out.append(10)
-                    out.append(UInt8(ascii: "{"))
-                    guard writeEntryRow(entry, collation: collation, to: &out) else { throw KeyWithoutDocumentID() }
-                    written += 1
-                    if written >= query.limit { break read }
+                    // The first page's rows at about twice their stored size: a point query's answer
+                    // grows once, not once per doubling (later pages grow it geometrically).
+                    if written == 0, let row = page.first {
+                        out.reserveCapacity(out.count + page.count * (row.key.count + row.value.count) * 2)
+                    }
+                    for entry in page {
+                        after = entry.key
+                        if toSkip > 0 {
+                            toSkip -= 1
+                            continue
+                        }
+                        if written > 0 { out.append(UInt8(ascii: ",")) }
+                        out.append(13)  // "\r\n{"
+                        out.append(10)
+                        out.append(UInt8(ascii: "{"))
+                        guard writeEntryRow(entry, collation: collation, to: &out) else { throw KeyWithoutDocumentID() }
+                        written += 1
+                        if written >= query.limit { return }
+                    }
+                    if page.count < size { break }
                 }
-                if page.count < size { break }
             }
         }
-        out.append(contentsOf: (written == 0 ? "\r\n\r\n]}" : "\r\n]}").utf8)
-        return out
     }
 
     /// A row whose key does not end as a view's does: the query is answered by the join instead.

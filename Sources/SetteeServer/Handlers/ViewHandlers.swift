@@ -8,7 +8,18 @@ import SetteeViews
 /// Documents › Views): map rows in collation order, or reduced, grouped or not;
 /// rows framed as CouchDB frames them.
 enum ViewHandlers {
+    /// A query of a view. A `GET` starts on the event loop's thread (`LightRequest`): a query that reads a
+    /// current index's first page is answered there, anything else moves to the pool
+    /// (`LightViewQuery`).
     static func query(_ context: RequestContext, _ database: Database) async throws -> HTTPResponse {
+        let isOnLoop = LightRequest.isLight(method: context.request.method, target: context.request.target)
+        if isOnLoop, !isDesignDocumentKept(context, database) {
+            return try await LightRequest.offLoop(true) { try await answer(context, database, isOnLoop: false) }
+        }
+        return try await answer(context, database, isOnLoop: isOnLoop)
+    }
+
+    private static func answer(_ context: RequestContext, _ database: Database, isOnLoop: Bool) async throws -> HTTPResponse {
         let view = try await definition(context, database)
         var body: JSONObject?
         if context.request.method == "POST" {
@@ -16,8 +27,15 @@ enum ViewHandlers {
             // couch_mrview_util:get_view_keys/1 reads a POST body's `keys` first.
             if let keys = body?["keys"], keys.arrayValue == nil { throw CouchError.badRequest("`keys` member must be an array.") }
         }
-        let bytes = try await run(view, try ViewQuery(context.query, body: body), database)
-        return JSONResponse.make(status: 200, bytes: bytes + Array("\n".utf8))
+        let query = try ViewQuery(context.query, body: body)
+        var bytes: [UInt8]
+        if isOnLoop, !staysOnLoop(query, view) {
+            bytes = try await LightRequest.offLoop(true) { try await run(view, query, database) }
+        } else {
+            bytes = try await run(view, query, database, isOnLoop: isOnLoop)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        return JSONResponse.make(status: 200, bytes: bytes)
     }
 
     /// The view the request names: 404 `missing` without its design document,
@@ -56,8 +74,11 @@ enum ViewHandlers {
         return RequestedView(view: view, code: design.code(database), service: service)
     }
 
-    /// One query's response body (without the final newline).
-    static func run(_ requested: RequestedView, _ query: ViewQuery, _ database: Database) async throws -> [UInt8] {
+    /// One query's response body (without the final newline). `isOnLoop`: on the event
+    /// loop's thread, where only `LightViewQuery`'s queries come; a refresh and rows past
+    /// the first page then run on the pool.
+    static func run(_ requested: RequestedView, _ query: ViewQuery, _ database: Database,
+                    isOnLoop: Bool = false) async throws -> [UInt8] {
         let view = requested.view
         if let message = view.validateReduce() { throw CouchError(400, "invalid_design_doc", message) }
         let reduce = query.reduce ?? (view.reduce != nil)
@@ -74,21 +95,13 @@ enum ViewHandlers {
         if reduce, query.includeDocs {
             throw CouchError.queryParseError("`include_docs` is invalid for reduce")
         }
-        try await ViewIndexes.compile(view, requested.code, requested.service)
+        // On the loop, `staysOnLoop` found the functions compiled already.
+        if !isOnLoop { try await ViewIndexes.compile(view, requested.code, requested.service) }
         let index = ViewIndexes.keyIndex(view, requested.code, requested.service)
         switch query.update {
         case "true" where !database.isCurrent(index):
-            do {
-                try await database.refreshIndexes(await refreshed(index, requested))
-            } catch let error as JavaScriptError {
-                // A map function stopped by its time or memory limit: the index stays where it was.
-                throw CouchError(javaScript: error, in: .map)
-            } catch {
-                // A failed step (SQLite, say) leaves the index where it was: say which and why;
-                // the next query retries rather than failing for good.
-                throw database.indexFailure(index.signature)?.couchError(index: "\(view.designDocument)/_view/\(view.name)")
-                    ?? error
-            }
+            // A build: never on the loop's thread.
+            try await LightRequest.offLoop(isOnLoop) { try await refresh(index, requested, database) }
         case "lazy" where !database.isCurrent(index):
             Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
         default: break
@@ -100,7 +113,23 @@ enum ViewHandlers {
         // fabric_view_map reverses `keys` for a descending map query (view_multi_key_design_test.exs
         // "dir descending works"); a reduce keeps their order.
         let ordered = query.descending && query.isMultiKey ? Array(ranges.reversed()) : ranges
-        return try await mapped(database, index, query, ordered, view.collation)
+        return try await mapped(database, index, query, ordered, view.collation, isOnLoop: isOnLoop)
+    }
+
+    /// Brings `index` (and its siblings) up to date.
+    private static func refresh(_ index: KeyIndex, _ requested: RequestedView, _ database: Database) async throws {
+        let view = requested.view
+        do {
+            try await database.refreshIndexes(await refreshed(index, requested))
+        } catch let error as JavaScriptError {
+            // A map function stopped by its time or memory limit: the index stays where it was.
+            throw CouchError(javaScript: error, in: .map)
+        } catch {
+            // A failed step (SQLite, say) leaves the index where it was: say which and why;
+            // the next query retries rather than failing for good.
+            throw database.indexFailure(index.signature)?.couchError(index: "\(view.designDocument)/_view/\(view.name)")
+                ?? error
+        }
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
@@ -118,10 +147,19 @@ enum ViewHandlers {
     // MARK: Map rows
 
     private static func mapped(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
-                               _ ranges: [KeyRange], _ collation: KeyCollation) async throws -> [UInt8] {
+                               _ ranges: [KeyRange], _ collation: KeyCollation, isOnLoop: Bool = false) async throws -> [UInt8] {
         if !query.includeDocs {
-            do { return try await mappedEntries(database, index, query, ranges, collation) } catch is KeyWithoutDocumentID {}
+            do {
+                return try await mappedEntries(database, index, query, ranges, collation, isOnLoop: isOnLoop)
+            } catch is KeyWithoutDocumentID {}
         }
+        // The join: a read per page of up to 1,000 rows with their documents, for the pool.
+        return try await LightRequest.offLoop(isOnLoop) { try await joined(database, index, query, ranges) }
+    }
+
+    /// Map rows read with their documents (`include_docs`; or keys without a document id).
+    private static func joined(_ database: Database, _ index: KeyIndex, _ query: ViewQuery,
+                               _ ranges: [KeyRange]) async throws -> [UInt8] {
         let first = ranges.first ?? KeyRange()  // `keys: []` reads nothing
         var out = Array("{".utf8)
         // The first page comes with the counts, in one read (`Database.indexCountsAndPage`).
@@ -205,66 +243,6 @@ enum ViewHandlers {
     /// Rows read per page: what is left to write and skip, within 16 and 1,000.
     static func pageSize(_ query: ViewQuery, written: Int, toSkip: Int) -> Int {
         min(1_000, max(16, min(query.limit - written, 1_000) + min(toSkip, 1_000)))
-    }
-
-    private static func writeRow(_ row: KeyIndexRow, _ database: Database, _ query: ViewQuery,
-                                 attachments: [StoredAttachment], to out: inout [UInt8]) async throws {
-        let pair = Self.keyAndValue(row)
-        out.append(contentsOf: #"{"id":"#.utf8)
-        JSONWriter.writeString(row.id, to: &out)
-        out.append(contentsOf: #","key":"#.utf8)
-        JSONWriter.write(pair[0], to: &out)
-        out.append(contentsOf: #","value":"#.utf8)
-        JSONWriter.write(pair[1], to: &out)
-        if query.includeDocs {
-            out.append(contentsOf: #","doc":"#.utf8)
-            // A value with an `_id` links another document (docs.couchdb.org "Joins With Views").
-            if let linked = pair[1]["_id"]?.stringValue {
-                try await writeLinked(linked, rev: pair[1]["_rev"], database, to: &out)
-            } else {
-                var writer = DocumentWriter(id: row.id, rev: row.rev.description, body: row.body)
-                if query.conflicts, let tree = try await database.document(id: row.id, revisions: .none)?.tree,
-                   !tree.conflicts.isEmpty {
-                    writer.append("_conflicts", .array(tree.conflicts.map { .string($0.description) }))
-                }
-                if !attachments.isEmpty {
-                    var forms: [String: AttachmentJSON.Form] = [:]
-                    if query.attachments {
-                        for attachment in attachments { forms[attachment.name] = .data(try await database.attachmentData(attachment)) }
-                    }
-                    writer.append("_attachments", AttachmentJSON.object(attachments, forms: forms,
-                                                                        showEncoding: query.attEncodingInfo))
-                }
-                writer.write(to: &out)
-            }
-        }
-        out.append(UInt8(ascii: "}"))
-    }
-
-    /// A linked document as a plain read gives it, with its attachments' stubs: the winner,
-    /// or the revision the value's `_rev` names (couch_mrview_util:maybe_load_doc); null
-    /// when missing or deleted.
-    private static func writeLinked(_ id: String, rev: JSONValue?, _ database: Database,
-                                    to out: inout [UInt8]) async throws {
-        var found: StoredRevision?
-        if let rev {
-            guard let text = rev.stringValue, let wanted = RevisionID(text) else {
-                throw CouchError.badRequest("Invalid rev format")
-            }
-            found = try await database.document(id: id, revs: [wanted])?.revisions.first
-        } else {
-            found = try await database.winner(id: id)
-        }
-        guard let doc = found, !doc.isDeleted, let body = doc.body else {
-            out.append(contentsOf: "null".utf8)
-            return
-        }
-        var writer = DocumentWriter(id: id, rev: doc.rev.description, body: body)
-        let stubs = rev == nil ? try await database.winnerAttachments([(id, doc.rev)])[id] ?? [] : doc.attachments
-        if !stubs.isEmpty {
-            writer.append("_attachments", AttachmentJSON.object(stubs, forms: [:], showEncoding: false))
-        }
-        writer.write(to: &out)
     }
 
     /// The `[key, value]` stored with a row (`ViewIndexes.keyIndex`).

@@ -52,6 +52,11 @@ enum DesignDocuments {
         return found
     }
 
+    /// Whether `revision(id, in:)` would answer from what is kept, with no read.
+    static func isKept(_ id: String, in database: Database) -> Bool {
+        database.derived["design\u{0}" + id, as: Parsed.self]?.sequence == database.changesNotifier.sequence
+    }
+
     /// A design document as read, and the database's update sequence when it was read
     /// (read before the document): kept with the database (`Database.derived`).
     private struct Parsed: Sendable {

@@ -101,8 +101,13 @@ final class JavaScriptService: Sendable {
     /// Whether `function` compiles (from what is known when it compiled before, with no
     /// call at all). - Throws: as `call`, for a function that does not compile.
     func compile(_ function: DesignFunction) async throws {
-        if pool.withLock({ $0.isKnownToCompile(function) }) { return }
+        if isKnownToCompile(function) { return }
         _ = try await call(function) { _, _ in true }
+    }
+
+    /// Whether `function` compiled before (so `compile` calls nothing).
+    func isKnownToCompile(_ function: DesignFunction) -> Bool {
+        pool.withLock { $0.isKnownToCompile(function) }
     }
 
     /// Releases every kept engine (the node is shutting down, or a test wants none kept).

@@ -29,6 +29,11 @@ enum ViewIndexes {
         if let reduce = reduceFunction(view, code) { try await service.compile(reduce) }
     }
 
+    /// Whether `compile` would call nothing: the view's functions compiled before.
+    static func isCompiled(_ view: ViewDefinition, _ code: DesignCode, _ service: JavaScriptService) -> Bool {
+        service.isKnownToCompile(mapFunction(view, code)) && reduceFunction(view, code).map(service.isKnownToCompile) ?? true
+    }
+
     /// The views of every JavaScript design document of `database`.
     static func all(_ database: Database) async throws -> [ViewDefinition] {
         try await DesignDocuments.all(database).flatMap { ddoc -> [ViewDefinition] in
