@@ -9,7 +9,9 @@ import Testing
 
     @Test(arguments: [[("key", "1")], [("key", "\"a\""), ("limit", "10")], [("startkey", "1"), ("endkey", "9")],
                       [("key", "1"), ("descending", "true"), ("skip", "3")],
-                      [("key", "1"), ("update_seq", "true")], [("key", "1"), ("stale", "ok")], [("key", "1"), ("reduce", "false")]])
+                      [("key", "1"), ("update_seq", "true")], [("key", "1"), ("stale", "ok")], [("key", "1"), ("reduce", "false")],
+                      // `keys` of one key is `key` (ViewQuery+KeyBounds).
+                      [("keys", "[1]")]])
     func mapReadsOfACompiledViewStay(items: [(String, String)]) throws {
         #expect(LightViewQuery.staysOnLoop(try query(items), viewHasReduce: false, isCompiled: true))
     }
@@ -20,7 +22,7 @@ import Testing
         #expect(LightViewQuery.staysOnLoop(try query([("key", "1"), ("reduce", "false")]), viewHasReduce: true, isCompiled: true))
     }
 
-    @Test(arguments: [[("key", "1"), ("include_docs", "true")], [("keys", "[1,2]")], [("keys", "[1]")],
+    @Test(arguments: [[("key", "1"), ("include_docs", "true")], [("keys", "[1,2]")], [("keys", "[]")],
                       [("key", "1"), ("sorted", "false")]])
     func documentsKeysAndUnsortedReadsMove(items: [(String, String)]) throws {
         #expect(!LightViewQuery.staysOnLoop(try query(items), viewHasReduce: false, isCompiled: true))
