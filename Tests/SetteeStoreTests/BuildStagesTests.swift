@@ -51,6 +51,22 @@ import Testing
         #expect(try await db.indexSequence(index.signature) == 47)
     }
 
+    /// Runs are written a few at a time, not one job each: a first build of 10 runs whose
+    /// entries fit in one job (`indexBuildJobRows`) commits once (was 10 times: each job
+    /// wrote most leaves of an index of random keys again).
+    @Test func runsAreWrittenInFewerJobs() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        try await Self.fill(db, 47)
+        let index = Self.byID("1b05") { _ in }
+        let before = db.writer.commitCount
+        try await db.refreshIndex(index, batch: 5)
+        #expect(db.writer.commitCount - before == 1)
+        #expect(try await Self.ids(db, index) == (0..<47).map { Self.name($0) })
+        #expect(try await db.indexSequence(index.signature) == 47)
+    }
+
     /// A map function that throws on one run stops the build: the runs before it are
     /// written (the index stands at the last one), none after, and the failure is kept; the
     /// next refresh starts from there and completes.

@@ -8,9 +8,10 @@ internal import Dispatch
 /// "View builds pipelined").
 ///
 /// Each stage hands one run to the next and starts the following run only when that
-/// one is taken, so at most three runs (their documents and entries) are held at once,
-/// and a write job keeps its size (`indexCatchUpBatch`): a concurrent write waits for at
-/// most one such job.
+/// one is taken. The writer takes runs a few at a time (`indexBuildJobRows` entries, in
+/// key order into a new index: `SortedRows`), one job while the next runs are read and
+/// mapped, so at most two jobs' runs and two more are held at once, and a concurrent write
+/// waits for at most one job.
 extension Database {
     /// Writes `plan` a run at a time; false when a table was not where the plan left it.
     /// A step that fails leaves its indexer task in `_active_tasks` with the error (CouchDB's
@@ -37,23 +38,45 @@ extension Database {
         guard !runs.isEmpty else { return true }
         var stages = BuildStages(database: self, plan: plan, indexes: indexes, runs: runs)
         defer { stages.cancel() }
+        var group = WriteGroup(), writing: Task<Bool, any Error>?
         for (number, run) in runs.enumerated() {
-            let prepared = try await stages.next()
-            let from = plan.cursors(before: run.lowerBound), to = plan.cursors(through: run.upperBound)
-            // Not fsync'd at COMMIT when nothing else shares the transaction: rows a
-            // power cut may lose (the index's cursor with them) are mapped again by the
-            // next refresh. A 100,000-document build was 51 fsyncs, 4 ms each here.
-            let written = try await writer.write(durable: false) { db in
-                try KeyIndexRecords.write(db, indexes, plan, prepared.batch, prepared.entries, from: from, to: to)
+            let prepared: PreparedRun
+            do {
+                prepared = try await stages.next()
+            } catch {
+                // The runs mapped before the one that failed are written: the index stands
+                // at the last of them, and the next refresh starts there.
+                _ = try? await writing?.value
+                if !group.runs.isEmpty { _ = try? await writeGroup(plan, indexes, group).value }
+                throw error
             }
-            guard written else { return false }
+            group.add(run, prepared)
             if task == nil, number + 1 < runs.count {
-                // A build that takes more than one job shows in `_active_tasks` (CouchDB's `indexer`).
+                // A build of more than one run shows in `_active_tasks` (CouchDB's `indexer`).
                 task = tasks.begin(.indexing(label: indexes[0].label), database: name, totalChanges: plan.documents.count)
             }
             if let task { tasks.progress(task, changesDone: run.upperBound) }
+            guard group.rows >= Self.indexBuildJobRows || number + 1 == runs.count else { continue }
+            // One job written while the next group is read and mapped.
+            if let writing, try await !writing.value { return false }
+            writing = writeGroup(plan, indexes, group)
+            group = WriteGroup()
         }
-        return true
+        return try await writing?.value ?? true
+    }
+
+    /// Writes `group` in one job, started at once.
+    private func writeGroup(_ plan: KeyIndexPlan, _ indexes: [KeyIndex], _ group: WriteGroup) -> Task<Bool, any Error> {
+        let from = plan.cursors(before: group.documents.lowerBound), to = plan.cursors(through: group.documents.upperBound)
+        let writer = writer, runs = group.runs
+        return Task {
+            // Not fsync'd at COMMIT when nothing else shares the transaction: rows a
+            // power cut may lose (the index's cursor with them) are mapped again by the
+            // next refresh. A 100,000-document build was 51 fsyncs, 4 ms each here.
+            try await writer.write(durable: false) { db in
+                try KeyIndexRecords.write(db, indexes, plan, runs, from: from, to: to)
+            }
+        }
     }
 
     /// Run `run` of `plan` read from a reader's snapshot: the part of a step that needs no lock.
@@ -77,6 +100,21 @@ extension Database {
 
     /// Where key functions run: concurrent, as two builds (of two databases) map at once.
     private static let mapQueue = DispatchQueue(label: "settee.key-index.map", attributes: .concurrent)
+}
+
+/// Runs read and mapped, not written yet: one write job's worth.
+struct WriteGroup {
+    private(set) var runs: [PreparedRun] = []
+    /// The plan's documents they hold.
+    private(set) var documents: Range<Int> = 0..<0
+    /// How many entries they map to.
+    private(set) var rows = 0
+
+    mutating func add(_ run: Range<Int>, _ prepared: PreparedRun) {
+        documents = runs.isEmpty ? run : documents.lowerBound..<run.upperBound
+        runs.append(prepared)
+        rows += prepared.entries.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+    }
 }
 
 /// A run read and mapped, ready for the writer.

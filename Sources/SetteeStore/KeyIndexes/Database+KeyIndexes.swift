@@ -8,6 +8,14 @@ extension Database {
     /// jobs, so building a large index does not hold them up for its whole length.
     public static let indexCatchUpBatch = 2_000
 
+    /// Entries a build gathers from its runs (of `indexCatchUpBatch` documents, read and
+    /// mapped) into one write job. Keys in random order land on most leaves of the index in
+    /// every job, so fewer, larger jobs write each leaf fewer times: a 100,000-document build
+    /// of ~100 rows a key took 1.04–1.19 s of server CPU in jobs of 2,000 rows, 0.70–0.78 s in
+    /// jobs of 10,000, 0.65–0.72 s of 20,000 (bench/RESULTS.md, "Index writes in key order").
+    /// A concurrent write waits for at most one job, so a job stays a few runs long.
+    static let indexBuildJobRows = 10_000
+
     /// Brings `index` up to the database's current update sequence.
     /// - Throws: `StoreError.invalidDocument` for a signature that cannot name a table.
     public func refreshIndex(_ index: KeyIndex, batch: Int = indexCatchUpBatch) async throws {

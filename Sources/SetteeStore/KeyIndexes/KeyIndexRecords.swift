@@ -71,7 +71,7 @@ enum KeyIndexRecords {
         return KeyIndexBatch(changes: changes, purgeSeq: purgeSeq)
     }
 
-    private static func purgeSequence(_ db: Connection) throws -> Int64 {
+    static func purgeSequence(_ db: Connection) throws -> Int64 {
         try db.integer("SELECT value FROM info WHERE key = 'purge_seq'") ?? 0
     }
 
@@ -121,60 +121,6 @@ enum KeyIndexRecords {
     static func entries(_ indexes: [KeyIndex], _ plan: KeyIndexPlan, _ batch: KeyIndexBatch) throws -> [[[KeyIndexEntry]]] {
         try indexes.indices.map { position in
             plan.sinces[position] < plan.target ? try indexes[position].entries(batch.documents(after: plan.sinces[position])) : []
-        }
-    }
-
-    /// Writes `entries` (made from `batch`) and moves each index from `cursors` to
-    /// `reached`; false, writing nothing, when some table is not at its cursor (dropped
-    /// meanwhile): the refresh starts again from a new plan.
-    static func write(_ db: Connection, _ indexes: [KeyIndex], _ plan: KeyIndexPlan, _ batch: KeyIndexBatch,
-                      _ entries: [[[KeyIndexEntry]]], from cursors: [Int64], to reached: [Int64]) throws -> Bool {
-        for (position, index) in indexes.enumerated() where plan.sinces[position] < plan.target {
-            try create(db, index)
-            guard try db.integer("SELECT seq FROM key_indexes WHERE signature = ?", [.text(index.signature)])
-                    == cursors[position] else { return false }
-        }
-        // A purge since the batch was read may have taken some of its documents away
-        // (and their entries, `forget`): those are not written back.
-        var gone: Set<Int64> = []
-        if try purgeSequence(db) != batch.purgeSeq {
-            for change in batch.changes where change.document != nil {
-                let rows = try db.integer("SELECT count(*) FROM docs WHERE doc_id = ?", [.integer(change.rowID)])
-                if rows == 0 { gone.insert(change.rowID) }
-            }
-        }
-        for (position, index) in indexes.enumerated() where plan.sinces[position] < plan.target {
-            try write(db, index, batch, entries[position], after: plan.sinces[position],
-                      isNew: plan.empty.contains(index.signature), skipping: gone)
-            try db.run("UPDATE key_indexes SET seq = ? WHERE signature = ?",
-                       [.integer(reached[position]), .text(index.signature)])
-        }
-        return true
-    }
-
-    /// One index's part of a batch: a document's old entries go (none in a first build:
-    /// `isNew`), then its new ones go in.
-    private static func write(_ db: Connection, _ index: KeyIndex, _ batch: KeyIndexBatch, _ entries: [[KeyIndexEntry]],
-                              after since: Int64, isNew: Bool, skipping gone: Set<Int64>) throws {
-        // The statements' text is made once per batch, not once per row (a build's hot loop).
-        let deleteDocument = "DELETE FROM \(index.table) WHERE doc_id = ?"
-        let deleteKey = "DELETE FROM \(index.table) WHERE key = ?"
-        let insert = try db.prepared("INSERT INTO \(index.table)(key, doc_id, value) VALUES (?, ?, ?)")
-        var next = 0
-        for change in batch.changes where change.planned > since {
-            if !isNew { try db.run(deleteDocument, [.integer(change.rowID)]) }
-            guard change.document != nil else { continue }
-            defer { next += 1 }
-            guard next < entries.count, !gone.contains(change.rowID) else { continue }
-            for entry in entries[next] {
-                // A purged document's stale entry may hold the same key (same id): removed
-                // first. Not INSERT OR REPLACE: inside the writer's savepoint that failed
-                // with SQLITE_FULL after some 50,000 rows (KeyIndexTests.tensOfThousands).
-                if !isNew { try db.run(deleteKey, [.blob(entry.key)]) }
-                try insert.bind([.blob(entry.key), .integer(change.rowID), .blob(entry.value)])
-                defer { insert.reset() }
-                while try insert.step() {}
-            }
         }
     }
 

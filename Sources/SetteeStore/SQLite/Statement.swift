@@ -90,6 +90,31 @@ final class Statement {
         }
     }
 
+    /// Runs a statement of three parameters (a blob, an integer, a blob) to its end, the
+    /// blobs bound in place without SQLite's copy (`runBindingBorrowed`): a key index's
+    /// row insert, 100,000 of them in a build.
+    func run(borrowing first: UnsafeRawBufferPointer, _ integer: Int64, _ last: UnsafeRawBufferPointer) throws {
+        sqlite3_reset(handle)
+        // SQLite may read a static binding until it is replaced: never past this call.
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_bind_null(handle, 1)
+            sqlite3_bind_null(handle, 3)
+        }
+        try bindBorrowed(first, at: 1)
+        try SQLiteError.check(sqlite3_bind_int64(handle, 2, integer), connection, sql: sql)
+        try bindBorrowed(last, at: 3)
+        while try step() {}
+    }
+
+    private func bindBorrowed(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // A nil pointer would bind NULL: an empty blob must stay a zero-length blob.
+        let code = bytes.baseAddress.map {
+            sqlite3_bind_blob(handle, index, $0, Int32(bytes.count), settee_sqlite_static())
+        } ?? sqlite3_bind_zeroblob(handle, index, 0)
+        try SQLiteError.check(code, connection, sql: sql)
+    }
+
     /// Steps once: true when a row is available, false when done.
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
