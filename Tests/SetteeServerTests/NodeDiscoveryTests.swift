@@ -61,4 +61,20 @@ import Testing
         #expect(NodeDiscovery.sequenceNumber(.string("x-42")) == nil)
         #expect(NodeDiscovery.sequenceNumber(.null) == nil)
     }
+
+    /// `PeerWatch`: a peer synced with is silent since its last answer, whether its pull now
+    /// fails (a request timed out) or is only quiet, so it is away `awayAfter` after it went,
+    /// not after the failure (a 30 s absence ended before such a peer was stopped).
+    @Test func aPeerIsSilentSinceItsLastAnswerWhetherItsPullFailsOrIsQuiet() throws {
+        let now = Date()
+        let lastHeard = now.addingTimeInterval(-11)
+        let failing = try #require(NodeDiscovery.silentSince(failing: true, lastHeard: lastHeard, now: now))
+        #expect(failing == lastHeard)
+        #expect(now.addingTimeInterval(4).timeIntervalSince(failing) >= NodeDiscovery.awayAfter)
+        let quiet = now.addingTimeInterval(-(NodeDiscovery.quietAfter + 1))
+        #expect(NodeDiscovery.silentSince(failing: false, lastHeard: quiet, now: now) == quiet)
+        #expect(NodeDiscovery.silentSince(failing: false, lastHeard: lastHeard, now: now) == nil)
+        let future = now.addingTimeInterval(1)  // a clock step: never silent from the future
+        #expect(NodeDiscovery.silentSince(failing: true, lastHeard: future, now: now) == now)
+    }
 }

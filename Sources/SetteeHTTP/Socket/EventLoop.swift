@@ -17,10 +17,12 @@ internal import Synchronization
  sockets that never fill. The MOD reports the fd at once if it is writable by then
  (epoll_ctl(2) re-checks readiness), so a write waiting after EAGAIN misses nothing.
 
- Timeouts: epoll_wait wakes at least every `tick`; the loop then resumes waiters
- whose deadline passed with `HTTPError.timedOut`, looking only at those that may
- have one pending (`TimedWaiters`). Timeouts are therefore accurate
- to one tick (50 ms), which is plenty for idle/header/body limits in seconds.
+ Timeouts: epoll_wait sleeps until the earliest deadline pending (`TimedWaiters`:
+ a wait whose deadline is earlier than the planned wake writes the eventfd), not a
+ fixed tick, and forever when none is pending; the loop then resumes waiters whose
+ deadline passed with `HTTPError.timedOut`, looking only at those that may have one
+ pending. Timeouts are accurate to one tick (50 ms, `TimedWaiters.slack`), which is
+ plenty for idle/header/body limits in seconds.
 
  One loop serves a whole server. It is also a `TaskExecutor` (`LoopJobs`): a
  plain-HTTP connection's task prefers it, so the loop's thread runs that task's
@@ -35,12 +37,14 @@ final class EventLoop: TaskExecutor, Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let waiters = Mutex<[Int32: IOWaiter]>([:])
-    private let timed = TimedWaiters()
+    private let timed: TimedWaiters
     private let isStopping = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
     /// The loop thread's `pthread_self()`, 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let jobs: LoopJobs
+    /// How many times `epoll_wait` has returned (for tests: an idle loop must not tick).
+    let wakeUps = Atomic<Int>(0)
 
     /// - Throws: `HTTPError.socket` when epoll or eventfd cannot be created.
     init() throws(HTTPError) {
@@ -55,7 +59,9 @@ final class EventLoop: TaskExecutor, Sendable {
         }
         epollFD = ep
         wakeFD = wake
-        jobs = LoopJobs(wakeFD: wake)
+        let jobs = LoopJobs(wakeFD: wake)
+        self.jobs = jobs
+        timed = TimedWaiters(slack: Self.tick, wakeLoop: { jobs.wake() })
     }
 
     /// The descriptors are closed here, not in `stop`: a task resuming a job on a loop that
@@ -65,6 +71,7 @@ final class EventLoop: TaskExecutor, Sendable {
     /// client's connection, or another loop's registration removed. Whatever can still make
     /// those calls holds this loop, so the descriptors outlive them.
     deinit {
+        timed.close()
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
     }
@@ -160,19 +167,14 @@ final class EventLoop: TaskExecutor, Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: capacity)
         var spare: [UnownedJob] = []
         let executor = asUnownedTaskExecutor()
-        let tickMS = Int32(Self.tick.components.attoseconds / 1_000_000_000_000_000)
-        var nextSweep = ContinuousClock.now + Self.tick
         while !isStopping.load(ordering: .acquiring) {
             jobs.runQueued(on: executor, spare: &spare)
-            let timeout = jobs.maySleep() ? tickMS : 0
+            let timeout = jobs.maySleep() ? timed.timeoutMS(now: .now) : 0
             let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout) }
             jobs.awake()
+            wakeUps.add(1, ordering: .relaxed)
             if n > 0 { dispatch(events[0..<Int(n)]) }
-            let now = ContinuousClock.now
-            if now >= nextSweep {
-                nextSweep = now + Self.tick
-                timed.sweep(now: now)
-            }
+            timed.sweepIfDue(now: .now)
         }
         jobs.stop()
     }

@@ -40,16 +40,13 @@ final class IOWaiter: Sendable {
         self.timed = timed
     }
 
-    enum DeadlineState { case none, pending, passed }
-
-    /// Whether a wait with a deadline is pending, and whether its deadline has passed at `now`.
-    func deadlineState(at now: ContinuousClock.Instant) -> DeadlineState {
+    /// The earliest deadline of the waits pending (read, write), nil when none has one.
+    func pendingDeadline() -> ContinuousClock.Instant? {
         state.withLock { s in
             var earliest: ContinuousClock.Instant?
             if s.reader != nil, let deadline = s.readDeadline { earliest = deadline }
             if s.writer != nil, let deadline = s.writeDeadline { earliest = min(earliest ?? deadline, deadline) }
-            guard let earliest else { return .none }
-            return earliest <= now ? .passed : .pending
+            return earliest
         }
     }
 
@@ -85,7 +82,7 @@ final class IOWaiter: Sendable {
                 }
                 return nil
             }
-            if let immediate { continuation.resume(with: immediate) } else if deadline != nil { timed?.add(self) }
+            if let immediate { continuation.resume(with: immediate) } else if let deadline { timed?.add(self, deadline: deadline) }
         }
     }
 

@@ -115,7 +115,7 @@ extension NodeDiscovery {
             // idle pair took 55 s, a pull's request timing out, to notice a peer gone silent).
             let pulls = mine.filter { $0.status.id?.hasSuffix("+pull") == true }
             let heard = (pulls.isEmpty ? mine : pulls).compactMap { $0.replication.progress.lastAnswer ?? $0.startTime }.max() ?? now
-            let quiet = now.timeIntervalSince(heard) > Self.quietAfter
+            let silentSince = Self.silentSince(failing: failing, lastHeard: heard, now: now)
             if away.contains(peerUUID) {
                 // Away for long: asked every `slowEvery` ticks only (a flood of dead adverts stays cheap).
                 let long = now.timeIntervalSince(unanswered[peerUUID] ?? now) > Self.longAway
@@ -130,13 +130,24 @@ extension NodeDiscovery {
                 }
             } else if awayOnly {
                 continue
-            } else if failing || quiet {
-                probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: failing ? now : heard))
+            } else if let silentSince {
+                probe.append(Probe(uuid: peerUUID, sync: sync, silentSince: silentSince))
             } else {
                 state.withLock { _ = $0.unanswered.removeValue(forKey: peerUUID) }
             }
         }
         return state.withLock { s in probe.filter { s.probing.insert($0.uuid).inserted } }
+    }
+
+    /// Since when a peer synced with has been silent, or nil when it is not to be asked (its
+    /// replications run and it answered within `quietAfter`). Its last answer, whether its pull
+    /// now fails or is only quiet: a pull whose request timed out 11 s into the silence used to
+    /// count it from that failure, so the peer was stopped 26-30 s after it went, as it came
+    /// back from a 30 s absence (the 1-3 of 75 pairs of the room's churn still holding jobs for
+    /// departed peers, and each of them restarted once more on the return).
+    static func silentSince(failing: Bool, lastHeard: Date, now: Date) -> Date? {
+        guard failing || now.timeIntervalSince(lastHeard) > quietAfter else { return nil }
+        return min(lastHeard, now)
     }
 
     /// It answers: at the address it is synced with, or at another of its addresses (the
