@@ -7,8 +7,9 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRevisionID(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let fromBytes = RevisionID(utf8: bytes)
+    let buffer = UnsafeBufferPointer(start: data, count: size)
+    let bytes = Array(buffer)
+    let fromBytes = RevisionID(utf8: buffer)
     let text = String(decoding: bytes, as: UTF8.self)
     guard let rev = RevisionID(text) else { return 0 }
     if bytes.elementsEqual(text.utf8) { precondition(fromBytes == rev, "bytes and text parse differently") }
