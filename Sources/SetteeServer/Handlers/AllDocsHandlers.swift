@@ -93,18 +93,9 @@ enum AllDocsHandlers {
         }
         // The bounds in the order CouchDB applies them: the body's, then the query string's.
         let ordered = body.members.filter { AllDocsKeyBounds.names.contains($0.key) }.map { ($0.key, $0.value) }
-            + (try jsonBounds(options))
+            + (try options.jsonItems(named: AllDocsKeyBounds.names))
         let keys = try body["keys"]?.arrayValue ?? queryKeys(options)
         return try parseQuery(merged, bounds: try AllDocsKeyBounds(ordered, keys: keys, notAList: Self.keysNotAList))
-    }
-
-    /// The query string's key bounds in their order, as JSON.
-    private static func jsonBounds(_ q: QueryOptions) throws -> [(name: String, value: JSONValue)] {
-        try q.items.filter { AllDocsKeyBounds.names.contains($0.name) }.map { item in
-            do { return (item.name, try JSONReader.parse(item.value)) } catch {
-                throw CouchError.badRequest("invalid UTF-8 JSON")
-            }
-        }
     }
 
     private static let keysNotAList = CouchError.badRequest("`keys` parameter must be an array.")
@@ -159,7 +150,8 @@ enum AllDocsHandlers {
         query.includeConflicts = try q.bool("conflicts")
         query.updateSeq = try q.bool("update_seq")
         try checkMapOnly(q)
-        let bounds = try bounds ?? AllDocsKeyBounds(try jsonBounds(q), keys: queryKeys(q), notAList: Self.keysNotAList)
+        let bounds = try bounds ?? AllDocsKeyBounds(try q.jsonItems(named: AllDocsKeyBounds.names), keys: queryKeys(q),
+                                                      notAList: Self.keysNotAList)
         query.startKey = idBound(bounds.start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
         query.endKey = idBound(bounds.end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]
         query.keys = bounds.keys?.map(lookupID)

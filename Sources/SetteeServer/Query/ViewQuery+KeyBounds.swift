@@ -14,13 +14,8 @@ extension ViewQuery {
 
     /// Sets `keys`, `isMultiKey`, `startKey` and `endKey` (after `inclusiveEnd`).
     mutating func applyKeyBounds(_ q: QueryOptions, body: JSONObject?) throws {
-        var named: [(String, JSONValue)] = body?.members.filter { Self.keyBoundNames.contains($0.key) }
-            .map { ($0.key, $0.value) } ?? []
-        for item in q.items where Self.keyBoundNames.contains(item.name) {
-            do { named.append((item.name, try JSONReader.parse(item.value))) } catch {
-                throw CouchError.badRequest("invalid UTF-8 JSON")
-            }
-        }
+        let named = (body?.members.filter { Self.keyBoundNames.contains($0.key) }.map { ($0.key, $0.value) } ?? [])
+            + (try q.jsonItems(named: Self.keyBoundNames))
         var multiKeys: [JSONValue]?
         var start: JSONValue?, end: JSONValue?
         /// Both ends, set by one key and not moved since.
