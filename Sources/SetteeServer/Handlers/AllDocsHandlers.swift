@@ -88,14 +88,15 @@ enum AllDocsHandlers {
         }
         let merged = QueryOptions(items: items)
         try merged.checkViewParameters()
-        if body["keys"] != nil, body["keys"]?.arrayValue == nil {
-            throw CouchError.badRequest("`keys` body member must be an array.")
+        let keys: [JSONValue]?
+        if let bodyKeys = body["keys"] {
+            guard let list = bodyKeys.arrayValue else { throw CouchError.badRequest("`keys` body member must be an array.") }
+            keys = list
+        } else {
+            keys = try queryKeys(options)
         }
-        // The bounds in the order CouchDB applies them: the body's, then the query string's.
-        let ordered = body.members.filter { AllDocsKeyBounds.names.contains($0.key) }.map { ($0.key, $0.value) }
-            + (try options.jsonItems(named: AllDocsKeyBounds.names))
-        let keys = try body["keys"]?.arrayValue ?? queryKeys(options)
-        return try parseQuery(merged, bounds: try AllDocsKeyBounds(ordered, keys: keys, notAList: Self.keysNotAList))
+        let bounds = try AllDocsKeyBounds(try options.keyBounds(after: body), keys: keys, notAList: Self.keysNotAList)
+        return try parseQuery(merged, bounds: bounds)
     }
 
     private static let keysNotAList = CouchError.badRequest("`keys` parameter must be an array.")
@@ -107,13 +108,12 @@ enum AllDocsHandlers {
         return list
     }
 
-    private static let jsonOptions: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
 
     /// A body member as a query string would spell it. JSON-valued options stay JSON text;
     /// booleans and counts are read as decoded values first, so a bad one is refused in
     /// CouchDB's words for a body (`DecodedParameter`).
     private static func bodyOptionText(_ name: String, _ value: JSONValue) throws -> String {
-        if jsonOptions.contains(name) { return JSONWriter.string(value) }
+        if QueryOptions.jsonViewParameters.contains(name) { return JSONWriter.string(value) }
         if QueryOptions.booleanViewParameters.contains(name) { return String(try DecodedParameter.bool(value)) }
         if QueryOptions.countViewParameters.contains(name) { return String(try DecodedParameter.nonNegativeInt(value)) }
         return value.stringValue ?? JSONWriter.string(value)
@@ -150,7 +150,7 @@ enum AllDocsHandlers {
         query.includeConflicts = try q.bool("conflicts")
         query.updateSeq = try q.bool("update_seq")
         try checkMapOnly(q)
-        let bounds = try bounds ?? AllDocsKeyBounds(try q.jsonItems(named: AllDocsKeyBounds.names), keys: queryKeys(q),
+        let bounds = try bounds ?? AllDocsKeyBounds(try q.keyBounds(after: nil), keys: queryKeys(q),
                                                       notAList: Self.keysNotAList)
         query.startKey = idBound(bounds.start, isLow: !query.descending) ?? q["startkey_docid"] ?? q["start_key_doc_id"]
         query.endKey = idBound(bounds.end, isLow: query.descending) ?? q["endkey_docid"] ?? q["end_key_doc_id"]

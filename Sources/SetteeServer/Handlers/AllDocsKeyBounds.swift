@@ -16,8 +16,6 @@ struct AllDocsKeyBounds {
     var end: JSONValue?
     var keys: [JSONValue]?
 
-    static let names: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
-
     /// - Parameters:
     ///   - keys: the keys to read, when the request names some.
     ///   - notAList: the error for a `keys` that is no list (the query string's and the

@@ -10,12 +10,9 @@ import SetteeJSON
  (couch_mrview_util:validate_args/1), before or after it. Read from Apache CouchDB 3.4.3.
  */
 extension ViewQuery {
-    private static let keyBoundNames: Set<String> = ["key", "keys", "startkey", "start_key", "endkey", "end_key"]
-
     /// Sets `keys`, `isMultiKey`, `startKey` and `endKey` (after `inclusiveEnd`).
     mutating func applyKeyBounds(_ q: QueryOptions, body: JSONObject?) throws {
-        let named = (body?.members.filter { Self.keyBoundNames.contains($0.key) }.map { ($0.key, $0.value) } ?? [])
-            + (try q.jsonItems(named: Self.keyBoundNames))
+        let named = try q.keyBounds(after: body)
         var multiKeys: [JSONValue]?
         var start: JSONValue?, end: JSONValue?
         /// Both ends, set by one key and not moved since.

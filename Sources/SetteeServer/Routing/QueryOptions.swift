@@ -69,16 +69,6 @@ struct QueryOptions: Sendable {
         }
     }
 
-    /// The parameters named in `names`, in the order the query string gives them (a name
-    /// may come several times), each read as JSON as `json(_:)` reads it.
-    func jsonItems(named names: Set<String>) throws -> [(name: String, value: JSONValue)] {
-        try items.filter { names.contains($0.name) }.map { item in
-            do { return (item.name, try JSONReader.parse(item.value)) } catch {
-                throw CouchError.badRequest("invalid UTF-8 JSON")
-            }
-        }
-    }
-
     /// A JSON string parameter such as `startkey="a"`.
     func jsonString(_ name: String) throws -> String? {
         guard let value = try json(name) else { return nil }
