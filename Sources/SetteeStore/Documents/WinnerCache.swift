@@ -3,8 +3,9 @@ internal import Synchronization
 /// Documents' winning revisions as plain reads last found them, kept in memory so that
 /// `Database.winner(id:)` (a `GET /{db}/{docid}` with no query; the library's reads by id) answers a
 /// hot document without a reader's trip through SQLite and without suspending: nginx
-/// serves its static files from the page cache, and the hand-off to a reader thread and
-/// back was a third of such a GET's CPU (bench/RESULTS.md, "A winner cache").
+/// serves its static files from the page cache, and SQLite, the reader's wake-up and the
+/// switches back were about a quarter of such a GET's server CPU (bench/RESULTS.md,
+/// "A winner cache").
 ///
 /// One cache serves every database of a `DatabaseDirectory`, bounded by bytes over all
 /// of them (`[settee] document_cache_size`), the least recently used entry evicted first;
