@@ -51,6 +51,16 @@ import Testing
         }
     }
 
+    /// A `_local` document (a replication's checkpoint) is no winner: its write keeps the entries.
+    @Test func aLocalDocumentWriteKeepsTheEntries() async throws {
+        try await withDatabase { db, _ in
+            _ = try await db.put("a").get()
+            _ = try await cachedWinner(db, "a")
+            _ = try await db.putLocal(id: "checkpoint", body: bytes("{}"), rev: nil, isDeleted: false)
+            #expect(db.cachedWinners.revision(id: "a") != nil)
+        }
+    }
+
     @Test func aReplicatedRevisionIsReadBackAtOnce() async throws {
         try await withDatabase { db, _ in
             _ = try await db.force("a", ["1-aa"], #"{"v":1}"#).get()
