@@ -46,6 +46,7 @@ public enum NodeSetup {
         if let types = config.compressibleTypes { node.store.compressibleTypes = types }
         if let bytes = config.inlineAttachmentLimit { node.store.inlineAttachmentLimit = bytes }
         if let size = config.readerMmapSize { node.store.readerMmapSize = size }
+        if let size = config.documentCacheSize { node.store.documentCacheSize = size }
         if let count = config.maxOpenDatabases { node.store.maxOpenDatabases = count }
         node.defaultSecurityIsAdminOnly = config.defaultSecurityIsAdminOnly
         node.adminOnlyAllDatabases = config.adminOnlyAllDatabases

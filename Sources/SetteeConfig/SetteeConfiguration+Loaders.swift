@@ -38,6 +38,7 @@ extension SetteeConfiguration {
         ],
         "settee": [
             "reader_mmap_size": { $0.readerMmapSize = try count($1, origin: $2, expected: "a number of bytes (0: off)") },
+            "document_cache_size": { $0.documentCacheSize = try count($1, origin: $2, expected: "a number of bytes (0: off)") },
             "plain_http": { $0.plainHTTP = try boolean($1, origin: $2) },
             "max_connections": { config, value, origin throws(ConfigError) in
                 guard let count = Int(value), count >= 1 else {

@@ -79,6 +79,8 @@ public struct SetteeConfiguration: Sendable {
     public var inlineAttachmentLimit: Int?
     /// `[settee] reader_mmap_size`, when set: bytes of each database file a reader maps.
     public var readerMmapSize: Int?
+    /// `[settee] document_cache_size`, when set: bytes of documents' winners kept in memory over all databases.
+    public var documentCacheSize: Int?
     /// `[couchdb] max_dbs_open`, when set: user databases open at once.
     public var maxOpenDatabases: Int?
     /// `[ssl]`: HTTPS beside (or, with `[settee] plain_http = false`, instead of) HTTP.

@@ -78,6 +78,7 @@ extension ConfigKeys {
     /// Settee's own sections.
     static let settee: [ConfigKey] = [
         ConfigKey("settee", "reader_mmap_size", .startOnly),
+        ConfigKey("settee", "document_cache_size", .startOnly),
         ConfigKey("settee", "plain_http", .startOnly, default: "true"),
         // Fitted to the descriptor limit at start-up (DescriptorBudget), as max_dbs_open is.
         ConfigKey("settee", "max_connections", .startOnly, default: "12000"),

@@ -21,6 +21,9 @@ extension Database {
     /// (`ConnectionOpener.onReopen`).
     func closeWhenIdle() {
         opener.markIdleClosed()
+        // Its kept winners are still current, but a database left idle gives the
+        // directory's shared budget (`WinnerCache`) back to those in use.
+        cachedWinners.removeAll()
         // The small blobs' connections close on the writer's queue: SQLite's close may
         // checkpoint, which is I/O the caller's thread (perhaps Swift's pool) must not do.
         writer.closeWhenIdle { [blobs, committedSequence] in

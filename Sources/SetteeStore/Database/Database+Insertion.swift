@@ -68,7 +68,10 @@ extension Database {
         // The writer runs batches outside this task (group commit), where the task-local
         // is unset: the writer's identity travels with the batch and is set again for the policy.
         let identity = WriteContext.writer
-        let (results, sequence) = try await writer.write { [prepared, refusedEarly] db in
+        // The ids given and those the policies prepared: a policy does not rename, but a
+        // kept winner left current by a mistake there would be served until evicted.
+        let changed = ChangedDocuments.ids(updates.map(\.id) + prepared.map(\.id))
+        let (results, sequence) = try await writer.write(changing: changed) { [prepared, refusedEarly] db in
             var job = try Inserter.Job(db, blobs: blobs)
             let reviewed = try WriteContext.$writer.withValue(identity) {
                 try Self.review(prepared, newEdits: newEdits, policy: policy, refused: refusedEarly, db)

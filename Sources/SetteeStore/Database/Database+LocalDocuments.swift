@@ -18,7 +18,9 @@ extension Database {
     /// a deletion answers rev `0-0`, as CouchDB does.
     public func putLocal(id: String, body: [UInt8], rev: String?, isDeleted: Bool) async throws -> String {
         let base = rev.flatMap(Self.localGeneration) ?? 0
-        return try await writer.write { db in
+        // Only `localdocs` changes, which no winner read looks at: the kept winners stay
+        // (a replication's checkpoints would otherwise empty them every few seconds).
+        return try await writer.write(changing: .ids([])) { db in
             if isDeleted {
                 guard try db.integer("SELECT 1 FROM localdocs WHERE docid = ?", [.text(id)]) != nil else {
                     throw StoreError.documentNotFound(reason: "missing")

@@ -52,8 +52,15 @@ extension Database {
     /// Reads a document's winning revision (even when deleted) without its tree: what
     /// a plain `GET` and `include_docs` need, at about half the cost of
     /// `document(id:revisions: .winner)`. Nil when the id was never written.
+    ///
+    /// A winner read lately comes from memory (`WinnerCache`), with no reader and no suspension.
     public func winner(id: String) async throws -> StoredRevision? {
-        let read = try await readers.read { db in try DocumentRecords.winner(db, id: id) }
+        if let kept = cachedWinners.revision(id: id) { return kept }
+        let read = try await readers.readCounted { [cachedWinners] db, commit in
+            let read = try DocumentRecords.winner(db, id: id)
+            if case .found(let revision) = read { cachedWinners.insert(revision, id: id, readAt: commit) }
+            return read
+        }
         switch read {
         case .neverWritten: return nil
         case .found(let revision): return revision

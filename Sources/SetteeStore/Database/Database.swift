@@ -63,12 +63,17 @@ public final class Database: Sendable {
     let committedSequence: CommittedSequenceFile
     /// Opens the writer's and readers' connections again after an idle close (`Database+Idle`).
     let opener: ConnectionOpener
+    /// Winners read lately, answered without a reader (`winner(id:)`, `WinnerCache`).
+    let cachedWinners: CachedWinners
 
     /// Opens (creating and migrating) the file at `path`.
+    /// - Parameter winnerCache: shared by the directory's databases; nil: one of this
+    ///   database's own, of `configuration.documentCacheSize` bytes.
     /// - Parameter isChecked: the file passed `OpenCheck`'s `quick_check` earlier in this
     ///   process and was closed by it since (an idle close): the check is not run again.
     init(name: String, path: String, configuration: StoreConfiguration, events: DatabaseUpdates? = nil,
-         tasks: StoreTasks = StoreTasks(), logger: Logger = Logger(label: "settee.store"), isChecked: Bool = false) throws {
+         tasks: StoreTasks = StoreTasks(), logger: Logger = Logger(label: "settee.store"), isChecked: Bool = false,
+         winnerCache: WinnerCache? = nil) throws {
         self.name = name
         self.tasks = tasks
         self.path = path
@@ -89,7 +94,9 @@ public final class Database: Sendable {
         changesNotifier = ChangesNotifier(sequence: sequence)
         let committed = CommittedSequenceFile(databasePath: path)
         committedSequence = committed
-        let commits = CommitCounter()
+        let cachedWinners = (winnerCache ?? WinnerCache(budget: configuration.documentCacheSize)).shelf()
+        self.cachedWinners = cachedWinners
+        let commits = CommitCounter(cachedWinners: cachedWinners)
         let opener = ConnectionOpener(path: path, name: name, readerMmapSize: max(0, configuration.readerMmapSize))
         self.opener = opener
         let writer = Writer(connection: connection, label: name, commits: commits, opener: opener) { db in
@@ -137,6 +144,7 @@ public final class Database: Sendable {
     /// `.databaseNotFound` rather than make the file anew).
     func close() {
         opener.retire()
+        cachedWinners.close()
         writer.close()
         readers.close()
         blobs.close()

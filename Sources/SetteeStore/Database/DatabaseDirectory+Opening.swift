@@ -70,7 +70,7 @@ extension DatabaseDirectory {
         do {
             let isChecked = checkedNames.withLock { $0.contains(name) }
             database = try Database(name: name, path: filePath(name), configuration: configuration, events: updates,
-                                    tasks: tasks, logger: logger, isChecked: isChecked)
+                                    tasks: tasks, logger: logger, isChecked: isChecked, winnerCache: winnerCache)
         } catch {
             registry.cancelReservation(name)
             throw error

@@ -27,6 +27,8 @@ public final class DatabaseDirectory: Sendable {
     public let updates = DatabaseUpdates()
     /// Compactions and index builds running in any of the databases.
     public let tasks = StoreTasks()
+    /// The winners its databases' plain reads found lately, in one budget (`[settee] document_cache_size`).
+    public let winnerCache: WinnerCache
 
     /// Opens (creating if needed) the directory at `configuration.path`.
     /// - Throws: `StoreError.io` when it cannot be created.
@@ -34,6 +36,7 @@ public final class DatabaseDirectory: Sendable {
         self.configuration = configuration
         self.logger = logger
         registry = OpenDatabases(capacity: configuration.maxOpenDatabases)
+        winnerCache = WinnerCache(budget: configuration.documentCacheSize)
         do {
             try FileManager.default.createDirectory(atPath: configuration.path, withIntermediateDirectories: true)
         } catch {
@@ -175,6 +178,10 @@ public struct StoreConfiguration: Sendable {
     /// Bytes of a database file each reader maps (`[settee] reader_mmap_size`); 0 turns
     /// mapping off. Virtual address space only: the pages are the OS page cache's.
     public var readerMmapSize: Int = 256 * 1024 * 1024
+    /// Bytes of documents' winning revisions kept in memory over all databases, so that a
+    /// plain read of a hot document needs no SQLite read (`[settee] document_cache_size`,
+    /// `WinnerCache`); 0 keeps none.
+    public var documentCacheSize: Int = WinnerCache.defaultBudget
     /// Attachment types stored gzip'd (CouchDB's `[attachments] compressible_types`).
     public var compressibleTypes: [String] = Gzip.defaultCompressibleTypes
     /// Attachments of at most this many stored bytes are rows of the blob directory's

@@ -10,6 +10,8 @@ internal import Synchronization
 /// a new one.
 final class CommitCounter: Sendable {
     private let count = Atomic<UInt64>(0)
+    /// The database's kept winners: each bump first removes those the commit changed.
+    private let cachedWinners: CachedWinners?
     private let snapshotsMayBeKept = Atomic<Bool>(true)
     /// Called with the new count after each bump (`ReaderPool` releases snapshots that went stale).
     private let observers = Mutex<[@Sendable (UInt64) -> Void]>([])
@@ -26,7 +28,16 @@ final class CommitCounter: Sendable {
         set { snapshotsMayBeKept.store(newValue, ordering: .sequentiallyConsistent) }
     }
 
-    func bump() {
+    init(cachedWinners: CachedWinners? = nil) {
+        self.cachedWinners = cachedWinners
+    }
+
+    /// Publishes a commit (or a change made outside a transaction) that changed `changed`.
+    /// Only the writer's queue bumps, so the next count is known before the add: the
+    /// winners' cache drops what the commit changed before any reader can see the new
+    /// count (`WinnerCache` says why that order keeps its entries current).
+    func bump(changing changed: ChangedDocuments = .all) {
+        cachedWinners?.commit(changed, generation: count.load(ordering: .sequentiallyConsistent) + 1)
         let now = count.add(1, ordering: .sequentiallyConsistent).newValue
         for observer in observers.withLock({ $0 }) { observer(now) }
     }

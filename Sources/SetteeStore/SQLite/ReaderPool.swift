@@ -67,6 +67,14 @@ final class ReaderPool: @unchecked Sendable {
     /// Runs `work` on a snapshot no older than the last commit, on the reader `place` picks.
     func read<T: Sendable>(_ kind: ReadKind = .point,
                            _ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await readCounted(kind) { connection, _ in try work(connection) }
+    }
+
+    /// `read`, telling `work` the commit count its snapshot began at: its rows are at
+    /// least that commit's (the count is read before the snapshot begins). What the
+    /// winners' cache keeps is checked against it (`WinnerCache`).
+    func readCounted<T: Sendable>(_ kind: ReadKind = .point,
+                                  _ work: @escaping @Sendable (Connection, UInt64) throws -> T) async throws -> T {
         let reader = place(kind)
         reader.queued.add(1, ordering: .relaxed)
         if kind == .scan { reader.scans.add(1, ordering: .relaxed) }
@@ -190,7 +198,7 @@ private final class Reader: @unchecked Sendable {
     /// behind it, for the 10 s busy timeout (found by fuzz/api.py). The mark and the
     /// checks are sequentially consistent against the writer's flag, count and its
     /// look at the mark: one of the two sides always sees the other.
-    func read<T>(commits: CommitCounter, _ work: (Connection) throws -> T) throws -> T {
+    func read<T>(commits: CommitCounter, _ work: (Connection, UInt64) throws -> T) throws -> T {
         let commitCount = commits.value
         let connection = try openConnection()
         if snapshot != commitCount {
@@ -202,7 +210,7 @@ private final class Reader: @unchecked Sendable {
         }
         do {
             defer { if !commits.mayKeepSnapshots || commits.value != commitCount { endSnapshot() } }
-            return try work(connection)
+            return try work(connection, commitCount)
         } catch {
             // After an error the transaction's state is unknown: start afresh next time.
             endSnapshot()

@@ -61,12 +61,16 @@ final class Writer: @unchecked Sendable {
     /// - Parameter durable: false for work whose loss in a power cut the database
     ///   recovers from by itself (a key index's rows): a transaction of such jobs
     ///   alone commits without the WAL's fsync (the type's comment says why that is safe).
-    func write<T: Sendable>(durable: Bool = true,
+    /// - Parameter changing: the documents `work` may change, whose kept winners the
+    ///   commit removes (`WinnerCache`); by default all of the database's: a job that
+    ///   cannot name them, or forgot to, only costs reads from SQLite again.
+    func write<T: Sendable>(durable: Bool = true, changing: ChangedDocuments = .all,
                             _ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let refused = refusal.withLock({ $0 }) { throw refused }
         return try await withCheckedThrowingContinuation { continuation in
             let box = ResultBox<T>()
-            let job = WriteJob(isDurable: durable, body: { connection in box.value = try work(connection) }, complete: { error in
+            let job = WriteJob(isDurable: durable, changes: changing,
+                               body: { connection in box.value = try work(connection) }, complete: { error in
                 if let error {
                     continuation.resume(throwing: error)
                 } else if let value = box.value {
@@ -206,7 +210,7 @@ final class Writer: @unchecked Sendable {
                 failures[index] = failure
             }
             try connection.run("COMMIT")
-            commits.bump()
+            commits.bump(changing: ChangedDocuments(batch.map(\.changes)))
             afterCommit(connection)
         } catch {
             // The transaction as a whole failed: nothing of this batch is stored.
@@ -283,12 +287,15 @@ private final class WriteJob: @unchecked Sendable {
     // @unchecked: created on the caller, then used only on the writer queue.
     /// Whether its transaction must be fsync'd at COMMIT (`Writer.write(durable:)`).
     let isDurable: Bool
+    /// The documents it may change (`Writer.write(changing:)`).
+    let changes: ChangedDocuments
     let body: (Connection) throws -> Void
     let complete: ((any Error)?) -> Void
 
-    init(isDurable: Bool = true, body: @escaping (Connection) throws -> Void,
+    init(isDurable: Bool = true, changes: ChangedDocuments = .all, body: @escaping (Connection) throws -> Void,
          complete: @escaping ((any Error)?) -> Void) {
         self.isDurable = isDurable
+        self.changes = changes
         self.body = body
         self.complete = complete
     }
