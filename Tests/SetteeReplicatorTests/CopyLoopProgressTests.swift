@@ -38,24 +38,35 @@ import Testing
     }
 
     /// A continuous job stopped while its read-ahead waits on a silent source ends that read too.
+    /// Its first page is already on the target: nothing to copy, so once that page is recorded
+    /// the loop's next step is to await the read-ahead. A stop that comes just before that await
+    /// ended the read-ahead even before, so the stop is tried ten times, each as soon as the page
+    /// is recorded: before, the read-ahead of the first run stopped at its await went on for ever.
     @Test func aStoppedJobStopsItsReadAhead() async throws {
         let store = try ReplicatorStore()
         defer { store.remove() }
         let a = try store.database("a")
         _ = try store.database("b")
         for i in 0..<15 { try await a.put("doc\(i)") }
-        let asked = Signal(), stopped = Signal()
-        let source = SilentAfterFirstPage(store.peer("a"), asked: asked, stopped: stopped)
+        _ = try await store.replicate("a", "b")
         var options = ReplicationOptions()
         options.continuous = true
         options.batchSize = 10  // a full first page: the next one is read ahead
-        let replication = Replication(source: source, target: store.peer("b"), options: options,
-                                      logger: Logger(label: "test"))
-        let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
-        #expect(await asked.wait(upTo: .seconds(20)), "the next page was never asked for")
-        job.cancel()
-        #expect(await stopped.wait(upTo: .seconds(20)), "the read-ahead went on after the job was stopped")
-        if stopped.isFired { _ = await job.result }  // else it never ends: the test has failed
+        options.useCheckpoints = false  // every run starts at the first page
+        for _ in 0..<10 {
+            let asked = Signal(), stopped = Signal()
+            let source = SilentAfterFirstPage(store.peer("a"), asked: asked, stopped: stopped)
+            let replication = Replication(source: source, target: store.peer("b"), options: options,
+                                          logger: Logger(label: "test"))
+            let job = Task { try await WriteContext.$writer.withValue(.system) { try await replication.run() } }
+            #expect(await asked.wait(upTo: .seconds(20)), "the next page was never asked for")
+            while replication.progress.sourceSeq?.intValue != 10 { await Task.yield() }  // the first page recorded
+            job.cancel()
+            let ended = await stopped.wait(upTo: .seconds(10))
+            #expect(ended, "the read-ahead went on after the job was stopped")
+            guard ended else { return }  // the job never ends: the test has failed
+            _ = await job.result
+        }
     }
 }
 
