@@ -1,4 +1,5 @@
 internal import SetteeJSON
+internal import Synchronization
 
 /// Pages of changes whose chunks are still being copied, oldest first.
 ///
@@ -44,4 +45,20 @@ struct PagesInFlight {
         pages.removeFirst(written.count)
         return (newest.lastSeq, written.last { $0.readAt != nil }?.readAt)
     }
+}
+
+/// Chunks that ended, reported by their tasks as they end, for the copy loop to take at
+/// each page: a chunk task's result reaches the loop only when it next awaits a chunk
+/// (a worker's slot, or the feed's end), and while full pages with nothing to copy flow,
+/// that was not until `workers` pages had piled up behind it. A pull in a room of 20 read
+/// a burst for 11 s with its checkpoint held at the page before it, and on its peer's
+/// return read the burst again from there (bench/RESULTS.md, "Churn with a margin").
+final class FinishedChunks: Sendable {
+    private let numbers = Mutex<[Int]>([])
+
+    /// A chunk of page `number` is written.
+    func add(_ number: Int) { numbers.withLock { $0.append(number) } }
+
+    /// The pages of the chunks written since the last call, one entry a chunk.
+    func take() -> [Int] { numbers.withLock { numbers in defer { numbers = [] }; return numbers } }
 }

@@ -26,6 +26,8 @@ struct CopyCursor {
     var pages = PagesInFlight()
     /// Chunks being copied.
     var running = 0
+    /// Chunks written and not yet counted in `pages`.
+    let finished = FinishedChunks()
     var readAhead: Task<ChangesPage, any Error>?
 
     init(from seq: JSONValue) {
@@ -79,7 +81,9 @@ extension Replication {
     private func readPage(_ cursor: inout CopyCursor) async throws -> ChangesPage {
         if let ahead = cursor.readAhead {
             cursor.readAhead = nil
-            return try await ahead.value
+            // An unstructured task is not cancelled with the job: a job stopped while its
+            // read-ahead waited on a peer gone silent kept it retrying until the peer answered.
+            return try await withTaskCancellationHandler { try await ahead.value } onCancel: { ahead.cancel() }
         }
         return try await nextPage(after: cursor.seq, wait: cursor.caughtUp ? longpollWait(cursor) : nil)
     }
@@ -105,19 +109,28 @@ extension Replication {
         let number = cursor.pages.add(lastSeq: page.lastSeq, chunks: chunks.count, readAt: page.rows.isEmpty ? nil : read)
         for chunk in chunks {
             while cursor.running >= max(1, options.workers) { try await settleOne(&cursor, &chunkTasks) }
-            chunkTasks.addTask { try await self.retrying { try await self.copy(chunk) }; return number }
+            chunkTasks.addTask { [finished = cursor.finished] in
+                try await self.retrying { try await self.copy(chunk) }
+                finished.add(number)
+                return number
+            }
             cursor.running += 1
         }
-        recordWritten(&cursor)  // a page with nothing to copy, behind none still copying
+        countFinished(&cursor)  // chunks written meanwhile; a page with nothing to copy, behind none still copying
         if !page.rows.isEmpty { cursor.uncheckpointed = true }
         cursor.changesSinceCheckpoint += page.rows.count
     }
 
     /// Waits for one chunk to be written.
     private func settleOne(_ cursor: inout CopyCursor, _ chunkTasks: inout ChunkTasks) async throws {
-        guard let number = try await chunkTasks.next() else { return }
+        guard try await chunkTasks.next() != nil else { return }
         cursor.running -= 1
-        cursor.pages.chunkWritten(of: number)
+        countFinished(&cursor)
+    }
+
+    /// Counts every chunk written by now, awaited or not, and records the pages now written in order.
+    private func countFinished(_ cursor: inout CopyCursor) {
+        for number in cursor.finished.take() { cursor.pages.chunkWritten(of: number) }
         recordWritten(&cursor)
     }
 

@@ -77,4 +77,27 @@ import Testing
         let future = now.addingTimeInterval(1)  // a clock step: never silent from the future
         #expect(NodeDiscovery.silentSince(failing: true, lastHeard: future, now: now) == now)
     }
+
+    /// A report that still lists the address a peer is synced at ends the meeting an earlier,
+    /// partial report began (its AAAA record alone): that meeting, refused at the IPv6
+    /// link-local address, must not stop the replications running at the IPv4 one.
+    @Test func aReportStillListingThePeersAddressEndsAMeetingBegunOnAPartialOne() throws {
+        func peer(_ addresses: [String]) -> DiscoveredPeer {
+            DiscoveredPeer(instance: "Settee d12", host: "device12.local.", port: 5984, addresses: addresses,
+                           interfaceIndex: 2, record: TXTRecord([(key: "txtvers", value: "1"), (key: "uuid", value: "b")]))
+        }
+        var s = NodeDiscovery.State()
+        let synced = peer(["198.18.0.22"])
+        s.syncing["b"] = NodeDiscovery.Sync(peer: synced, url: synced.baseURL, databases: ["room"],
+                                            jobs: ["discovery+b+room+pull"])
+        let now = Date()
+        let partial = try #require(NodeDiscovery.reported(peer(["fe80::2%eth0"]), uuid: "b", wanting: ["room"],
+                                                          in: &s, now: now))
+        #expect(NodeDiscovery.isLatest(partial, "b", s))
+        #expect(NodeDiscovery.reported(peer(["198.18.0.22", "fe80::2%eth0"]), uuid: "b", wanting: ["room"],
+                                       in: &s, now: now) == nil)
+        #expect(!NodeDiscovery.isLatest(partial, "b", s), "the partial report's meeting would stop the replications")
+        #expect(!s.meeting.contains("b"))
+        #expect(s.syncing["b"]?.jobs == ["discovery+b+room+pull"])
+    }
 }

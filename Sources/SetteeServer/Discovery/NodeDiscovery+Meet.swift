@@ -22,6 +22,26 @@ extension NodeDiscovery {
         return number
     }
 
+    /// A DNS-SD report of a peer (under the state lock): the meeting to begin with it, or nil
+    /// when it is synced with and answering at an address the report still lists. Such a report
+    /// also ends any meeting begun by an earlier one: a resolution reports its AAAA record
+    /// before its A record, and a meeting begun on the IPv6 link-local address alone (where a
+    /// server bound to 0.0.0.0 refuses) stopped replications that ran well at the IPv4 address
+    /// listed a moment later; they came back only with `PeerWatch`, ten seconds on and from their
+    /// checkpoints. In a room of 20, six devices stopped their pulls of one peer so mid-burst.
+    static func reported(_ peer: DiscoveredPeer, uuid peerUUID: String, wanting wanted: [String],
+                         in s: inout State, now: Date) -> Int? {
+        s.seen[peer.instance] = Seen(peer: peer, since: s.seen[peer.instance]?.since ?? now, lastSeen: now)
+        s.departed[peerUUID] = nil
+        if let current = s.syncing[peerUUID], current.databases == wanted, !current.jobs.isEmpty,
+           s.unanswered[peerUUID] == nil, let address = stillReached(current.peer, in: peer) {
+            s.syncing[peerUUID]?.peer = peer.reached(at: address)
+            if s.meeting.remove(peerUUID) != nil { s.meetings[peerUUID, default: 0] += 1 }
+            return nil
+        }
+        return beginMeeting(&s, peerUUID)
+    }
+
     /// Whether `meeting` (nil: not from a meeting) is the latest one begun with the peer.
     static func isLatest(_ meeting: Int?, _ peerUUID: String, _ s: State) -> Bool {
         meeting.map { s.meetings[peerUUID] == $0 } ?? true

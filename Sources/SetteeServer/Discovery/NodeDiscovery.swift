@@ -138,18 +138,7 @@ final class NodeDiscovery: @unchecked Sendable {
             guard let profile = peer.profile, let peerUUID = profile.uuid else { return ignore(peer) }
             guard peerUUID != uuid else { return }
             let wanted = syncedDatabases(profile)
-            let meeting = state.withLock { s -> Int? in
-                let now = Date()
-                s.seen[peer.instance] = Seen(peer: peer, since: s.seen[peer.instance]?.since ?? now, lastSeen: now)
-                s.departed[peerUUID] = nil
-                // Synced with and answering at an address still listed: nothing to do.
-                if let current = s.syncing[peerUUID], current.databases == wanted, !current.jobs.isEmpty,
-                   s.unanswered[peerUUID] == nil, let address = Self.stillReached(current.peer, in: peer) {
-                    s.syncing[peerUUID]?.peer = peer.reached(at: address)
-                    return nil
-                }
-                return Self.beginMeeting(&s, peerUUID)
-            }
+            let meeting = state.withLock { s in Self.reported(peer, uuid: peerUUID, wanting: wanted, in: &s, now: Date()) }
             logger.info("discovery: peer", metadata: ["instance": "\(peer.instance)", "url": "\(peer.baseURL)",
                                                       "databases": "\(profile.databases)"])
             // The same peer reported again (another address, a record refreshed): its
