@@ -28,7 +28,9 @@ import Synchronization
    gzip'd);
  - as a target: `_revs_diff`, `_bulk_docs` (`new_edits:false`, 201 `[]`),
    `PUT {doc}?new_edits=false` as JSON or `multipart/related`, `_ensure_full_commit`
-   (201 with `instance_start_time`), `_local` documents with rev `0-1`.
+   (201 with `instance_start_time`), `_local` documents with rev `0-N` (N + 1 for a
+   `PUT` naming `0-N`, as CouchDB 3 answers; `checksLocalRevisions` answers a `PUT`
+   naming another rev than the stored one 409, as PouchDB Server and CouchDB 1 do).
 
  Revision trees are kept as leaves with their histories; enough for a replicator.
  */
@@ -59,6 +61,7 @@ final class RecordedCouchDB: HTTPResponder, @unchecked Sendable {  // `server`, 
         var lastSeq: [String: Int] = [:]
         var seq = 0
         var locals: [String: JSONObject] = [:]
+        var localRevs: [String: String] = [:]
     }
 
     struct State {
@@ -74,11 +77,16 @@ final class RecordedCouchDB: HTTPResponder, @unchecked Sendable {  // `server`, 
     let uuid = "d7fdbb0913ff8f8750ce814d059a6510"
     /// False: `_bulk_get` answers 404, as CouchDB before 2.2 did.
     let hasBulkGet: Bool
+    /// True: a `_local` document's `PUT` must name its current rev (none when missing).
+    let checksLocalRevisions: Bool
     private let state = Mutex(State())
     private var server: HTTPServer?
     private(set) var base = ""
 
-    init(hasBulkGet: Bool = true) { self.hasBulkGet = hasBulkGet }
+    init(hasBulkGet: Bool = true, checksLocalRevisions: Bool = false) {
+        self.hasBulkGet = hasBulkGet
+        self.checksLocalRevisions = checksLocalRevisions
+    }
 
     func start() throws {
         var config = ServerConfiguration()
@@ -232,14 +240,25 @@ final class RecordedCouchDB: HTTPResponder, @unchecked Sendable {  // `server`, 
             guard var object = (try? JSONReader.parse(body))?.objectValue else {
                 return Self.json(400, ["error": "bad_request", "reason": "invalid UTF-8 JSON"])
             }
+            let named = object["_rev"]?.stringValue
             object.removeAll { $0.key == "_rev" || $0.key == "_id" }
-            state.withLock { $0.databases[db]?.locals[id] = object }
-            return Self.json(201, ["ok": true, "id": .string("_local/" + id), "rev": "0-1"])
+            let rev: String? = state.withLock { state in
+                if checksLocalRevisions && named != state.databases[db]?.localRevs[id] { return nil }
+                let rev = "0-\((named.flatMap { Int($0.dropFirst(2)) } ?? 0) + 1)"
+                state.databases[db]?.locals[id] = object
+                state.databases[db]?.localRevs[id] = rev
+                return rev
+            }
+            guard let rev else { return Self.json(409, ["error": "conflict", "reason": "Document update conflict."]) }
+            return Self.json(201, ["ok": true, "id": .string("_local/" + id), "rev": .string(rev)])
         }
-        guard let stored = state.withLock({ $0.databases[db]?.locals[id] }) else {
+        guard let (stored, rev) = state.withLock({ state in
+            state.databases[db].flatMap { db in db.locals[id].map { ($0, db.localRevs[id] ?? "0-1") } }
+        }) else {
             return Self.json(404, ["error": "not_found", "reason": "missing"])
         }
-        return Self.json(200, .object(JSONObject([("_id", .string("_local/" + id)), ("_rev", "0-1")] + stored.map { ($0.key, $0.value) })))
+        return Self.json(200, .object(JSONObject([("_id", .string("_local/" + id)), ("_rev", .string(rev))]
+                                                 + stored.map { ($0.key, $0.value) })))
     }
 
     private func changes(_ db: String, _ query: [String: String]) -> HTTPResponse {

@@ -149,4 +149,39 @@ import Testing
         #expect(couch.database("tpush")?.leaves["_local/private"] == nil)
         await couch.stop()
     }
+
+    /// As CouchDB's replicator (spec/transcripts/): each checkpoint document is read once,
+    /// and every later `PUT` names the rev the one before was answered, so a server that
+    /// checks local revs accepts each `PUT` with no `GET` in between.
+    @Test func aCheckpointIsReadOnceAndEachPutNamesTheRevTheLastAnswered() async throws {
+        let couch = RecordedCouchDB(checksLocalRevisions: true)
+        try couch.start()
+        couch.put("tck", id: "a", Revision(start: 1, history: ["a1"], body: [:], deleted: false, attachments: [:]))
+        let peer = RemotePeer(endpoint: try RemoteEndpoint(url: couch.url("tck")), session: CurlSession())
+        #expect(try await peer.checkpoint(id: "rep") == nil)
+        for seq in 1...3 { try await peer.saveCheckpoint(id: "rep", ["source_last_seq": .int(seq)]) }
+        let checkpointRequests = couch.log.filter { $0.contains("/_local/") }
+        #expect(checkpointRequests == ["GET /tck/_local/rep"] + Array(repeating: "PUT /tck/_local/rep", count: 3))
+        #expect(couch.database("tck")?.localRevs["rep"] == "0-3")
+        await couch.stop()
+    }
+
+    /// A rev gone stale (another writer put the document in between) is answered 409 by
+    /// such a server: the document is read again and the checkpoint written.
+    @Test func aCheckpointPutAnswered409IsMadeAgainWithTheRevReadAfresh() async throws {
+        let couch = RecordedCouchDB(checksLocalRevisions: true)
+        try couch.start()
+        couch.put("tck", id: "a", Revision(start: 1, history: ["a1"], body: [:], deleted: false, attachments: [:]))
+        let peer = RemotePeer(endpoint: try RemoteEndpoint(url: couch.url("tck")), session: CurlSession())
+        #expect(try await peer.checkpoint(id: "rep") == nil)
+        try await peer.saveCheckpoint(id: "rep", ["source_last_seq": 1])
+        let other = RemotePeer(endpoint: try RemoteEndpoint(url: couch.url("tck")), session: CurlSession())
+        try await other.saveCheckpoint(id: "rep", ["source_last_seq": 99])
+        try await peer.saveCheckpoint(id: "rep", ["source_last_seq": 2])
+        #expect(couch.database("tck")?.locals["rep"]?["source_last_seq"] == 2)
+        #expect(couch.database("tck")?.localRevs["rep"] == "0-3")
+        let lastRequests = couch.log.filter { $0.contains("/_local/") }.suffix(3)
+        #expect(lastRequests == ["PUT /tck/_local/rep", "GET /tck/_local/rep", "PUT /tck/_local/rep"])
+        await couch.stop()
+    }
 }

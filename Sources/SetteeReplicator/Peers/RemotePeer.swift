@@ -13,6 +13,8 @@ public struct RemotePeer: Peer {
     let spool: SpoolDirectory
     /// The multipart `PUT`s (documents with attachments) in flight to this peer at once.
     let uploads = ConcurrencyLimit(RemotePeer.concurrentUploads)
+    /// The checkpoint documents' revs as last read or written, for the next `PUT`.
+    let checkpointRevisions = CheckpointRevisions()
 
     /// How many documents with attachments are written at once: with every chunk's `PUT`s
     /// unbounded, one replication ran dozens, each holding its attachments (issue 45 item 4).
@@ -124,20 +126,37 @@ public struct RemotePeer: Peer {
 
     public func checkpoint(id: String) async throws -> JSONObject? {
         let response = try await send(.init(method: "GET", url: localURL(id)))
-        if response.status == 404 { return nil }
-        try check(response, expecting: [200])
-        return try parse(response).objectValue
+        var document: JSONObject?
+        if response.status != 404 {
+            try check(response, expecting: [200])
+            document = try parse(response).objectValue
+        }
+        checkpointRevisions.remember(id, read: document)
+        return document
     }
 
+    /// CouchDB 3 takes any `_rev` on a local document; PouchDB Server and CouchDB 1 want
+    /// the current one, so the one last read or written is sent, and on a 409 (another
+    /// writer in between) the document is read again and the `PUT` made once more.
     public func saveCheckpoint(id: String, _ body: JSONObject) async throws {
-        // CouchDB 3 takes any `_rev` on a local document; PouchDB Server and CouchDB 1
-        // want the current one, so it is sent.
+        if checkpointRevisions[id] == .unknown { _ = try await checkpoint(id: id) }
+        var response = try await putCheckpoint(id: id, body)
+        if response.status == 409 {
+            _ = try await checkpoint(id: id)
+            response = try await putCheckpoint(id: id, body)
+        }
+        try check(response, expecting: [200, 201])
+        let rev = try? parse(response)["rev"]?.stringValue
+        checkpointRevisions[id] = rev.map { .stored(rev: $0) } ?? .unknown
+    }
+
+    private func putCheckpoint(id: String, _ body: JSONObject) async throws -> RemoteResponse {
         var document = body
-        if let current = try await checkpoint(id: id)?["_rev"] { document.append("_rev", current) }
+        if case .stored(let rev) = checkpointRevisions[id] { document.append("_rev", .string(rev)) }
         var request = RemoteRequest(method: "PUT", url: localURL(id), body: JSONWriter.serialize(.object(document)),
                                     timeout: timeout)
         request.headers.append(("Content-Type", "application/json"))
-        try check(try await send(request), expecting: [200, 201])
+        return try await send(request)
     }
 
     private func localURL(_ id: String) -> String { endpoint.database + "/_local/" + RemoteEndpoint.encode(id) }
