@@ -131,19 +131,6 @@ public final class JavaScriptEngine: @unchecked Sendable {
         }
     }
 
-    /// Runs map function `function` over `documents` (JSON text of each, with `_id`
-    /// and `_rev`): for each document, its emitted `[key, value]` pairs, or nil when
-    /// the function threw for it (CouchDB logs that and indexes nothing for it).
-    public func map(_ function: Int, documents: [String]) throws(JavaScriptError) -> [[JSONValue]?] {
-        let text = "[" + documents.joined(separator: ",") + "]"
-        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
-            let docs = try parseJSON(text)
-            return try call("__mapBatch", [functions[function], docs])
-        }
-        guard case .array(let perDocument) = try Self.parse(result) else { return [] }
-        return perDocument.map { rows in rows.arrayValue }
-    }
-
     /// Runs reduce function `function` over `keys` (each `[key, docid]`, or null when
     /// rereducing) and `values`.
     public func reduce(_ function: Int, keys: JSONValue, values: JSONValue, rereduce: Bool) throws(JavaScriptError) -> JSONValue {
@@ -223,15 +210,43 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
+        try text.withCString { cString in Result { () throws(JavaScriptError) in try parseJSON(cString: cString) } }.get()
+    }
+
+    static let notParsed = JavaScriptError(message: "invalid JSON passed to the engine")
+
+    /// `parseJSON` of UTF-8 text ending with a NUL byte (none can be inside JSON text).
+    func parseJSON(cString text: UnsafePointer<CChar>) throws(JavaScriptError) -> JSValueRef {
         let string = JSStringCreateWithUTF8CString(text)
         defer { JSStringRelease(string) }
-        guard let value = JSValueMakeFromJSONString(context, string) else {
-            throw JavaScriptError(message: "invalid JSON passed to the engine")
-        }
+        guard let value = JSValueMakeFromJSONString(context, string) else { throw Self.notParsed }
         return value
     }
 
     func call(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> String {
+        try string(callReturningString(name, arguments))
+    }
+
+    /// `call`, its answer as UTF-8 bytes (no `String` made of a batch's answer).
+    func callReturningBytes(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> [UInt8] {
+        try bytes(callReturningString(name, arguments))
+    }
+
+    /// A JavaScript string as UTF-8 bytes, copied once (no `String` made of it). Here with
+    /// every other call into JavaScriptCore: see the function table in CJavaScriptCore's shim.
+    private func bytes(_ value: JSValueRef) -> [UInt8] {
+        guard let text = JSValueToStringCopy(context, value, nil) else { return [] }
+        defer { JSStringRelease(text) }
+        let capacity = JSStringGetMaximumUTF8CStringSize(text)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            let written = UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: CChar.self) {
+                JSStringGetUTF8CString(text, $0.baseAddress, capacity)
+            }
+            count = max(0, written - 1)  // without the NUL
+        }
+    }
+
+    func callReturningString(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> JSValueRef {
         let nameString = JSStringCreateWithUTF8CString(name)
         defer { JSStringRelease(nameString) }
         let global = JSContextGetGlobalObject(context)
@@ -248,7 +263,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         guard let result, JSValueIsString(context, result) else {
             throw JavaScriptError(message: "the function did not return")  // stopped by the time limit
         }
-        return string(result)
+        return result
     }
 
     private func string(_ value: JSValueRef) -> String {
