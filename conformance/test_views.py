@@ -262,6 +262,25 @@ def test_conflicts_index_the_winner(db):
     assert len(out["rows"][0]["doc"]["_conflicts"]) == 1
 
 
+def test_a_map_function_cannot_change_the_document(db):
+    """couchjs deep-freezes each document before it runs the design document's map
+    functions on it: a change one function makes is seen neither by itself nor by the
+    next (CouchDB's view_sandboxing tests, "attempting to change the document has no
+    effect" and COUCHDB-925); a function whose change throws (push on a frozen array)
+    emits nothing for that document."""
+    put_doc(db, "_design/d", {"views": {
+        "changer": {"map": "function(doc) { doc.integer = 2; doc.tokens.c = 3; emit(doc.integer, doc); }"},
+        "pusher": {"map": "function(doc) { doc.tags.push('qwerty'); emit(doc._id, null); }"},
+        "reader": {"map": "function(doc) { emit(doc._id, [doc.integer, doc.tags, doc.tokens]); }"},
+    }})
+    put_doc(db, "x", {"integer": 1, "tags": ["a"], "tokens": {"a": 1}})
+    out = rows(db, "changer")
+    assert [r["key"] for r in out["rows"]] == [1]
+    assert out["rows"][0]["value"]["integer"] == 1 and out["rows"][0]["value"]["tokens"] == {"a": 1}
+    assert rows(db, "pusher")["rows"] == []
+    assert [r["value"] for r in rows(db, "reader")["rows"]] == [[1, ["a"], {"a": 1}]]
+
+
 def test_collation_order(db):
     """Views Collation: null, false, true, numbers, strings, arrays, objects."""
     put_doc(db, "_design/d", DDOC)

@@ -135,13 +135,42 @@ public final class JavaScriptEngine: @unchecked Sendable {
     /// and `_rev`): for each document, its emitted `[key, value]` pairs, or nil when
     /// the function threw for it (CouchDB logs that and indexes nothing for it).
     public func map(_ function: Int, documents: [String]) throws(JavaScriptError) -> [[JSONValue]?] {
-        let text = "[" + documents.joined(separator: ",") + "]"
-        let result = try lock.withLock { _ throws(JavaScriptError) -> String in
-            let docs = try parseJSON(text)
-            return try call("__mapBatch", [functions[function], docs])
-        }
-        guard case .array(let perDocument) = try Self.parse(result) else { return [] }
+        let answer = try map([function], documents: documents.map { Array($0.utf8) })
+        guard case .array(let perDocument) = try Self.parse(String(decoding: answer.text, as: UTF8.self)) else { return [] }
         return perDocument.map { rows in rows.arrayValue }
+    }
+
+    /// Runs map functions `functions` (of one design document) over `documents` (the JSON
+    /// text of each, with `_id` and `_rev`) in one call: each document is parsed once,
+    /// deep-frozen as CouchDB's query server seals it, and passed to every function in
+    /// turn (couchjs's `map_doc`).
+    /// - Returns: per document, per function in order, its rows (`MapAnswer`).
+    public func map(_ functions: [Int], documents: [[UInt8]]) throws(JavaScriptError) -> MapAnswer {
+        var text: [UInt8] = [UInt8(ascii: "[")]
+        text.reserveCapacity(documents.reduce(2) { $0 + $1.count + 1 })
+        for (position, document) in documents.enumerated() {
+            if position > 0 { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: document)
+        }
+        text.append(UInt8(ascii: "]"))
+        return try map(functions, documentArray: text, count: documents.count)
+    }
+
+    /// `map(_:documents:)` of the `count` documents of `text`, a JSON array of them
+    /// (written by the caller straight into one buffer, with no text of its own for each).
+    public func map(_ functions: [Int], documentArray text: [UInt8], count: Int) throws(JavaScriptError) -> MapAnswer {
+        var text = text
+        text.append(0)
+        let answer = try lock.withLock { _ throws(JavaScriptError) -> [UInt8] in
+            let docs = try text.withUnsafeBytes { bytes in
+                Result { () throws(JavaScriptError) in
+                    guard let start = bytes.assumingMemoryBound(to: CChar.self).baseAddress else { throw Self.notParsed }
+                    return try parseJSON(cString: start)
+                }
+            }.get()
+            return try callReturningBytes("__mapDocs", [docs] + functions.map { self.functions[$0] })
+        }
+        return MapAnswer(text: answer, functions: functions.count, documents: count)
     }
 
     /// Runs reduce function `function` over `keys` (each `[key, docid]`, or null when
@@ -223,15 +252,43 @@ public final class JavaScriptEngine: @unchecked Sendable {
     }
 
     func parseJSON(_ text: String) throws(JavaScriptError) -> JSValueRef {
+        try text.withCString { cString in Result { () throws(JavaScriptError) in try parseJSON(cString: cString) } }.get()
+    }
+
+    private static let notParsed = JavaScriptError(message: "invalid JSON passed to the engine")
+
+    /// `parseJSON` of UTF-8 text ending with a NUL byte (none can be inside JSON text).
+    func parseJSON(cString text: UnsafePointer<CChar>) throws(JavaScriptError) -> JSValueRef {
         let string = JSStringCreateWithUTF8CString(text)
         defer { JSStringRelease(string) }
-        guard let value = JSValueMakeFromJSONString(context, string) else {
-            throw JavaScriptError(message: "invalid JSON passed to the engine")
-        }
+        guard let value = JSValueMakeFromJSONString(context, string) else { throw Self.notParsed }
         return value
     }
 
     func call(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> String {
+        try string(callReturningString(name, arguments))
+    }
+
+    /// `call`, its answer as UTF-8 bytes (no `String` made of a batch's answer).
+    func callReturningBytes(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> [UInt8] {
+        try bytes(callReturningString(name, arguments))
+    }
+
+    /// A JavaScript string as UTF-8 bytes, copied once (no `String` made of it). Here with
+    /// every other call into JavaScriptCore: see the function table in CJavaScriptCore's shim.
+    private func bytes(_ value: JSValueRef) -> [UInt8] {
+        guard let text = JSValueToStringCopy(context, value, nil) else { return [] }
+        defer { JSStringRelease(text) }
+        let capacity = JSStringGetMaximumUTF8CStringSize(text)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            let written = UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: CChar.self) {
+                JSStringGetUTF8CString(text, $0.baseAddress, capacity)
+            }
+            count = max(0, written - 1)  // without the NUL
+        }
+    }
+
+    func callReturningString(_ name: String, _ arguments: [JSValueRef?]) throws(JavaScriptError) -> JSValueRef {
         let nameString = JSStringCreateWithUTF8CString(name)
         defer { JSStringRelease(nameString) }
         let global = JSContextGetGlobalObject(context)
@@ -248,7 +305,7 @@ public final class JavaScriptEngine: @unchecked Sendable {
         guard let result, JSValueIsString(context, result) else {
             throw JavaScriptError(message: "the function did not return")  // stopped by the time limit
         }
-        return string(result)
+        return result
     }
 
     private func string(_ value: JSValueRef) -> String {

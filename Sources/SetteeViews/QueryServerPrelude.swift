@@ -11,15 +11,41 @@ extension JavaScriptEngine {
     function sum(values) { var s = 0; for (var i = 0; i < values.length; i++) s += values[i]; return s; }
     function toJSON(value) { return JSON.stringify(value); }
     function isArray(value) { return Array.isArray(value); }
-    function __mapBatch(fn, docs) {
-      var out = [];
-      for (var i = 0; i < docs.length; i++) {
-        __rows = [];
-        try { fn(docs[i]); out.push(__rows); } catch (e) { out.push(null); }
-        __rows = null;
+    // Each document is deep-frozen, as couchjs seals it (Couch.recursivelySeal) before
+    // its map_doc runs every map function of the design document on it: a function that
+    // changes the document changes nothing the next one sees (CouchDB's COUCHDB-925 test).
+    // The answer: per document, per function in order, its rows, or null where it threw.
+    var __mapDocs = (function() {
+      var freeze = Object.freeze, isArray = Array.isArray, stringify = JSON.stringify;
+      function deepFreeze(value) {
+        freeze(value);
+        if (isArray(value)) {
+          for (var i = 0; i < value.length; i++) {
+            var element = value[i];
+            if (element !== null && typeof element === "object") deepFreeze(element);
+          }
+        } else {
+          for (var key in value) {
+            var member = value[key];
+            if (member !== null && typeof member === "object") deepFreeze(member);
+          }
+        }
       }
-      return JSON.stringify(out);
-    }
+      return function(docs) {  // then the functions
+        var fns = [], out = [];
+        for (var f = 1; f < arguments.length; f++) fns[f - 1] = arguments[f];
+        for (var i = 0; i < docs.length; i++) {
+          var doc = docs[i];
+          deepFreeze(doc);
+          for (var f = 0; f < fns.length; f++) {
+            __rows = [];
+            try { fns[f](doc); out.push(__rows); } catch (e) { out.push(null); }
+            __rows = null;
+          }
+        }
+        return stringify(out);
+      };
+    })();
     function __validate(fn, newDoc, oldDoc, userCtx, secObj) {
       try { fn(newDoc, oldDoc, userCtx, secObj); return JSON.stringify({ok: true}); }
       catch (e) {

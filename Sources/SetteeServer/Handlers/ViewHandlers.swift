@@ -103,7 +103,7 @@ enum ViewHandlers {
             // A build: never on the loop's thread.
             try await LightRequest.offLoop(isOnLoop) { try await refresh(index, requested, database) }
         case "lazy" where !database.isCurrent(index):
-            Task.detached { try? await database.refreshIndexes(await refreshed(index, requested)) }
+            Task.detached { try? await database.refreshIndexes(await refreshed(requested)) }
         default: break
         }
         let ranges = try query.ranges(collation: view.collation)
@@ -120,7 +120,7 @@ enum ViewHandlers {
     private static func refresh(_ index: KeyIndex, _ requested: RequestedView, _ database: Database) async throws {
         let view = requested.view
         do {
-            try await database.refreshIndexes(await refreshed(index, requested))
+            try await database.refreshIndexes(await refreshed(requested))
         } catch let error as JavaScriptError {
             // A map function stopped by its time or memory limit: the index stays where it was.
             throw CouchError(javaScript: error, in: .map)
@@ -133,15 +133,11 @@ enum ViewHandlers {
     }
 
     /// `index` and its design document's other views' (CouchDB updates them together;
-    /// asked only when `index` is behind, so a built view's queries pay for none of it).
-    private static func refreshed(_ index: KeyIndex, _ requested: RequestedView) async -> [KeyIndex] {
-        var indexes = [index]
-        var seen: Set<String> = [index.signature]
-        for sibling in await ViewIndexes.siblings(of: requested.view, requested.code, requested.service)
-        where seen.insert(sibling.signature).inserted {
-            indexes.append(sibling)
-        }
-        return indexes
+    /// asked only when `index` is behind, so a built view's queries pay for none of it),
+    /// mapped by one call a batch (`ViewIndexes.keyIndexes`).
+    private static func refreshed(_ requested: RequestedView) async -> [KeyIndex] {
+        let views = await ViewIndexes.siblings(of: requested.view, requested.code, requested.service)
+        return ViewIndexes.keyIndexes(views, requested.code, requested.service)
     }
 
     // MARK: Map rows

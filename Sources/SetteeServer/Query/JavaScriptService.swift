@@ -65,11 +65,15 @@ final class JavaScriptService: Sendable {
         try Self.requireJavaScript(function)
         let outcome: Result<T, CallFailure>
         do {
-            outcome = try await threads.run { self.performAndReturnMemory(function, body) }
+            outcome = try await threads.run {
+                self.performAndReturnMemory([function]) { (engine, handles) throws(JavaScriptError) in
+                    try body(engine, handles[0])
+                }
+            }
         } catch {
             throw Self.overloaded(error)
         }
-        return try Self.unwrap(outcome, function)
+        return try Self.unwrap(outcome)
     }
 
     /// `call` for a caller that must stay synchronous (the store's index builder): each
@@ -77,18 +81,30 @@ final class JavaScriptService: Sendable {
     func callAndWait<T: Sendable>(_ function: DesignFunction, parts: Int,
                                   _ body: @escaping @Sendable (Int, JavaScriptEngine, Int) throws(JavaScriptError) -> T)
         throws -> [T] {
-        try Self.requireJavaScript(function)
+        try callAndWait([function], parts: parts) { (part, engine, handles) throws(JavaScriptError) in
+            try body(part, engine, handles[0])
+        }
+    }
+
+    /// `callAndWait` with several functions of one design document compiled in the same
+    /// engine (a design document's map functions, called together): `body` gets their
+    /// handles in order.
+    func callAndWait<T: Sendable>(_ functions: [DesignFunction], parts: Int,
+                                  _ body: @escaping @Sendable (Int, JavaScriptEngine, [Int]) throws(JavaScriptError) -> T)
+        throws -> [T] {
+        precondition(!functions.isEmpty, "a call runs at least one function")
+        try Self.requireJavaScript(functions[0])
         let outcomes: [Result<T, CallFailure>]
         do {
             outcomes = try threads.runAndWait(parts: parts) { part in
-                self.performAndReturnMemory(function) { (engine, handle) throws(JavaScriptError) in
-                    try body(part, engine, handle)
+                self.performAndReturnMemory(functions) { (engine, handles) throws(JavaScriptError) in
+                    try body(part, engine, handles)
                 }
             }
         } catch {
             throw Self.overloaded(error)
         }
-        return try outcomes.map { try Self.unwrap($0, function) }
+        return try outcomes.map { try Self.unwrap($0) }
     }
 
     /// A function this service can run: JavaScript (500 `unknown_query_language` for another
@@ -123,27 +139,28 @@ final class JavaScriptService: Sendable {
     // MARK: On the service's threads
 
     enum CallFailure: Error {
-        case compilation(JavaScriptError)
+        /// The function that did not compile, and why.
+        case compilation(DesignFunction, JavaScriptError)
         case run(JavaScriptError)
     }
 
     /// `perform`, then, when it released a spent engine (whose last reference ended with
     /// `perform`), the freed memory handed back to the system (item 5).
-    private func performAndReturnMemory<T>(_ function: DesignFunction,
-                                           _ body: (JavaScriptEngine, Int) throws(JavaScriptError) -> T)
+    private func performAndReturnMemory<T>(_ functions: [DesignFunction],
+                                           _ body: (JavaScriptEngine, [Int]) throws(JavaScriptError) -> T)
         -> Result<T, CallFailure> {
-        let (result, releasedEngine) = perform(function, body)
+        let (result, releasedEngine) = perform(functions, body)
         if releasedEngine { Self.returnFreedMemory() }
         return result
     }
 
-    /// Checks out an engine of the function's design document (or makes one), compiles
-    /// the function in it when it is not yet, runs `body`, and gives the engine back,
+    /// Checks out an engine of the functions' design document (or makes one), compiles
+    /// the functions in it that are not yet, runs `body`, and gives the engine back,
     /// unless the call was stopped or left a heap past the limit: then it is dropped
     /// (true), to be released as this function returns.
-    private func perform<T>(_ function: DesignFunction, _ body: (JavaScriptEngine, Int) throws(JavaScriptError) -> T)
+    private func perform<T>(_ functions: [DesignFunction], _ body: (JavaScriptEngine, [Int]) throws(JavaScriptError) -> T)
         -> (Result<T, CallFailure>, Bool) {
-        let code = function.code
+        let code = functions[0].code
         let key = code.key
         // A database deleted meanwhile: its code still runs once, in an engine kept by no one.
         let database = code.database
@@ -152,17 +169,19 @@ final class JavaScriptService: Sendable {
             engine = idle
         } else {
             do { engine = CompiledEngine(try JavaScriptEngine(limits: limits)) } catch {
-                return (.failure(.compilation(error)), false)
+                return (.failure(.compilation(functions[0], error)), false)
             }
         }
-        let handle: Int
-        do { handle = try engine.handle(function) } catch {
-            return (.failure(.compilation(error)), false)
+        var handles: [Int] = []
+        for function in functions {
+            do { handles.append(try engine.handle(function)) } catch {
+                return (.failure(.compilation(function, error)), false)
+            }
+            if let database { pool.withLock { $0.markCompiles(function, database: database) } }
         }
-        if let database { pool.withLock { $0.markCompiles(function, database: database) } }
         let limit = limits.value.memoryBytes
         let residentBefore = JavaScriptEngine.residentBytes()
-        let result = Result { () throws(JavaScriptError) in try body(engine.engine, handle) }.mapError(CallFailure.run)
+        let result = Result { () throws(JavaScriptError) in try body(engine.engine, handles) }.mapError(CallFailure.run)
         // Spent: stopped, or the process grew past the limit during the call (what one
         // native call allocates at once, as `new Uint8Array(2e9).fill(1)`, escapes the
         // heap's figures and every check while it runs). Not the heap's own figures
@@ -178,10 +197,10 @@ final class JavaScriptService: Sendable {
 
     static func returnFreedMemory() { JavaScriptEngine.returnFreedMemory() }
 
-    private static func unwrap<T>(_ outcome: Result<T, CallFailure>, _ function: DesignFunction) throws -> T {
+    private static func unwrap<T>(_ outcome: Result<T, CallFailure>) throws -> T {
         switch outcome {
         case .success(let value): return value
-        case .failure(.compilation(let error)):
+        case .failure(.compilation(let function, let error)):
             throw CouchError.javaScriptCompilation(error, failure: function.failure)
         case .failure(.run(let error)):
             throw error

@@ -27,12 +27,28 @@ public struct KeyIndex: Sendable {
     /// index stays at the last batch written and the failure is kept
     /// (`Database.indexFailure`) until a later refresh gets past it.
     public let entries: @Sendable ([KeyIndexDocument]) throws -> [[KeyIndexEntry]]
+    /// The group whose call computes this index's entries with its siblings', and the
+    /// index's position in it (a design document's views); nil for an index mapped alone.
+    public let group: KeyIndexGroup?
+    public let member: Int
 
     public init(signature: String, label: String = "",
                 batchEntries: @escaping @Sendable ([KeyIndexDocument]) throws -> [[KeyIndexEntry]]) {
         self.signature = signature
         self.label = label
         self.entries = batchEntries
+        group = nil
+        member = 0
+    }
+
+    /// Member `member` of `group`: refreshed with the group's other members, its entries
+    /// come from one call for all of them.
+    public init(signature: String, label: String = "", group: KeyIndexGroup, member: Int) {
+        self.signature = signature
+        self.label = label
+        self.entries = { documents in try group.entries(documents, [member]).first ?? [] }
+        self.group = group
+        self.member = member
     }
 
     public init(signature: String, label: String = "", entries: @escaping @Sendable (KeyIndexDocument) -> [KeyIndexEntry]) {

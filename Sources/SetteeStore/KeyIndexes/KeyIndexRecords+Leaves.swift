@@ -17,10 +17,12 @@ extension KeyIndexRecords {
             let list = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             var leaves: [Int64: [RevisionTree.Node]] = [:]
             // Only documents with more than one leaf have conflicts to show (most have one):
-            // their leaves alone are read and parsed, not a revision id per document.
+            // their leaves alone are read and parsed, not a revision id per document. The
+            // candidates are those with more than one revision, counted in the (doc_id, revid)
+            // index alone; counting leaves read each document's row of `revs` for `current`.
             let sql = """
                 SELECT doc_id, revid, deleted, sequence FROM revs WHERE current = 1 AND doc_id IN (
-                    SELECT doc_id FROM revs WHERE current = 1 AND doc_id IN (\(list)) GROUP BY doc_id HAVING count(*) > 1)
+                    SELECT doc_id FROM revs WHERE doc_id IN (\(list)) GROUP BY doc_id HAVING count(*) > 1)
                 """
             try db.query(sql, chunk.map { .integer($0) }) { row in
                 guard let rev = row.revisionID(1) else { return }

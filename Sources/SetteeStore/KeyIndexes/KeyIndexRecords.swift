@@ -118,10 +118,27 @@ enum KeyIndexRecords {
 
     /// Each index's entries for the documents of `batch` it has not seen (none for an
     /// index already at the target): the map functions' work, done outside the writer.
+    /// Members of one `KeyIndexGroup` that stand at the same cursor are asked in one call.
     static func entries(_ indexes: [KeyIndex], _ plan: KeyIndexPlan, _ batch: KeyIndexBatch) throws -> [[[KeyIndexEntry]]] {
-        try indexes.indices.map { position in
-            plan.sinces[position] < plan.target ? try indexes[position].entries(batch.documents(after: plan.sinces[position])) : []
+        var entries: [[[KeyIndexEntry]]?] = indexes.map { _ in nil }
+        for position in indexes.indices where entries[position] == nil {
+            let since = plan.sinces[position]
+            guard since < plan.target else {
+                entries[position] = []
+                continue
+            }
+            let documents = batch.documents(after: since)
+            guard let group = indexes[position].group else {
+                entries[position] = try indexes[position].entries(documents)
+                continue
+            }
+            let together = indexes.indices.filter {
+                entries[$0] == nil && plan.sinces[$0] == since && indexes[$0].group === group
+            }
+            let mapped = try group.entries(documents, together.map { indexes[$0].member })
+            for (member, position) in together.enumerated() { entries[position] = member < mapped.count ? mapped[member] : [] }
         }
+        return entries.map { $0 ?? [] }
     }
 
     /// Whether `index` has its table yet (made by its first catch-up).
