@@ -30,6 +30,15 @@ import Testing
         #expect(await Self.runs(on: thread, retrying: true))
     }
 
+    /// Right after a read went to a busy reader's queue (reads in parallel), offers are
+    /// declined, so many clients' reads stay on the readers' queues.
+    @Test func offersAreDeclinedRightAfterAParallelRead() async {
+        let thread = ReadThread(spin: .seconds(30), parallelHold: .seconds(60))
+        #expect(await Self.runs(on: thread))
+        thread.noteParallelRead()
+        #expect(!thread.offer {})
+    }
+
     /// Once its spin has passed with no offer the thread sleeps (an idle server spins
     /// nowhere), and the next offer wakes it.
     @Test func theThreadSleepsOnceItsSpinPasses() async {

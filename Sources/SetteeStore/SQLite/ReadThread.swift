@@ -67,15 +67,24 @@ final class ReadThread: @unchecked Sendable {
     /// (`noteParallelRead`): reads in parallel, not one client's serial stream; the
     /// thread then sleeps after its read instead of spinning.
     private let refusals = Atomic<Int>(0)
+    /// When a read was last noted parallel (monotonic ns), and how long offers are declined after.
+    private let lastParallel = Atomic<UInt64>(0)
+    private let parallelHoldNanoseconds: UInt64
     /// Reads taken while the thread was looking, and after it slept (for tests).
     let takenLooking = Atomic<Int>(0)
     let takenAsleep = Atomic<Int>(0)
 
-    init(spin: Duration) {
+    /// After a read noted parallel, how long offers are declined, so that with many
+    /// clients reads stay on the readers' queues and never alternate between this thread
+    /// and a reader's worker on one queue (document GETs at 32 connections fell 3–20 %).
+    static let defaultParallelHold: Duration = .milliseconds(1)
+
+    /// - Parameter parallelHold: how long offers are declined after a read noted parallel.
+    init(spin: Duration, parallelHold: Duration = ReadThread.defaultParallelHold) {
+        parallelHoldNanoseconds = Self.nanoseconds(parallelHold)
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
-        let (seconds, attoseconds) = spin.components
-        window = SpinWindow(limit: UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000))
+        window = SpinWindow(limit: Self.nanoseconds(spin))
     }
 
     /// Whether the thread sleeps (for tests: it must once `spin` has passed with no offer).
@@ -84,6 +93,8 @@ final class ReadThread: @unchecked Sendable {
     /// Hands `read` to the thread if it is free (looking or asleep); false when it is
     /// busy, and the caller runs the read elsewhere.
     func offer(_ read: @escaping @Sendable () -> Void) -> Bool {
+        if lastParallel.load(ordering: .relaxed) != 0,
+           Self.now() &- lastParallel.load(ordering: .relaxed) < parallelHoldNanoseconds { return false }
         startIfNeeded()
         var wasAsleep = false
         if state.compareExchange(expected: State.looking, desired: State.claimed, ordering: .acquiringAndReleasing).exchanged {
@@ -110,6 +121,7 @@ final class ReadThread: @unchecked Sendable {
     /// client's serial reads; with many, it would only take CPU from them).
     func noteParallelRead() {
         refusals.add(1, ordering: .relaxed)
+        lastParallel.store(Self.now(), ordering: .relaxed)
     }
 
     private func startIfNeeded() {
@@ -170,6 +182,11 @@ final class ReadThread: @unchecked Sendable {
             // once (with PAUSE alone the window collapsed under load: bench/RESULTS.md).
             sched_yield()
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     private static func now() -> UInt64 {
