@@ -102,6 +102,29 @@ import Testing
         _ = try await pool.read { try $0.integer("SELECT count(*) FROM docs") }
         #expect(pool.openSnapshots() == 1)
     }
+
+    /// A read on an idle reader goes to the read thread (`ReadThread`); while the thread
+    /// runs a long read, reads on the other reader go to its queue and still answer.
+    @Test func readsOnAnIdleReaderGoToTheReadThread() async throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let db = try store.directory.create("db")
+        _ = try await db.put("a")
+        let thread = ReadThread(spin: .seconds(30))
+        let pool = ReaderPool(opener: ConnectionOpener(path: db.path, name: "db", readerMmapSize: 0), count: 2,
+                              label: "test", commits: CommitCounter(), readThread: thread)
+        defer { pool.close() }
+        func taken() -> Int { thread.takenAsleep.load(ordering: .relaxed) + thread.takenLooking.load(ordering: .relaxed) }
+        for _ in 0..<3 { #expect(try await pool.read { try $0.integer("SELECT count(*) FROM docs") } == 1) }
+        #expect(taken() == 3)
+        let held = HeldRead()
+        async let scan: Void = pool.read(.scan) { _ in held.hold() }
+        await held.started()
+        #expect(try await pool.read { try $0.integer("SELECT count(*) FROM docs") } == 1)
+        #expect(taken() == 4, "the read during the held scan went to a reader's queue")
+        held.release.signal()
+        try await scan
+    }
 }
 
 /// A read that blocks its reader until `release` is signalled, and says when it started.

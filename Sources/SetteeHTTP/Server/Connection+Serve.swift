@@ -31,7 +31,8 @@ extension Connection {
             body: RequestBody(declaredLength: head.framing.declaredLength) { [self] in try await nextBodyPiece() },
             remoteAddress: transport.peer, logger: logger)
         request.clientCertificateName = transport.clientName
-        let response = await responder.respond(to: request)
+        let response = if let loop { await loop.answering { await responder.respond(to: request) } }
+                       else { await responder.respond(to: request) }
         let reusable = await settleBody() && head.isKeepAlive && !isServerStopping()
         let responseHead = ResponseHead(response: response, requestMethod: head.method, version: head.version,
                                         closing: !reusable)

@@ -46,8 +46,14 @@ final class EventLoop: TaskExecutor, Sendable {
     /// How many times `epoll_wait` has returned (for tests: an idle loop must not tick).
     let wakeUps = Atomic<Int>(0)
 
+    /// How long this loop polls its queue for a resume (`spinNanoseconds` by default).
+    private let spin: UInt64
+
+    /// - Parameter spin: how long the loop polls its queue for a resume while a request
+    ///   begun on it waits for a reader (`LoopJobs.awaitJob`); 0 never.
     /// - Throws: `HTTPError.socket` when epoll or eventfd cannot be created.
-    init() throws(HTTPError) {
+    init(spin: UInt64 = EventLoop.spinNanoseconds) throws(HTTPError) {
+        self.spin = spin
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard ep >= 0 else { throw .socket(call: "epoll_create1", errno: errno) }
         let wake = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
@@ -76,12 +82,30 @@ final class EventLoop: TaskExecutor, Sendable {
         Glibc.close(wakeFD)
     }
 
+    /// How many times a job enqueued from another thread wrote the eventfd (for tests).
+    var eventfdWakes: Int { jobs.wakes.load(ordering: .relaxed) }
+
     /// The epoll and eventfd descriptors (for tests).
     var descriptors: (epoll: Int32, wake: Int32) { (epollFD, wakeFD) }
 
     /// Runs `job` on the loop's thread (a task that prefers this loop); see `LoopJobs`.
     func enqueue(_ job: consuming ExecutorJob) {
         jobs.enqueue(UnownedJob(job))
+    }
+
+    /// How long the loop polls its queue for a resume while a request begun on it waits
+    /// for a reader (`LoopJobs.awaitJob`).
+    /// About three times a point read's time on a reader that needs no wake-up; a read
+    /// that takes longer costs one eventfd wake, as before.
+    static let spinNanoseconds: UInt64 = 60_000
+
+    /// Runs `answer` counted as a request in flight on this loop (`LoopJobs.awaitJob`)
+    /// when the caller runs on the loop's thread; otherwise just runs it.
+    func answering<T>(_ answer: () async -> T) async -> T {
+        guard isCurrentThread else { return await answer() }
+        jobs.answering()
+        defer { jobs.answered() }
+        return await answer()
     }
 
     /// Whether the caller runs on this loop's thread.
@@ -169,6 +193,7 @@ final class EventLoop: TaskExecutor, Sendable {
         let executor = asUnownedTaskExecutor()
         while !isStopping.load(ordering: .acquiring) {
             jobs.runQueued(on: executor, spare: &spare)
+            jobs.awaitJob(spinNanoseconds: spin)
             let timeout = jobs.maySleep() ? timed.timeoutMS(now: .now) : 0
             let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32(capacity), timeout) }
             jobs.awake()

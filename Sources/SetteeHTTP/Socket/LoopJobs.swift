@@ -35,6 +35,12 @@ final class LoopJobs: Sendable {
 
     private let queue = Mutex(Queue())
     private let isSleeping = Atomic<Bool>(false)
+    /// Whether a job is queued, for `awaitJob` to poll without the lock.
+    private let hasJobs = Atomic<Bool>(false)
+    /// Requests begun on the loop's thread and not yet answered (`EventLoop.answering`).
+    private let answersInFlight = Atomic<Int>(0)
+    /// How many times `enqueue` wrote the eventfd (for tests).
+    let wakes = Atomic<Int>(0)
     /// The loop's eventfd; written to wake it from `epoll_wait`.
     private let wakeFD: Int32
 
@@ -45,11 +51,17 @@ final class LoopJobs: Sendable {
     /// Queues `job` for the loop's thread, waking it if it sleeps; to the global pool once stopped.
     func enqueue(_ job: UnownedJob) {
         let isStopped = queue.withLock { q in
-            if !q.isStopped { q.jobs.append(job) }
+            if !q.isStopped {
+                q.jobs.append(job)
+                hasJobs.store(true, ordering: .releasing)
+            }
             return q.isStopped
         }
         if isStopped { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-        if isSleeping.exchange(false, ordering: .sequentiallyConsistent) { wake() }
+        if isSleeping.exchange(false, ordering: .sequentiallyConsistent) {
+            wakes.add(1, ordering: .relaxed)
+            wake()
+        }
     }
 
     /// Writes the eventfd (the loop reads it back in `drainWake`).
@@ -81,9 +93,42 @@ final class LoopJobs: Sendable {
     /// On the loop's thread: runs the jobs queued so far (jobs they queue run next round,
     /// after the loop has looked at its sockets again). `spare` is reused between rounds.
     func runQueued(on executor: UnownedTaskExecutor, spare: inout [UnownedJob]) {
-        queue.withLock { swap(&$0.jobs, &spare) }
+        queue.withLock { q in
+            swap(&q.jobs, &spare)
+            hasJobs.store(false, ordering: .relaxed)
+        }
         for job in spare { job.runSynchronously(on: executor) }
         spare.removeAll(keepingCapacity: true)
+    }
+
+    /// Counts a request begun on the loop's thread until `answered()`.
+    func answering() { answersInFlight.add(1, ordering: .relaxed) }
+    func answered() { answersInFlight.subtract(1, ordering: .relaxed) }
+
+    /// On the loop's thread, after `runQueued`: while a request begun here waits for work
+    /// handed elsewhere (a reader's read), polls the queue for up to `spin` before the loop
+    /// may sleep, so the resume that is about to come needs no eventfd write and finds
+    /// the loop awake. With no request waiting, returns at once (an idle loop never spins).
+    func awaitJob(spinNanoseconds: UInt64) {
+        // One request in flight: one client's serial requests, whose resume is all the
+        // loop waits for. With more, the loop has other work coming and wake-ups are
+        // shared by the requests in flight; it must not hold sockets unpolled for them.
+        guard spinNanoseconds > 0, answersInFlight.load(ordering: .relaxed) == 1,
+              !hasJobs.load(ordering: .relaxed) else { return }
+        let deadline = Self.now() &+ spinNanoseconds
+        var spins = 0
+        while !hasJobs.load(ordering: .acquiring) {
+            spins &+= 1
+            if spins & 31 == 0, Self.now() >= deadline { return }
+            // A yield, not a bare pause: the reader may have been woken on this core.
+            sched_yield()
+        }
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// Stops queueing: jobs queued and to come go to the global pool.

@@ -26,6 +26,8 @@ final class ReaderPool: @unchecked Sendable {
     private let readers: [Reader]
     private let commits: CommitCounter
     private let onCorruption: @Sendable (StoreError) -> Void
+    /// Runs a read handed while its reader is idle (`ReadThread`); nil: every read on the readers' queues.
+    private let readThread: ReadThread?
 
     /// - Parameter mmapSize: bytes of the file each reader maps (`PRAGMA mmap_size`); 0 reads with `pread`.
     ///   Mapped, a page is read from the OS page cache in place: no `pread` per page
@@ -36,12 +38,14 @@ final class ReaderPool: @unchecked Sendable {
     /// - Parameter onCorruption: told of every read that failed because SQLite found the
     ///   file malformed (`SQLITE_CORRUPT`, `SQLITE_NOTADB`), so the database can be marked.
     init(opener: ConnectionOpener, count: Int, label: String, commits: CommitCounter,
+         readThread: ReadThread? = ReadThread.shared,
          onCorruption: @escaping @Sendable (StoreError) -> Void = { _ in }) {
         precondition(count >= 1, "a database needs at least one reader")
         readers = (0..<count).map { index in
             Reader(queue: DispatchQueue(label: "settee.reader.\(label).\(index)"), opener: opener)
         }
         self.commits = commits
+        self.readThread = readThread
         self.onCorruption = onCorruption
         // Weak: the counter holds this closure for as long as it lives.
         commits.observe { [readers, weak commits] _ in
@@ -76,18 +80,26 @@ final class ReaderPool: @unchecked Sendable {
     func readCounted<T: Sendable>(_ kind: ReadKind = .point,
                                   _ work: @escaping @Sendable (Connection, UInt64) throws -> T) async throws -> T {
         let reader = place(kind)
-        reader.queued.add(1, ordering: .relaxed)
+        let isReaderIdle = reader.queued.add(1, ordering: .relaxed).newValue == 1
         if kind == .scan { reader.scans.add(1, ordering: .relaxed) }
         let commits = self.commits
         // Unchecked: the block below resumes it exactly once, on every path.
         return try await withUnsafeThrowingContinuation { continuation in
-            reader.queue.async {
+            let run: @Sendable () -> Void = {
                 let result = Result { try reader.read(commits: commits, work) }
                 if case .failure(let error as StoreError) = result, error.isCorruption { self.onCorruption(error) }
                 if kind == .scan { reader.scans.subtract(1, ordering: .relaxed) }
                 reader.queued.subtract(1, ordering: .relaxed)
                 continuation.resume(with: result)
             }
+            // An idle reader's read goes to the read thread when it is free (no wake-up
+            // when it is still looking); otherwise, or when busy, to the reader's queue.
+            if let thread = readThread {
+                if isReaderIdle, thread.offer({ reader.queue.sync(execute: run) }) { return }
+                // Reads in parallel: the thread sleeps after its read instead of spinning.
+                if !isReaderIdle { thread.noteParallelRead() }
+            }
+            reader.queue.async(execute: run)
         }
     }
 
