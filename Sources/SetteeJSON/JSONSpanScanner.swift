@@ -38,6 +38,8 @@ public struct JSONSpanScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index: Int
     private var isCompact = true
+    /// Arrays and objects nested deeper than this within a skipped value are refused.
+    private var maxDepth = Int.max
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) {
         self.bytes = bytes
@@ -106,6 +108,17 @@ public struct JSONSpanScanner {
         let secondStart = scanner.index
         guard scanner.skipValue(), scanner.index == bytes.count - 1, scanner.isCompact else { return nil }
         return (first, secondStart..<scanner.index)
+    }
+
+    /// Where the value at `start` ends (one past its last byte), and whether its text is
+    /// exactly what `JSONWriter` writes for it; nil on text the reader would not have
+    /// accepted, or on arrays and objects nested more than `maxDepth` deep within it.
+    public static func valueEnd(in bytes: UnsafeBufferPointer<UInt8>, at start: Int,
+                                maxDepth: Int = .max) -> (end: Int, isCompact: Bool)? {
+        var scanner = JSONSpanScanner(bytes, at: start)
+        scanner.maxDepth = maxDepth
+        guard scanner.skipValue() else { return nil }
+        return (scanner.index, scanner.isCompact)
     }
 
     private func byte(_ i: Int) -> UInt8 { i < bytes.count ? bytes[i] : 0 }
@@ -233,7 +246,10 @@ public struct JSONSpanScanner {
         var depth = 0
         while true {
             switch byte(index) {
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                guard depth <= maxDepth else { return false }
+                index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 index += 1

@@ -156,69 +156,13 @@ struct MapAnswerReader {
     }
 
     /// Moves past one value that starts at nesting `depth` of the answer, noting whether
-    /// it is compact. - Throws: on text the engine would not write, or nesting past the
-    /// reader's limit.
+    /// it is compact (`JSONSpanScanner.valueEnd`, the scanner that finds members' spans).
+    /// - Throws: on text the engine would not write, or nesting past the reader's limit
+    ///   (the whole answer's parse refused such text).
     private mutating func skipValue(depth: Int) throws(JavaScriptError) {
-        switch byte(index) {
-        case UInt8(ascii: "\""): try skipString()
-        case UInt8(ascii: "{"), UInt8(ascii: "["): try skipContainer(depth: depth)
-        case UInt8(ascii: "t"), UInt8(ascii: "n"): index += 4
-        case UInt8(ascii: "f"): index += 5
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            while true {
-                switch byte(index) {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
-                     UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): index += 1
-                default: return
-                }
-            }
-        default: throw Self.notJSON
-        }
-        guard index <= bytes.count else { throw Self.notJSON }
-    }
-
-    /// Moves past an object or array by counting brackets outside strings.
-    private mutating func skipContainer(depth: Int) throws(JavaScriptError) {
-        var level = 0
-        while true {
-            switch byte(index) {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                level += 1
-                // The whole answer's parse refused text nested past the reader's limit.
-                guard depth + level <= JSONReader.defaultMaxDepth else { throw Self.notJSON }
-                index += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                level -= 1
-                index += 1
-                if level == 0 { return }
-            case UInt8(ascii: "\""): try skipString()
-            case 0x20, 0x09, 0x0A, 0x0D: isCompact = false; index += 1
-            case 0: throw Self.notJSON
-            default: index += 1
-            }
-        }
-    }
-
-    /// Moves past a string (at its opening quote), noting escapes `JSONWriter` would not
-    /// write the same way (`\u`, `\/`).
-    private mutating func skipString() throws(JavaScriptError) {
-        index += 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                index += 1
-                return
-            case UInt8(ascii: "\\"):
-                switch byte(index + 1) {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"),
-                     UInt8(ascii: "t"), UInt8(ascii: "b"), UInt8(ascii: "f"): break
-                default: isCompact = false
-                }
-                index += 2
-            default:
-                index += 1
-            }
-        }
-        throw Self.notJSON
+        guard let (end, compact) = JSONSpanScanner.valueEnd(
+            in: bytes, at: index, maxDepth: JSONReader.defaultMaxDepth - depth) else { throw Self.notJSON }
+        index = end
+        if !compact { isCompact = false }
     }
 }

@@ -17,6 +17,21 @@ import Testing
         #expect(members(#"{"a":1}"#)?.first?.valueStart == 5)
     }
 
+    @Test func valueEndSaysWhereAValueEndsAndRefusesNestingPastTheLimit() {
+        func end(_ text: String, at start: Int = 0, maxDepth: Int = .max) -> (Int, Bool)? {
+            Array(text.utf8).withUnsafeBufferPointer { JSONSpanScanner.valueEnd(in: $0, at: start, maxDepth: maxDepth) }
+                .map { ($0.end, $0.isCompact) }
+        }
+        #expect(end(#"[1,"a\"b"],"#).map { $0.0 } == 10)
+        #expect(end(#"[1,"a\"b"],"#).map { $0.1 } == true)
+        #expect(end("[1, 2]").map { $0.1 } == false)
+        #expect(end("x,-12.5e3]", at: 2).map { $0.0 } == 9)
+        #expect(end(#""open"#) == nil)
+        #expect(end("[[[1]]]", maxDepth: 3) != nil)
+        #expect(end("[[[1]]]", maxDepth: 2) == nil)
+        #expect(end("7", maxDepth: 0).map { $0.0 } == 1)
+    }
+
     @Test func compactMeansWhatJSONWriterWrites() {
         let cases: [(String, Bool)] = [
             (#"{"a":1}"#, true), (#"{"a" :1}"#, false), (#"{"a": 1}"#, false), (#"{"a":[1,2]}"#, true),
