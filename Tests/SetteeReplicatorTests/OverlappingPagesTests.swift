@@ -49,7 +49,7 @@ import Testing
 
 /// A target that holds its first write until three later ones are done, and checks
 /// every checkpoint saved against what it has written.
-final class HeldFirstWrite: Peer {
+final class HeldFirstWrite: ForwardingPeer, @unchecked Sendable {
     struct Record {
         var writes = 0
         var laterWritesDone = 0
@@ -60,26 +60,13 @@ final class HeldFirstWrite: Peer {
         var release: CheckedContinuation<Void, Never>?
     }
     let record = Mutex(Record())
-    let inner: LocalPeer
     let source: LocalPeer
-    init(_ inner: LocalPeer, source: LocalPeer) { self.inner = inner; self.source = source }
-
-    var displayName: String { inner.displayName }
-    func identity() async throws -> PeerIdentity { try await inner.identity() }
-    func exists() async throws -> Bool { try await inner.exists() }
-    func create(parameters: [String: String]) async throws { try await inner.create(parameters: parameters) }
-    func filterCode(_ name: String) async throws -> String { try await inner.filterCode(name) }
-    func changes(since: JSONValue, limit: Int, filter: ChangesFilter?, wait: Duration?) async throws -> ChangesPage {
-        try await inner.changes(since: since, limit: limit, filter: filter, wait: wait)
-    }
-    func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: MissingRevisions] {
-        try await inner.missingRevisions(revisions)
-    }
-    func revisions(_ requests: [RevisionRequest]) async throws -> [TransferRevision] {
-        try await inner.revisions(requests)
+    init(_ inner: LocalPeer, source: LocalPeer) {
+        self.source = source
+        super.init(inner)
     }
 
-    func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
+    override func write(_ revisions: [TransferRevision]) async throws -> [WriteFailure] {
         let isFirst = record.withLock { $0.writes += 1; return $0.writes == 1 }
         if isFirst {
             // Released by the third later write, or after 10 s if none overtakes it
@@ -109,9 +96,7 @@ final class HeldFirstWrite: Peer {
         return failures
     }
 
-    func checkpoint(id: String) async throws -> JSONObject? { try await inner.checkpoint(id: id) }
-
-    func saveCheckpoint(id: String, _ body: JSONObject) async throws {
+    override func saveCheckpoint(id: String, _ body: JSONObject) async throws {
         if let seq = body["source_last_seq"]?.intValue, seq > 0 {
             let upTo = try await source.changes(since: 0, limit: seq, filter: nil, wait: nil)
             record.withLock { record in
